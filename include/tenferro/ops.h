@@ -1,0 +1,376 @@
+// tenferro/ops.h: the primitive op set (StableHLO semantics).
+//
+// Semantics follow the StableHLO specification (openxla.org/stablehlo/spec);
+// each function names its StableHLO op. Common contract of every op here:
+//   * `session` is the calling thread's active session; every tensor argument
+//     lives on the session's backend (host tensors on cpu). Inputs may be any
+//     strided view: stride 0, negative strides, offsets.
+//   * Binary elementwise ops take operands of identical shape and identical
+//     dtype: no implicit promotion or broadcasting (use
+//     tfr_broadcast_in_dim / tfr_convert).
+//   * `out` receives a new compact row-major tensor on the session's backend;
+//     the caller releases it. On error `*out` is NULL.
+//   * An `_into` form writes a caller-provided tensor `out` of the result's
+//     shape and dtype on the session's backend (any strides without
+//     self-overlap). `out` may be one of the inputs exactly (same storage,
+//     offset and strides: in place); any other overlap with an input is
+//     rejected. On error `out` is unchanged.
+//   * Common errors, not repeated per function:
+//       TFR_ERR_INVALID_ARGUMENT  a NULL argument; shapes that differ (the
+//                                 message gives both); an axis out of range.
+//       TFR_ERR_UNSUPPORTED_DTYPE the op is not defined for the dtype (the
+//                                 message names op and dtype).
+//       TFR_ERR_NO_SESSION        `session` is not the thread's active session.
+//       TFR_ERR_WRONG_BACKEND     a tensor of another backend instance.
+//       TFR_ERR_OUT_OF_MEMORY, TFR_ERR_DEVICE_LOST.
+//
+// Dtype groups used below: "bool", "int" (i32 i64), "float" (f32 f64),
+// "complex" (c64 c128), "numeric" = int + float + complex, "all" = everything.
+#ifndef TENFERRO_OPS_H_
+#define TENFERRO_OPS_H_
+
+#include <stdint.h>
+
+#include "tenferro/backend.h"
+#include "tenferro/dtype.h"
+#include "tenferro/status.h"
+#include "tenferro/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ===========================================================================
+// Elementwise: unary
+// ===========================================================================
+
+// Unary elementwise ops. The result has the operand's shape and dtype unless
+// the comment says otherwise. Values are stable: new ops are added at the end.
+typedef enum tfr_unary_op {
+  TFR_NEGATE = 0,              // StableHLO negate; numeric; integers wrap
+  TFR_ABS = 1,                 // abs; numeric; complex -> real dtype (|z|); INT_MIN -> INT_MIN
+  TFR_SIGN = 2,                // sign; numeric; -1/0/1, NaN -> NaN, +-0 kept; complex z/|z|, 0 at 0
+  TFR_CONJ = 3,                // complex conjugate; numeric; identity for real dtypes
+  TFR_NOT = 4,                 // not; bool, int (bitwise)
+  TFR_FLOOR = 5,               // floor; float
+  TFR_CEIL = 6,                // ceil; float
+  TFR_ROUND_NEAREST_EVEN = 7,  // round_nearest_even; float
+  TFR_ROUND_NEAREST_AFZ = 8,   // round_nearest_afz (halves away from zero); float
+  TFR_IS_FINITE = 9,           // is_finite; float -> bool
+  TFR_REAL = 10,               // real; float, complex -> real dtype
+  TFR_IMAG = 11,               // imag; float (zeros), complex -> real dtype
+  TFR_EXP = 12,                // exponential; float, complex
+  TFR_LOG = 13,                // log; float, complex
+  TFR_SIN = 14,                // sine; float, complex
+  TFR_COS = 15,                // cosine; float, complex
+  TFR_TAN = 16,                // tan; float, complex
+  TFR_TANH = 17,               // tanh; float, complex
+  TFR_SQRT = 18,               // sqrt; float, complex
+  TFR_RSQRT = 19,              // rsqrt (1/sqrt); float, complex
+  TFR_CBRT = 20,               // cbrt; float
+  TFR_EXPM1 = 21,              // exponential_minus_one; float, complex
+  TFR_LOG1P = 22,              // log_plus_one; float, complex
+  TFR_ERF = 23,                // chlo erf; float
+  TFR_LOGISTIC = 24,           // logistic 1/(1+exp(-x)); float, complex
+  TFR_ASIN = 25,               // chlo asin; float, complex
+  TFR_ACOS = 26,               // chlo acos; float, complex
+  TFR_ATAN = 27,               // chlo atan; float, complex
+  TFR_SINH = 28,               // chlo sinh; float, complex
+  TFR_COSH = 29,               // chlo cosh; float, complex
+  TFR_ASINH = 30,              // chlo asinh; float, complex
+  TFR_ACOSH = 31,              // chlo acosh; float, complex
+  TFR_ATANH = 32,              // chlo atanh; float, complex
+  TFR_ERFC = 33,               // chlo erfc; float
+  TFR_POPCNT = 34,             // popcnt; int (count of set bits)
+} tfr_unary_op;
+#define TFR_UNARY_OP_COUNT 35
+
+// Returns the StableHLO name of `op` ("exponential"), or "invalid".
+TFR_API const char *tfr_unary_op_name(tfr_unary_op op);
+
+// Applies `op` to each element of `x`.
+//   x    dtype as the op's comment says, any shape and strides.
+//   out  new tensor, x's shape, dtype as the op's comment says.
+// Errors: the common ones; TFR_ERR_INVALID_ARGUMENT for an invalid `op`.
+TFR_API TFR_NODISCARD tfr_status tfr_unary(tfr_session *session, tfr_unary_op op,
+                                           const tfr_tensor *x, tfr_tensor **out);
+// As tfr_unary, writing into `out` (see the `_into` contract above).
+TFR_API TFR_NODISCARD tfr_status tfr_unary_into(tfr_session *session, tfr_unary_op op,
+                                                const tfr_tensor *x, tfr_tensor *out);
+
+// One function per unary op: tfr_<name>(session, x, &out) == tfr_unary(session, TFR_<NAME>, x, &out).
+TFR_API TFR_NODISCARD tfr_status tfr_negate(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_abs(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_sign(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_conj(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_not(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_floor(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_ceil(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_round_nearest_even(tfr_session *s, const tfr_tensor *x,
+                                                        tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_round_nearest_afz(tfr_session *s, const tfr_tensor *x,
+                                                       tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_is_finite(tfr_session *s, const tfr_tensor *x,
+                                               tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_real(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_imag(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_exp(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_log(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_sin(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_cos(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_tan(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_tanh(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_sqrt(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_rsqrt(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_cbrt(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_expm1(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_log1p(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_erf(tfr_session *s, const tfr_tensor *x, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_logistic(tfr_session *s, const tfr_tensor *x,
+                                              tfr_tensor **out);
+
+// ===========================================================================
+// Elementwise: binary
+// ===========================================================================
+
+// Binary elementwise ops: lhs and rhs of identical shape and dtype; the result
+// has that shape and dtype unless the comment says otherwise.
+typedef enum tfr_binary_op {
+  TFR_ADD = 0,          // add; numeric; integers wrap
+  TFR_SUBTRACT = 1,     // subtract; numeric
+  TFR_MULTIPLY = 2,     // multiply; numeric
+  TFR_DIVIDE = 3,       // divide; numeric. Integers truncate; x/0 = -1 (all bits set),
+                        // INT_MIN / -1 = INT_MIN (XLA's values)
+  TFR_REMAINDER = 4,    // remainder; numeric except complex; sign of the dividend; float is
+                        // fmod; integer x%0 = x, INT_MIN % -1 = 0
+  TFR_MAXIMUM = 5,      // maximum; all; NaN-propagating; complex lexicographic (re, then im)
+  TFR_MINIMUM = 6,      // minimum; all; as maximum
+  TFR_POWER = 7,        // power; numeric; integers by squaring (wrapping), negative exponent
+                        // gives 0 except for bases 1 and -1
+  TFR_AND = 8,          // and; bool, int (bitwise)
+  TFR_OR = 9,           // or; bool, int
+  TFR_XOR = 10,         // xor; bool, int
+  TFR_ATAN2 = 11,       // atan2(lhs, rhs); float, complex
+  TFR_SHIFT_LEFT = 12,  // shift_left; int; counts >= bit width give 0
+  TFR_SHIFT_RIGHT_ARITHMETIC = 13,  // int; counts >= width fill with the sign bit
+  TFR_SHIFT_RIGHT_LOGICAL = 14,     // int; counts >= width give 0
+  TFR_NEXT_AFTER = 15,  // next_after(lhs, rhs); float
+  TFR_COMPLEX = 16,     // complex(lhs = real part, rhs = imaginary part); f32 -> c64, f64 -> c128
+} tfr_binary_op;
+#define TFR_BINARY_OP_COUNT 17
+
+// Returns the StableHLO name of `op` ("add"), or "invalid".
+TFR_API const char *tfr_binary_op_name(tfr_binary_op op);
+
+// Applies `op` to each pair of elements.
+//   lhs, rhs  identical shape and dtype; dtype as the op's comment says.
+//   out       new tensor of that shape; dtype as the op's comment says.
+// Errors: the common ones; TFR_ERR_INVALID_ARGUMENT for an invalid `op`.
+TFR_API TFR_NODISCARD tfr_status tfr_binary(tfr_session *session, tfr_binary_op op,
+                                            const tfr_tensor *lhs, const tfr_tensor *rhs,
+                                            tfr_tensor **out);
+// As tfr_binary, writing into `out` (see the `_into` contract above).
+TFR_API TFR_NODISCARD tfr_status tfr_binary_into(tfr_session *session, tfr_binary_op op,
+                                                 const tfr_tensor *lhs, const tfr_tensor *rhs,
+                                                 tfr_tensor *out);
+
+// One function per binary op: tfr_<name>(s, lhs, rhs, &out) == tfr_binary(s, TFR_<NAME>, ...).
+TFR_API TFR_NODISCARD tfr_status tfr_add(tfr_session *s, const tfr_tensor *lhs,
+                                         const tfr_tensor *rhs, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_subtract(tfr_session *s, const tfr_tensor *lhs,
+                                              const tfr_tensor *rhs, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_multiply(tfr_session *s, const tfr_tensor *lhs,
+                                              const tfr_tensor *rhs, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_divide(tfr_session *s, const tfr_tensor *lhs,
+                                            const tfr_tensor *rhs, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_remainder(tfr_session *s, const tfr_tensor *lhs,
+                                               const tfr_tensor *rhs, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_maximum(tfr_session *s, const tfr_tensor *lhs,
+                                             const tfr_tensor *rhs, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_minimum(tfr_session *s, const tfr_tensor *lhs,
+                                             const tfr_tensor *rhs, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_power(tfr_session *s, const tfr_tensor *lhs,
+                                           const tfr_tensor *rhs, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_and(tfr_session *s, const tfr_tensor *lhs,
+                                         const tfr_tensor *rhs, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_or(tfr_session *s, const tfr_tensor *lhs,
+                                        const tfr_tensor *rhs, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_xor(tfr_session *s, const tfr_tensor *lhs,
+                                         const tfr_tensor *rhs, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_complex(tfr_session *s, const tfr_tensor *lhs,
+                                             const tfr_tensor *rhs, tfr_tensor **out);
+
+// ===========================================================================
+// Elementwise: compare, select, clamp
+// ===========================================================================
+
+// StableHLO comparison_direction.
+typedef enum tfr_compare_direction {
+  TFR_EQ = 0,
+  TFR_NE = 1,
+  TFR_LT = 2,
+  TFR_LE = 3,
+  TFR_GT = 4,
+  TFR_GE = 5,
+} tfr_compare_direction;
+
+// StableHLO `compare`: lhs <direction> rhs per element, result bool.
+//   lhs, rhs   identical shape and dtype; all dtypes (bool as unsigned;
+//              complex: EQ and NE only). Floats follow IEEE 754: every
+//              comparison with NaN is false except NE.
+//   out        new bool tensor of that shape.
+// Errors: the common ones; TFR_ERR_INVALID_ARGUMENT for an invalid direction;
+//         TFR_ERR_UNSUPPORTED_DTYPE for an ordering direction on complex.
+TFR_API TFR_NODISCARD tfr_status tfr_compare(tfr_session *session,
+                                             tfr_compare_direction direction,
+                                             const tfr_tensor *lhs, const tfr_tensor *rhs,
+                                             tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_compare_into(tfr_session *session,
+                                                  tfr_compare_direction direction,
+                                                  const tfr_tensor *lhs, const tfr_tensor *rhs,
+                                                  tfr_tensor *out);
+
+// StableHLO `select`: pred ? on_true : on_false per element.
+//   pred       bool; the shape of on_true, or rank 0 (one choice for all).
+//   on_true, on_false  identical shape and dtype; all dtypes.
+//   out        new tensor of that shape and dtype.
+TFR_API TFR_NODISCARD tfr_status tfr_select(tfr_session *session, const tfr_tensor *pred,
+                                            const tfr_tensor *on_true,
+                                            const tfr_tensor *on_false, tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_select_into(tfr_session *session, const tfr_tensor *pred,
+                                                 const tfr_tensor *on_true,
+                                                 const tfr_tensor *on_false, tfr_tensor *out);
+
+// StableHLO `clamp`: minimum(maximum(operand, min), max) per element.
+//   min, max   operand's dtype; operand's shape or rank 0.
+//   operand    bool, int, float (NaN propagates).
+//   out        new tensor, operand's shape and dtype.
+TFR_API TFR_NODISCARD tfr_status tfr_clamp(tfr_session *session, const tfr_tensor *min,
+                                           const tfr_tensor *operand, const tfr_tensor *max,
+                                           tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_clamp_into(tfr_session *session, const tfr_tensor *min,
+                                                const tfr_tensor *operand,
+                                                const tfr_tensor *max, tfr_tensor *out);
+
+// ===========================================================================
+// Structural
+// ===========================================================================
+
+// StableHLO `convert` to `dtype`, every pair of dtypes: int -> float rounds
+// to nearest even; float -> int rounds toward zero and saturates, NaN -> 0;
+// complex -> real keeps the real part; real -> complex has imaginary part 0;
+// -> bool is x != 0; bool -> number is 0 or 1.
+//   x    any dtype, shape and strides.   out  new tensor, x's shape, `dtype`.
+TFR_API TFR_NODISCARD tfr_status tfr_convert(tfr_session *session, const tfr_tensor *x,
+                                             tfr_dtype dtype, tfr_tensor **out);
+// As tfr_convert into `out`, whose dtype is the target (in place not allowed
+// unless the dtypes are equal).
+TFR_API TFR_NODISCARD tfr_status tfr_convert_into(tfr_session *session, const tfr_tensor *x,
+                                                  tfr_tensor *out);
+
+// A compact row-major copy of `x` (any view), on the session's backend.
+TFR_API TFR_NODISCARD tfr_status tfr_copy(tfr_session *session, const tfr_tensor *x,
+                                          tfr_tensor **out);
+// Copies the elements of `x` into `out` (same shape and dtype, any strides).
+TFR_API TFR_NODISCARD tfr_status tfr_copy_into(tfr_session *session, const tfr_tensor *x,
+                                               tfr_tensor *out);
+
+// StableHLO `transpose`: result axis k is axis permutation[k] of x, as a new
+// compact tensor (tfr_tensor_view_transpose gives the view without copying).
+//   permutation  int64[rank], a permutation of 0 .. rank-1.
+TFR_API TFR_NODISCARD tfr_status tfr_transpose(tfr_session *session, const tfr_tensor *x,
+                                               const int64_t *permutation, tfr_tensor **out);
+
+// StableHLO `reshape` (row-major order, like numpy): a view when the strides
+// allow it, else a compact copy.
+//   rank, shape  the new shape, same element count.
+TFR_API TFR_NODISCARD tfr_status tfr_reshape(tfr_session *session, const tfr_tensor *x,
+                                             int rank, const int64_t *shape, tfr_tensor **out);
+
+// StableHLO `broadcast_in_dim`, as a stride-0 view (no copy); arguments as
+// tfr_tensor_view_broadcast_in_dim.
+TFR_API TFR_NODISCARD tfr_status tfr_broadcast_in_dim(tfr_session *session, const tfr_tensor *x,
+                                                      int rank, const int64_t *shape,
+                                                      const int64_t *broadcast_dimensions,
+                                                      tfr_tensor **out);
+
+// Diagonal of axes `axis_a` and `axis_b` (distinct, any order): the result
+// keeps the lower of the two axes with extent min(d_a, d_b) and removes the
+// higher; element [.., i, ..] = x[.., i (at a), .., i (at b), ..].
+//   x    all dtypes, rank >= 2.   out  new tensor of rank - 1.
+TFR_API TFR_NODISCARD tfr_status tfr_extract_diagonal(tfr_session *session, const tfr_tensor *x,
+                                                      int axis_a, int axis_b, tfr_tensor **out);
+
+// Inverse of extract_diagonal: inserts a new axis at position `axis_b` of the
+// result, with the extent of x's axis `axis_a`; the result is x on the diagonal
+// of those two axes and zero elsewhere, so that
+// extract_diagonal(embed_diagonal(x, a, b), a', b) == x, where a' = a if a < b
+// else a + 1 (the position of x's axis `a` in the result).
+//   x       all dtypes, rank r >= 1, r < TFR_MAX_RANK.
+//   axis_a  an axis of x, in [0, r).   axis_b  in [0, r].
+//   out     new tensor of rank r + 1.
+TFR_API TFR_NODISCARD tfr_status tfr_embed_diagonal(tfr_session *session, const tfr_tensor *x,
+                                                    int axis_a, int axis_b, tfr_tensor **out);
+
+// numpy `tril`: keeps elements with col - row <= k of the last two axes, zero
+// elsewhere. `triu` keeps col - row >= k.
+//   x    all dtypes, rank >= 2.   k  any diagonal offset.
+//   out  new tensor, x's shape and dtype.
+TFR_API TFR_NODISCARD tfr_status tfr_tril(tfr_session *session, const tfr_tensor *x, int64_t k,
+                                          tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_triu(tfr_session *session, const tfr_tensor *x, int64_t k,
+                                          tfr_tensor **out);
+
+// StableHLO `iota`: element [i0, .., ir-1] = i_{iota_dimension}, converted to
+// `dtype` (bool: i != 0; complex: real part).
+//   dtype  any.   rank >= 1, shape int64[rank].   iota_dimension in [0, rank).
+TFR_API TFR_NODISCARD tfr_status tfr_iota(tfr_session *session, tfr_dtype dtype, int rank,
+                                          const int64_t *shape, int iota_dimension,
+                                          tfr_tensor **out);
+
+// ===========================================================================
+// Reductions
+// ===========================================================================
+
+// Combiners for tfr_reduce (StableHLO `reduce` with a one-op body).
+typedef enum tfr_reduce_combiner {
+  TFR_REDUCE_ADD = 0,       // numeric; identity 0
+  TFR_REDUCE_MULTIPLY = 1,  // numeric; identity 1
+  TFR_REDUCE_MAXIMUM = 2,   // bool, int, float (NaN propagates); identity lowest value (-inf)
+  TFR_REDUCE_MINIMUM = 3,   // bool, int, float; identity highest value (+inf)
+  TFR_REDUCE_AND = 4,       // bool, int; identity all bits set
+  TFR_REDUCE_OR = 5,        // bool, int; identity 0
+  TFR_REDUCE_XOR = 6,       // bool, int; identity 0
+} tfr_reduce_combiner;
+
+// StableHLO `reduce`: combines the elements along `axes` with `combiner`,
+// starting from `init_value`; the reduced axes are removed. Reducing zero
+// elements gives init_value. Float sums are pairwise (error O(log n)).
+//   x           any shape; dtype as the combiner allows.
+//   init_value  rank 0, x's dtype.
+//   axes        int64[naxes], distinct, in [0, rank); naxes = 0 copies x.
+//   out         new tensor of x's dtype, shape = x's without `axes`.
+TFR_API TFR_NODISCARD tfr_status tfr_reduce(tfr_session *session, const tfr_tensor *x,
+                                            const tfr_tensor *init_value,
+                                            tfr_reduce_combiner combiner, int naxes,
+                                            const int64_t *axes, tfr_tensor **out);
+
+// tfr_reduce with the combiner's identity as init value.
+TFR_API TFR_NODISCARD tfr_status tfr_reduce_sum(tfr_session *session, const tfr_tensor *x,
+                                                int naxes, const int64_t *axes,
+                                                tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_reduce_prod(tfr_session *session, const tfr_tensor *x,
+                                                 int naxes, const int64_t *axes,
+                                                 tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_reduce_max(tfr_session *session, const tfr_tensor *x,
+                                                int naxes, const int64_t *axes,
+                                                tfr_tensor **out);
+TFR_API TFR_NODISCARD tfr_status tfr_reduce_min(tfr_session *session, const tfr_tensor *x,
+                                                int naxes, const int64_t *axes,
+                                                tfr_tensor **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // TENFERRO_OPS_H_

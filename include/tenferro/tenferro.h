@@ -1,0 +1,21 @@
+// tenferro: dense tensor computation in C11 on interchangeable backends.
+//
+// The umbrella header. See README.md for a worked example; every function is
+// documented in the header that declares it:
+//   status.h   status codes, error messages, version
+//   dtype.h    element types
+//   tensor.h   tensors, host buffers, views
+//   backend.h  backends, sessions, upload/download
+//   ops.h      the primitive op set (StableHLO semantics)
+//   io.h       .npy files
+#ifndef TENFERRO_TENFERRO_H_
+#define TENFERRO_TENFERRO_H_
+
+#include "tenferro/status.h"
+#include "tenferro/dtype.h"
+#include "tenferro/tensor.h"
+#include "tenferro/backend.h"
+#include "tenferro/ops.h"
+#include "tenferro/io.h"
+
+#endif  // TENFERRO_TENFERRO_H_

@@ -1,0 +1,205 @@
+// The one header a backend needs: the object layouts of tensors, storages,
+// backends and sessions, the backend vtable and the validated op descriptors
+// the vtable receives.
+//
+// Flow of every op: public function (src/core/ops_*.c) -> validation
+// (src/core/validate.c: checks, result dtype and shape) -> output allocation
+// -> vtable entry -> kernel. Backends get validated descriptors and never
+// re-check arguments.
+#ifndef TENFERRO_SRC_CORE_BACKEND_IMPL_H_
+#define TENFERRO_SRC_CORE_BACKEND_IMPL_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/core.h"
+#include "tenferro/backend.h"
+#include "tenferro/ops.h"
+#include "tenferro/tensor.h"
+
+// ---------------------------------------------------------------------------
+// Storage and tensors
+// ---------------------------------------------------------------------------
+
+typedef struct tfr_storage {
+  atomic_long refcount;
+  // The backend that allocated it (retained), or NULL for memory the user
+  // handed in (tfr_tensor_from_host, tfr_tensor_wrap_host).
+  tfr_backend *backend;
+  bool host;        // `data` is host memory, usable by the cpu backend
+  void *data;       // host memory (host storages); NULL on a device
+  size_t nbytes;    // usable bytes
+  void *device;     // the backend's buffer object (device storages)
+  size_t capacity;  // bytes actually reserved (a pool bucket), >= nbytes
+  bool wrapped;            // a user buffer (tfr_tensor_wrap_host): never freed by us
+  tfr_release_fn release;  // wrapped user buffers: called at the end (may be NULL)
+  void *release_ctx;
+} tfr_storage;
+
+struct tfr_tensor {
+  atomic_long refcount;
+  tfr_storage *storage;  // retained
+  tfr_dtype dtype;
+  int rank;
+  int64_t offset;        // in elements
+  int64_t numel;
+  int64_t *shape;        // points into dims[0 .. rank)
+  int64_t *strides;      // points into dims[rank .. 2 rank)
+  int64_t dims[];        // shape, then strides
+};
+
+// Creates a storage-less tensor header (rank, shape, strides copied; strides
+// NULL = compact). Internal: no validation beyond allocation.
+tfr_status tfr_tensor_header(tfr_storage *storage, tfr_dtype dtype, int rank,
+                             const int64_t *shape, const int64_t *strides, int64_t offset,
+                             tfr_tensor **out);
+
+// Allocates a compact tensor of `dtype` and `shape` on `backend` (host
+// memory when backend is NULL). `zero` fills it with zero bytes.
+tfr_status tfr_tensor_alloc(tfr_backend *backend, tfr_dtype dtype, int rank,
+                            const int64_t *shape, bool zero, tfr_tensor **out);
+
+// Storage reference counting.
+void tfr_storage_retain(tfr_storage *s);
+void tfr_storage_release(tfr_storage *s);
+
+// Compact row-major strides for `shape`.
+void tfr_compact_strides(int rank, const int64_t *shape, int64_t *strides);
+
+// Element count of `shape` with overflow and TFR_MAX_NUMEL checks; `what`
+// names the op for the message.
+tfr_status tfr_shape_numel(const char *what, int rank, const int64_t *shape, int64_t *out);
+
+// Host pointer to element (0,..,0) of a host tensor.
+static inline char *tfr_tensor_host_ptr(const tfr_tensor *t) {
+  return (char *)t->storage->data + t->offset * (int64_t)tfr_dtype_size(t->dtype);
+}
+
+// ---------------------------------------------------------------------------
+// Op descriptors (validated; the backend trusts them)
+// ---------------------------------------------------------------------------
+
+// Elementwise families. `op` is a tfr_unary_op, tfr_binary_op or
+// tfr_compare_direction according to `kind`.
+typedef enum tfr_ew_kind {
+  TFR_EW_UNARY = 0,
+  TFR_EW_BINARY = 1,
+  TFR_EW_COMPARE = 2,
+  TFR_EW_SELECT = 3,  // inputs: pred (bool), on_true, on_false
+  TFR_EW_CLAMP = 4,   // inputs: min, operand, max
+} tfr_ew_kind;
+
+typedef struct tfr_elementwise_desc {
+  tfr_ew_kind kind;
+  int op;
+  tfr_dtype dtype;      // the operands' dtype (on_true's for select)
+  tfr_dtype out_dtype;  // the result's dtype
+  int ninputs;          // 1 .. 3
+  // Inputs, each with exactly out's shape (rank-0 select/clamp operands are
+  // already broadcast views). Any strides.
+  const tfr_tensor *inputs[3];
+  tfr_tensor *out;      // any strides without self-overlap
+  tfr_tensor *owned[3]; // views made by validation, released by the core
+} tfr_elementwise_desc;
+
+typedef enum tfr_structural_kind {
+  TFR_STRUCT_CONVERT = 0,   // out = convert(in); also plain strided copies
+  TFR_STRUCT_TRIANGLE = 1,  // out = tril/triu(in, k); out compact, same shape
+  TFR_STRUCT_IOTA = 2,      // out[idx] = idx[iota_dimension]
+} tfr_structural_kind;
+
+typedef struct tfr_structural_desc {
+  tfr_structural_kind kind;
+  const tfr_tensor *in;  // NULL for iota
+  tfr_tensor *out;       // same shape as in
+  int64_t k;             // triangle: diagonal offset
+  bool upper;            // triangle: triu (true) or tril (false)
+  int iota_dimension;    // iota
+} tfr_structural_desc;
+
+typedef struct tfr_reduce_desc {
+  tfr_reduce_combiner combiner;
+  tfr_dtype dtype;
+  const tfr_tensor *in;
+  int naxes;
+  int64_t axes[TFR_MAX_RANK];  // sorted, distinct
+  // The initial value: a rank-0 tensor on the session's backend, or NULL and
+  // then `init_bytes` holds it (the combiner's identity) in `dtype`.
+  const tfr_tensor *init;
+  unsigned char init_bytes[16];
+  tfr_tensor *out;  // compact, in's shape without `axes`
+} tfr_reduce_desc;
+
+// ---------------------------------------------------------------------------
+// Backends and sessions
+// ---------------------------------------------------------------------------
+
+typedef struct tfr_backend_vtable {
+  // Frees the backend's resources. Called once, after the last reference.
+  void (*destroy)(tfr_backend *b);
+
+  // Memory. storage_alloc fills a storage (refcount, backend set by the
+  // core) with `nbytes` usable bytes, zeroed when `zero`.
+  tfr_status (*storage_alloc)(tfr_backend *b, size_t nbytes, bool zero, tfr_storage *out);
+  // Returns a storage's memory (to the pool or the system).
+  void (*storage_free)(tfr_backend *b, tfr_storage *s);
+
+  // Sessions: called with the backend's session lock held.
+  tfr_status (*session_begin)(tfr_backend *b, tfr_session *s);
+  tfr_status (*session_end)(tfr_backend *b, tfr_session *s);
+  void *(*session_native)(tfr_backend *b, tfr_session *s);
+
+  // Transfers. `out` is a compact tensor of the destination, already
+  // allocated with the source's shape and dtype.
+  tfr_status (*upload)(tfr_backend *b, const tfr_tensor *host, tfr_tensor *out);
+  tfr_status (*download)(tfr_backend *b, const tfr_tensor *t, tfr_tensor *host_out);
+
+  // Op families (elementwise includes the analytic functions: one table).
+  tfr_status (*elementwise)(tfr_backend *b, const tfr_elementwise_desc *d);
+  tfr_status (*structural)(tfr_backend *b, const tfr_structural_desc *d);
+  tfr_status (*reduction)(tfr_backend *b, const tfr_reduce_desc *d);
+} tfr_backend_vtable;
+
+// Number of function pointers in the vtable (a unit test checks none is NULL).
+#define TFR_BACKEND_VTABLE_SLOTS (sizeof(tfr_backend_vtable) / sizeof(void (*)(void)))
+
+struct tfr_backend {
+  const tfr_backend_vtable *vtable;  // first
+  atomic_long refcount;
+  tfr_backend_kind kind;
+  const char *name;
+  // Host memory: the cpu backend allocates host storages; device backends
+  // allocate device storages.
+  bool host_memory;
+  // When true, a second thread entering a session waits; else it gets
+  // TFR_ERR_SESSION_CONTENDED.
+  bool session_waits;
+  pthread_mutex_t session_lock;
+};
+
+struct tfr_session {
+  tfr_backend *backend;  // retained while the session is active
+  void *backend_data;    // the backend's per-session state
+};
+
+// Initialises the common part of a backend (refcount 1, lock).
+tfr_status tfr_backend_init(tfr_backend *b, const tfr_backend_vtable *vtable,
+                            tfr_backend_kind kind, const char *name, bool host_memory,
+                            bool session_waits);
+
+// The active session of the calling thread, or NULL.
+tfr_session *tfr_session_current(void);
+
+// Checks that `session` is the calling thread's active session; `op` names
+// the caller for the message.
+tfr_status tfr_session_check(const char *op, const tfr_session *session);
+
+// Checks that tensor `t` (called `name` in op `op`) can be used in `session`:
+// not NULL, and on the session's backend (host tensors for host backends).
+tfr_status tfr_check_placement(const char *op, const char *name, const tfr_session *session,
+                               const tfr_tensor *t);
+
+#endif  // TENFERRO_SRC_CORE_BACKEND_IMPL_H_

@@ -1,0 +1,213 @@
+// Backends' common part, sessions, placement checks and transfers.
+#include <string.h>
+
+#include "core/backend_impl.h"
+#include "core/core.h"
+#include "tenferro/backend.h"
+
+// The calling thread's active session (at most one, whatever the backend).
+static _Thread_local tfr_session *tfr_tls_session;
+
+tfr_status tfr_backend_init(tfr_backend *b, const tfr_backend_vtable *vtable,
+                            tfr_backend_kind kind, const char *name, bool host_memory,
+                            bool session_waits) {
+  b->vtable = vtable;
+  atomic_init(&b->refcount, 1);
+  b->kind = kind;
+  b->name = name;
+  b->host_memory = host_memory;
+  b->session_waits = session_waits;
+  if (pthread_mutex_init(&b->session_lock, NULL) != 0)
+    return tfr_error(TFR_ERR_OUT_OF_MEMORY, "%s: cannot create the session lock", name);
+  return TFR_OK;
+}
+
+void tfr_backend_retain(tfr_backend *backend) {
+  if (backend) atomic_fetch_add_explicit(&backend->refcount, 1, memory_order_relaxed);
+}
+
+void tfr_backend_release(tfr_backend *backend) {
+  if (!backend) return;
+  if (atomic_fetch_sub_explicit(&backend->refcount, 1, memory_order_acq_rel) != 1) return;
+  pthread_mutex_destroy(&backend->session_lock);
+  backend->vtable->destroy(backend);
+}
+
+tfr_backend_kind tfr_backend_get_kind(const tfr_backend *backend) { return backend->kind; }
+
+const char *tfr_backend_name(const tfr_backend *backend) {
+  return backend ? backend->name : "host";
+}
+
+const char *tfr_backends_compiled(void) {
+#ifdef TFR_HAVE_WEBGPU
+  return "cpu webgpu";
+#else
+  return "cpu";
+#endif
+}
+
+tfr_session *tfr_session_current(void) { return tfr_tls_session; }
+
+tfr_status tfr_session_begin(tfr_backend *backend, tfr_session **out) {
+  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "session_begin: out is NULL");
+  *out = NULL;
+  if (!backend) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "session_begin: backend is NULL");
+  if (tfr_tls_session)
+    return tfr_error(TFR_ERR_SESSION_REENTERED,
+                     "session_begin: this thread already has an active session on the %s "
+                     "backend; end it before beginning another",
+                     tfr_tls_session->backend->name);
+  tfr_session *s = tfr_calloc(1, sizeof *s);
+  if (!s) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "session_begin: out of host memory");
+  if (backend->session_waits) {
+    pthread_mutex_lock(&backend->session_lock);
+  } else if (pthread_mutex_trylock(&backend->session_lock) != 0) {
+    tfr_free(s);
+    return tfr_error(TFR_ERR_SESSION_CONTENDED,
+                     "session_begin: another thread holds a session on the %s backend",
+                     backend->name);
+  }
+  s->backend = backend;
+  tfr_backend_retain(backend);
+  tfr_status st = backend->vtable->session_begin(backend, s);
+  if (st) {
+    pthread_mutex_unlock(&backend->session_lock);
+    tfr_backend_release(backend);
+    tfr_free(s);
+    return st;
+  }
+  tfr_tls_session = s;
+  *out = s;
+  return TFR_OK;
+}
+
+tfr_status tfr_session_check(const char *op, const tfr_session *session) {
+  if (!session) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: session is NULL", op);
+  // Compared before any dereference: an ended session's pointer is dangling.
+  if (session != tfr_tls_session)
+    return tfr_error(TFR_ERR_NO_SESSION,
+                     "%s: the session is not active on this thread (ended, or begun by another "
+                     "thread)",
+                     op);
+  return TFR_OK;
+}
+
+tfr_status tfr_session_end(tfr_session *session) {
+  TFR_RETURN_IF_ERROR(tfr_session_check("session_end", session));
+  tfr_backend *backend = session->backend;
+  tfr_status st = backend->vtable->session_end(backend, session);
+  tfr_tls_session = NULL;
+  pthread_mutex_unlock(&backend->session_lock);
+  tfr_free(session);
+  tfr_backend_release(backend);
+  return st;
+}
+
+tfr_status tfr_with_session(tfr_backend *backend, tfr_session_fn fn, void *ctx) {
+  if (!fn) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "with_session: fn is NULL");
+  tfr_session *s;
+  TFR_RETURN_IF_ERROR(tfr_session_begin(backend, &s));
+  tfr_status st = fn(s, ctx);
+  if (st) {
+    // Keep fn's message: end the session without letting it overwrite.
+    char saved[1024];
+    strncpy(saved, tfr_last_error_message(), sizeof saved - 1);
+    saved[sizeof saved - 1] = '\0';
+    tfr_status end_status = tfr_session_end(s);
+    (void)end_status;  // fn's failure is the one to report
+    return tfr_error(st, "%s", saved);
+  }
+  return tfr_session_end(s);
+}
+
+tfr_backend *tfr_session_backend(const tfr_session *session) {
+  if (!session || session != tfr_tls_session) return NULL;
+  return session->backend;
+}
+
+tfr_status tfr_session_native(tfr_session *session, tfr_backend_kind kind, void **out_handle) {
+  if (!out_handle) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "session_native: out_handle is NULL");
+  *out_handle = NULL;
+  TFR_RETURN_IF_ERROR(tfr_session_check("session_native", session));
+  if (kind != session->backend->kind)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "session_native: the caller asked for backend kind %d, the session is on "
+                     "the %s backend",
+                     (int)kind, session->backend->name);
+  *out_handle = session->backend->vtable->session_native(session->backend, session);
+  return TFR_OK;
+}
+
+tfr_status tfr_check_placement(const char *op, const char *name, const tfr_session *session,
+                               const tfr_tensor *t) {
+  if (!t) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op, name);
+  const tfr_backend *b = session->backend;
+  const tfr_storage *s = t->storage;
+  if (b->host_memory) {
+    if (!s->host)
+      return tfr_error(TFR_ERR_WRONG_BACKEND,
+                       "%s: %s lives on the %s backend, the session is on %s; copy it with "
+                       "tfr_download",
+                       op, name, s->backend->name, b->name);
+  } else if (s->host) {
+    return tfr_error(TFR_ERR_WRONG_BACKEND,
+                     "%s: %s is a host tensor, the session is on the %s backend; copy it with "
+                     "tfr_upload",
+                     op, name, b->name);
+  } else if (s->backend != b) {
+    return tfr_error(TFR_ERR_WRONG_BACKEND,
+                     "%s: %s lives on another %s backend instance than the session's; move it "
+                     "with tfr_download and tfr_upload",
+                     op, name, s->backend->name);
+  }
+  return TFR_OK;
+}
+
+tfr_status tfr_upload(tfr_session *session, const tfr_tensor *host, tfr_tensor **out) {
+  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "upload: out is NULL");
+  *out = NULL;
+  TFR_RETURN_IF_ERROR(tfr_session_check("upload", session));
+  if (!host) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "upload: tensor is NULL");
+  if (!host->storage->host)
+    return tfr_error(TFR_ERR_WRONG_BACKEND,
+                     "upload: the tensor lives on the %s backend, not in host memory",
+                     host->storage->backend->name);
+  tfr_backend *b = session->backend;
+  if (b->host_memory) {
+    tfr_tensor_retain((tfr_tensor *)host);
+    *out = (tfr_tensor *)host;
+    return TFR_OK;
+  }
+  tfr_tensor *t = NULL;
+  TFR_RETURN_IF_ERROR(tfr_tensor_alloc(b, host->dtype, host->rank, host->shape, false, &t));
+  tfr_status st = b->vtable->upload(b, host, t);
+  if (st) {
+    tfr_tensor_release(t);
+    return st;
+  }
+  *out = t;
+  return TFR_OK;
+}
+
+tfr_status tfr_download(tfr_session *session, const tfr_tensor *t, tfr_tensor **out) {
+  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "download: out is NULL");
+  *out = NULL;
+  TFR_RETURN_IF_ERROR(tfr_session_check("download", session));
+  TFR_RETURN_IF_ERROR(tfr_check_placement("download", "tensor", session, t));
+  tfr_backend *b = session->backend;
+  if (b->host_memory) {
+    tfr_tensor_retain((tfr_tensor *)t);
+    *out = (tfr_tensor *)t;
+    return TFR_OK;
+  }
+  tfr_tensor *h;
+  TFR_RETURN_IF_ERROR(tfr_tensor_alloc(NULL, t->dtype, t->rank, t->shape, false, &h));
+  tfr_status st = b->vtable->download(b, t, h);
+  if (st) {
+    tfr_tensor_release(h);
+    return st;
+  }
+  *out = h;
+  return TFR_OK;
+}

@@ -1,0 +1,68 @@
+// The cpu backend's internal interface: its object, the strided iterator
+// every kernel runs on, and the op-family entry points (one file each).
+#ifndef TENFERRO_SRC_CPU_CPU_H_
+#define TENFERRO_SRC_CPU_CPU_H_
+
+#include "core/backend_impl.h"
+
+// Buffer size classes: four per power of two (at most 19% unused bytes).
+#define TFR_CPU_POOL_CLASSES 256
+
+typedef struct tfr_cpu_backend {
+  tfr_backend base;  // first
+  int num_threads;   // resolved (>= 1)
+  // Buffer pool: freed buffers kept by size class for reuse.
+  pthread_mutex_t pool_lock;
+  size_t pool_cap;     // bytes kept at most
+  size_t pool_bytes;   // bytes kept now
+  void *pool[TFR_CPU_POOL_CLASSES];  // free lists by size class; the next
+                                    // pointer is stored in each free buffer
+  tfr_cpu_native native;
+} tfr_cpu_backend;
+
+static inline tfr_cpu_backend *tfr_cpu_cast(tfr_backend *b) { return (tfr_cpu_backend *)b; }
+
+// Work below this many elements runs on one thread: thread start-up costs
+// more than it saves (measured with bench/, 2-core machine).
+#define TFR_CPU_PARALLEL_MIN 32768
+
+// ---------------------------------------------------------------------------
+// Strided iteration
+//
+// An iterator covers up to TFR_CPU_MAX_OPERANDS tensors of one shape
+// (operand 0 is the output). Axes are ordered by the output's strides
+// (innermost = smallest |stride|) and adjacent axes that are contiguous for
+// every operand are merged, so a compact or simply-strided tensor becomes a
+// single long inner run. Kernels see only inner runs:
+//   fn(n, ptrs, strides, ctx): n elements; ptrs[i] points at operand i's
+//   first element; strides[i] is operand i's step in bytes.
+// ---------------------------------------------------------------------------
+
+#define TFR_CPU_MAX_OPERANDS 4
+
+typedef void (*tfr_cpu_inner_fn)(int64_t n, char *const *ptrs, const int64_t *strides,
+                                 const void *ctx);
+
+typedef struct tfr_cpu_iter {
+  int nops;
+  int ndim;                 // merged axes; axis 0 is the innermost
+  int64_t numel;
+  int64_t shape[TFR_MAX_RANK];
+  int64_t strides[TFR_CPU_MAX_OPERANDS][TFR_MAX_RANK];  // bytes
+  char *base[TFR_CPU_MAX_OPERANDS];
+} tfr_cpu_iter;
+
+// Builds an iterator over `ops[0..nops)`, all of the shape of ops[0].
+void tfr_cpu_iter_init(tfr_cpu_iter *it, int nops, const tfr_tensor *const *ops);
+
+// Runs fn over every inner run, on up to `num_threads` threads when the
+// iterator has at least TFR_CPU_PARALLEL_MIN elements.
+void tfr_cpu_iter_run(const tfr_cpu_iter *it, tfr_cpu_inner_fn fn, const void *ctx,
+                      int num_threads);
+
+// Op families (src/cpu/<family>.c).
+tfr_status tfr_cpu_elementwise(tfr_backend *b, const tfr_elementwise_desc *d);
+tfr_status tfr_cpu_structural(tfr_backend *b, const tfr_structural_desc *d);
+tfr_status tfr_cpu_reduction(tfr_backend *b, const tfr_reduce_desc *d);
+
+#endif  // TENFERRO_SRC_CPU_CPU_H_

@@ -1,0 +1,111 @@
+// The strided iterator (see cpu.h).
+#include <stdlib.h>
+
+#include "cpu/cpu.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+void tfr_cpu_iter_init(tfr_cpu_iter *it, int nops, const tfr_tensor *const *ops) {
+  const tfr_tensor *o = ops[0];
+  it->nops = nops;
+  it->numel = o->numel;
+  for (int i = 0; i < nops; i++) it->base[i] = tfr_tensor_host_ptr(ops[i]);
+  // Collect axes of extent > 1, ordered by the output's |stride| ascending
+  // (ties: later axes first, keeping row-major order for broadcast outputs).
+  int axes[TFR_MAX_RANK];
+  int n = 0;
+  for (int k = o->rank - 1; k >= 0; k--) {
+    if (o->shape[k] == 1) continue;
+    int64_t a = llabs(o->strides[k]);
+    int j = n++;
+    while (j > 0 && llabs(o->strides[axes[j - 1]]) > a) {
+      axes[j] = axes[j - 1];
+      j--;
+    }
+    axes[j] = k;
+  }
+  // Copy, merging an axis into the previous (inner) one when every operand
+  // steps over the inner axis exactly.
+  int nd = 0;
+  for (int j = 0; j < n; j++) {
+    int k = axes[j];
+    if (nd > 0) {
+      bool merge = true;
+      for (int i = 0; i < nops && merge; i++) {
+        int64_t es = (int64_t)tfr_dtype_size(ops[i]->dtype);
+        merge = ops[i]->strides[k] * es == it->strides[i][nd - 1] * it->shape[nd - 1];
+      }
+      if (merge) {
+        it->shape[nd - 1] *= o->shape[k];
+        continue;
+      }
+    }
+    it->shape[nd] = o->shape[k];
+    for (int i = 0; i < nops; i++)
+      it->strides[i][nd] = ops[i]->strides[k] * (int64_t)tfr_dtype_size(ops[i]->dtype);
+    nd++;
+  }
+  if (nd == 0) {  // rank 0, or all extents 1: one element
+    it->shape[0] = 1;
+    for (int i = 0; i < nops; i++) it->strides[i][0] = (int64_t)tfr_dtype_size(ops[i]->dtype);
+    nd = 1;
+  }
+  it->ndim = nd;
+}
+
+// Runs the elements [begin, end) in iteration order.
+static void tfr_cpu_iter_range(const tfr_cpu_iter *it, int64_t begin, int64_t end,
+                               tfr_cpu_inner_fn fn, const void *ctx) {
+  int64_t idx[TFR_MAX_RANK];
+  int64_t rem = begin;
+  for (int d = 0; d < it->ndim; d++) {
+    idx[d] = rem % it->shape[d];
+    rem /= it->shape[d];
+  }
+  char *ptrs[TFR_CPU_MAX_OPERANDS];
+  int64_t inner[TFR_CPU_MAX_OPERANDS];
+  for (int i = 0; i < it->nops; i++) inner[i] = it->strides[i][0];
+  int64_t pos = begin;
+  while (pos < end) {
+    for (int i = 0; i < it->nops; i++) {
+      char *p = it->base[i];
+      for (int d = 0; d < it->ndim; d++) p += idx[d] * it->strides[i][d];
+      ptrs[i] = p;
+    }
+    int64_t n = it->shape[0] - idx[0];
+    if (n > end - pos) n = end - pos;
+    fn(n, ptrs, inner, ctx);
+    pos += n;
+    idx[0] += n;
+    for (int d = 0; d < it->ndim - 1 && idx[d] == it->shape[d]; d++) {
+      idx[d] = 0;
+      idx[d + 1]++;
+    }
+  }
+}
+
+void tfr_cpu_iter_run(const tfr_cpu_iter *it, tfr_cpu_inner_fn fn, const void *ctx,
+                      int num_threads) {
+  int64_t total = it->numel;
+  if (total == 0) return;
+  int nt = total >= TFR_CPU_PARALLEL_MIN ? num_threads : 1;
+  if (nt <= 1) {
+    tfr_cpu_iter_range(it, 0, total, fn, ctx);
+    return;
+  }
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+  {
+    int t = omp_get_thread_num(), n = omp_get_num_threads();
+    // Chunks are multiples of 64 elements so threads do not share cache lines.
+    int64_t chunk = ((total + n - 1) / n + 63) & ~(int64_t)63;
+    int64_t begin = (int64_t)t * chunk, end = begin + chunk;
+    if (end > total) end = total;
+    if (begin < end) tfr_cpu_iter_range(it, begin, end, fn, ctx);
+  }
+#else
+  tfr_cpu_iter_range(it, 0, total, fn, ctx);
+#endif
+}

@@ -1,0 +1,161 @@
+// Shared helpers of the unit tests.
+#include "support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tfr_test_setup_cpu(void **state) {
+  tfr_test_env *env = calloc(1, sizeof *env);
+  if (!env) return -1;
+  tfr_cpu_options opts = {.num_threads = 2};
+  if (tfr_backend_create_cpu(&opts, &env->backend) != TFR_OK) return -1;
+  if (tfr_session_begin(env->backend, &env->session) != TFR_OK) return -1;
+  *state = env;
+  return 0;
+}
+
+int tfr_test_teardown_cpu(void **state) {
+  tfr_test_env *env = *state;
+  if (!env) return 0;
+  int rc = tfr_session_end(env->session) == TFR_OK ? 0 : -1;
+  tfr_backend_release(env->backend);
+  free(env);
+  return rc;
+}
+
+void tfr_test_assert_ok(tfr_status st, const char *expr, const char *file, int line) {
+  if (st != TFR_OK) {
+    print_error("%s:%d: %s returned %s: %s\n", file, line, expr, tfr_status_string(st),
+                tfr_last_error_message());
+    _fail(file, line);
+  }
+}
+
+void tfr_test_assert_error(tfr_status st, tfr_status want, const char *expr, const char *file,
+                           int line, ...) {
+  if (st != want) {
+    print_error("%s:%d: %s returned %s, expected %s (message: %s)\n", file, line, expr,
+                tfr_status_string(st), tfr_status_string(want), tfr_last_error_message());
+    _fail(file, line);
+  }
+  va_list args;
+  va_start(args, line);
+  const char *sub;
+  while ((sub = va_arg(args, const char *)) != NULL) {
+    if (!strstr(tfr_last_error_message(), sub)) {
+      print_error("%s:%d: message of %s lacks \"%s\": %s\n", file, line, expr, sub,
+                  tfr_last_error_message());
+      va_end(args);
+      _fail(file, line);
+    }
+  }
+  va_end(args);
+}
+
+tfr_tensor *tfr_test_tensor(tfr_dtype dtype, int rank, const int64_t *shape, const void *data) {
+  tfr_tensor *t = NULL;
+  TFR_ASSERT_OK(tfr_tensor_from_host(dtype, rank, shape, data, &t));
+  return t;
+}
+
+uint64_t tfr_test_rand_u64(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+double tfr_test_rand_uniform(uint64_t *state, double lo, double hi) {
+  return lo + (hi - lo) * ((double)(tfr_test_rand_u64(state) >> 11) * 0x1.0p-53);
+}
+
+static double tfr_test_nonzero(uint64_t *state) {
+  double v;
+  do v = tfr_test_rand_uniform(state, -2.0, 2.0);
+  while (fabs(v) < 0.01);
+  return v;
+}
+
+tfr_tensor *tfr_test_random_tensor(tfr_dtype dtype, int rank, const int64_t *shape,
+                                   uint64_t seed) {
+  int64_t n = 1;
+  for (int k = 0; k < rank; k++) n *= shape[k];
+  size_t es = tfr_dtype_size(dtype);
+  unsigned char *buf = malloc((size_t)n * es + 1);
+  assert_non_null(buf);
+  uint64_t st = seed * 0x2545F4914F6CDD1DULL + 1;
+  for (int64_t i = 0; i < n; i++) {
+    unsigned char *p = buf + (size_t)i * es;
+    switch (dtype) {
+      case TFR_BOOL: p[0] = (unsigned char)(n >= 2 && i < 2 ? (uint64_t)i : tfr_test_rand_u64(&st) & 1); break;
+      case TFR_I32: {
+        int32_t v = (int32_t)(tfr_test_rand_u64(&st) % 200) - 100;
+        if (v >= 0) v++;
+        memcpy(p, &v, 4);
+        break;
+      }
+      case TFR_I64: {
+        int64_t v = (int64_t)(tfr_test_rand_u64(&st) % 200) - 100;
+        if (v >= 0) v++;
+        memcpy(p, &v, 8);
+        break;
+      }
+      case TFR_F32: {
+        float v = (float)tfr_test_nonzero(&st);
+        memcpy(p, &v, 4);
+        break;
+      }
+      case TFR_F64: {
+        double v = tfr_test_nonzero(&st);
+        memcpy(p, &v, 8);
+        break;
+      }
+      case TFR_C64: {
+        float v[2] = {(float)tfr_test_nonzero(&st), (float)tfr_test_nonzero(&st)};
+        memcpy(p, v, 8);
+        break;
+      }
+      case TFR_C128: {
+        double v[2] = {tfr_test_nonzero(&st), tfr_test_nonzero(&st)};
+        memcpy(p, v, 16);
+        break;
+      }
+    }
+  }
+  tfr_tensor *t = tfr_test_tensor(dtype, rank, shape, buf);
+  free(buf);
+  return t;
+}
+
+int64_t tfr_test_ulp_f32(float a, float b) {
+  if (isnan(a) && isnan(b)) return 0;
+  if (isnan(a) || isnan(b)) return INT64_MAX;
+  if (a == b) return 0;
+  if (isinf(a) || isinf(b)) return INT64_MAX;
+  int32_t ia, ib;
+  memcpy(&ia, &a, 4);
+  memcpy(&ib, &b, 4);
+  int64_t x = ia & INT32_MAX, y = ib & INT32_MAX;
+  if ((ia < 0) != (ib < 0)) return x + y;
+  return x > y ? x - y : y - x;
+}
+
+int64_t tfr_test_ulp_f64(double a, double b) {
+  if (isnan(a) && isnan(b)) return 0;
+  if (isnan(a) || isnan(b)) return INT64_MAX;
+  if (a == b) return 0;
+  if (isinf(a) || isinf(b)) return INT64_MAX;
+  int64_t ia, ib;
+  memcpy(&ia, &a, 8);
+  memcpy(&ib, &b, 8);
+  // Opposite signs: the distance through zero (saturating); else the
+  // difference of the magnitudes' bit patterns.
+  if ((ia < 0) != (ib < 0)) {
+    uint64_t d = (uint64_t)(ia & INT64_MAX) + (uint64_t)(ib & INT64_MAX);
+    return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+  }
+  int64_t x = ia & INT64_MAX, y = ib & INT64_MAX;
+  return x > y ? x - y : y - x;
+}

@@ -1,0 +1,56 @@
+// Shared helpers of the unit tests (cmocka).
+#ifndef TENFERRO_TESTS_UNIT_SUPPORT_H_
+#define TENFERRO_TESTS_UNIT_SUPPORT_H_
+
+// cmocka needs these before its header.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tenferro/tenferro.h"
+
+// A cpu backend with an open session on the calling thread.
+typedef struct tfr_test_env {
+  tfr_backend *backend;
+  tfr_session *session;
+} tfr_test_env;
+
+// cmocka group/test setup and teardown that create and destroy a
+// tfr_test_env in *state (num_threads 2, default pool).
+int tfr_test_setup_cpu(void **state);
+int tfr_test_teardown_cpu(void **state);
+
+// Asserts st == TFR_OK, printing the library's message otherwise.
+#define TFR_ASSERT_OK(expr) tfr_test_assert_ok((expr), #expr, __FILE__, __LINE__)
+void tfr_test_assert_ok(tfr_status st, const char *expr, const char *file, int line);
+
+// Asserts that `st` is `want` and that the thread's message contains every
+// one of the given NUL-terminated substrings (list ends with NULL).
+#define TFR_ASSERT_ERROR(expr, want, ...) \
+  tfr_test_assert_error((expr), (want), #expr, __FILE__, __LINE__, __VA_ARGS__, (const char *)NULL)
+void tfr_test_assert_error(tfr_status st, tfr_status want, const char *expr, const char *file,
+                           int line, ...);
+
+// Host tensor from a row-major array (asserts success).
+tfr_tensor *tfr_test_tensor(tfr_dtype dtype, int rank, const int64_t *shape, const void *data);
+
+// Deterministic pseudo-random numbers (splitmix64).
+uint64_t tfr_test_rand_u64(uint64_t *state);
+// Uniform in [lo, hi).
+double tfr_test_rand_uniform(uint64_t *state, double lo, double hi);
+
+// A compact host tensor of random non-zero values: bool random 0/1 (both
+// present for n >= 2), integers in [-100, 100] \ {0}, floats/complex parts
+// in [-2, 2) with |x| >= 0.01.
+tfr_tensor *tfr_test_random_tensor(tfr_dtype dtype, int rank, const int64_t *shape,
+                                   uint64_t seed);
+
+// Distance in units in the last place between two floats/doubles (0 for
+// identical values and for two NaNs, INT64_MAX for NaN vs number or
+// different infinities).
+int64_t tfr_test_ulp_f32(float a, float b);
+int64_t tfr_test_ulp_f64(double a, double b);
+
+#endif  // TENFERRO_TESTS_UNIT_SUPPORT_H_
