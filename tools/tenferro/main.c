@@ -1,3 +1,54 @@
+// tenferro: command-line entry point and subcommand dispatch.
 #include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
 #include "tenferro/tenferro.h"
-int main(void) { printf("tenferro %s\n", tfr_version_string()); return 0; }
+
+typedef struct tfr_cli_command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+} tfr_cli_command;
+
+static const tfr_cli_command tfr_cli_commands[] = {
+    {"info", tfr_cli_info, "version, backends compiled in, and what each finds at run time"},
+    {"demo", tfr_cli_demo, "a small end-to-end run of cpu ops, checked against known values"},
+};
+#define TFR_CLI_NCOMMANDS (sizeof tfr_cli_commands / sizeof tfr_cli_commands[0])
+
+static void tfr_cli_usage(FILE *f) {
+  fprintf(f,
+          "usage: tenferro <command> [options]\n"
+          "       tenferro --help | --version\n\n"
+          "commands:\n");
+  for (size_t i = 0; i < TFR_CLI_NCOMMANDS; i++)
+    fprintf(f, "  %-8s %s\n", tfr_cli_commands[i].name, tfr_cli_commands[i].summary);
+  fprintf(f, "\n'tenferro <command> --help' describes a command.\n");
+}
+
+int tfr_cli_fail(const char *what) {
+  fprintf(stderr, "tenferro: %s: %s\n", what, tfr_last_error_message());
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    tfr_cli_usage(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    tfr_cli_usage(stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("tenferro %s\n", tfr_version_string());
+    return 0;
+  }
+  for (size_t i = 0; i < TFR_CLI_NCOMMANDS; i++)
+    if (strcmp(cmd, tfr_cli_commands[i].name) == 0) return tfr_cli_commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "tenferro: unknown command '%s'\n\n", cmd);
+  tfr_cli_usage(stderr);
+  return 2;
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The one command that sets up and runs the tests from a fresh clone:
+# installs the Debian packages, configures a Release build with warnings as
+# errors, builds with all cores and runs ctest.
+#
+# Environment (all optional):
+#   BUILD_DIR    build directory, relative to the repo root or absolute (default: build)
+#   CMAKE_ARGS   extra arguments for the configure step, split on whitespace;
+#                they come last, so they override the defaults, e.g.
+#                BUILD_DIR=build-asan CMAKE_ARGS="-DTFR_SANITIZE=address;undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo"
+#   CTEST_PARALLEL_LEVEL, CTEST_ARGS   passed on to ctest (CTEST_ARGS split on whitespace)
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+build_dir="${BUILD_DIR:-build}"
+read -r -a extra_args <<<"${CMAKE_ARGS:-}"
+read -r -a ctest_args <<<"${CTEST_ARGS:-}"
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+"$root/scripts/install-deps.sh"
+
+echo "test.sh: configuring $build_dir ${extra_args[*]:-}"
+cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DTFR_WERROR=ON "${extra_args[@]}"
+
+echo "test.sh: building with $jobs jobs"
+cmake --build "$build_dir" --parallel "$jobs"
+
+# Read the sanitizer setting back from the cache rather than from CMAKE_ARGS,
+# so that a build dir configured earlier with sanitizers still gets the
+# runtime options below.
+sanitize="$(sed -n 's/^TFR_SANITIZE:[A-Z]*=//p' "$build_dir/CMakeCache.txt")"
+if [ -n "$sanitize" ]; then
+  # detect_leaks=1: LeakSanitizer is on by default on x86_64 Linux, but say so
+  # explicitly so that a caller's ASAN_OPTIONS cannot silently drop it.
+  export ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+  # The build uses -fno-sanitize-recover=all already; halt_on_error keeps that
+  # true for anything built without it, and the stack trace says where.
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+  if [ -f "$root/tests/lsan.supp" ]; then
+    export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+  fi
+  echo "test.sh: sanitizers '$sanitize': ASAN_OPTIONS=$ASAN_OPTIONS UBSAN_OPTIONS=$UBSAN_OPTIONS${LSAN_OPTIONS:+ LSAN_OPTIONS=$LSAN_OPTIONS}"
+fi
+
+# --no-tests=error: a build that registered no test must not pass as green.
+echo "test.sh: running ctest in $build_dir"
+ctest --test-dir "$build_dir" --output-on-failure --no-tests=error "${ctest_args[@]}"
