@@ -165,9 +165,17 @@ tfr_status tfr_embed_diagonal(tfr_session *s, const tfr_tensor *x, int axis_a, i
     shape[k] = k == axis_b ? x->shape[axis_a] : x->shape[j++];
   tfr_tensor *res;
   TFR_RETURN_IF_ERROR(tfr_tensor_alloc(s->backend, x->dtype, x->rank + 1, shape, true, &res));
-  int lo = a_res < axis_b ? a_res : axis_b, hi = a_res < axis_b ? axis_b : a_res;
+  // A view of the result with x's shape: x's axis k maps to result axis k
+  // (or k + 1 past the inserted one); axis_a walks the diagonal, stepping
+  // along both of its result axes at once.
+  int64_t strides[TFR_MAX_RANK];
+  for (int k = 0; k < x->rank; k++) {
+    int rk = k < axis_b ? k : k + 1;
+    strides[k] = res->strides[rk];
+  }
+  strides[axis_a] = res->strides[a_res] + res->strides[axis_b];
   tfr_tensor *diag = NULL;
-  tfr_status st = tfr_diagonal_view(res, lo, hi, &diag);
+  tfr_status st = tfr_tensor_header(res->storage, x->dtype, x->rank, x->shape, strides, 0, &diag);
   if (!st) st = tfr_run_convert(s, x, diag);
   tfr_tensor_release(diag);
   if (st) tfr_tensor_release(res);
