@@ -1,0 +1,266 @@
+// tenferro-bench: times ops on a backend (warm-up, repeats, median/min/max)
+// and prints a table plus, with --json, a JSON file that bench/compare.py
+// sets beside a peer's numbers (numpy on the cpu) measured in the same run.
+//
+// usage: tenferro-bench [--threads N] [--repeat R] [--warmup W] [--json FILE]
+//                       [--list] [CASE ...]
+// A CASE is NAME:DTYPE:SHAPE, e.g. add:f64:4096x4096 (see --list); with no
+// CASE the default cpu suite runs.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tenferro/tenferro.h"
+
+typedef struct tfr_bench_case {
+  char name[32];
+  tfr_dtype dtype;
+  int rank;
+  int64_t shape[8];
+  int64_t numel;
+} tfr_bench_case;
+
+// One op as it is timed: `run` does the op once, `bytes` is what it must
+// move through memory (read + written) for the GB/s column.
+typedef struct tfr_bench_op {
+  const char *name;
+  const char *what;  // numpy equivalent, for the reader
+  int ninputs;
+  tfr_status (*run)(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out);
+  double read_factor, write_factor;  // bytes per element, relative to the dtype size
+} tfr_bench_op;
+
+static tfr_status tfr_b_add(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  return tfr_add(s, in[0], in[1], out);
+}
+static tfr_status tfr_b_multiply(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  return tfr_multiply(s, in[0], in[1], out);
+}
+static tfr_status tfr_b_exp(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  return tfr_exp(s, in[0], out);
+}
+static tfr_status tfr_b_sum_all(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  int64_t axes[TFR_MAX_RANK];
+  for (int k = 0; k < tfr_tensor_rank(in[0]); k++) axes[k] = k;
+  return tfr_reduce_sum(s, in[0], tfr_tensor_rank(in[0]), axes, out);
+}
+static tfr_status tfr_b_sum_axis0(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  return tfr_reduce_sum(s, in[0], 1, (int64_t[]){0}, out);
+}
+static tfr_status tfr_b_sum_last(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  return tfr_reduce_sum(s, in[0], 1, (int64_t[]){tfr_tensor_rank(in[0]) - 1}, out);
+}
+static tfr_status tfr_b_max_all(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  int64_t axes[TFR_MAX_RANK];
+  for (int k = 0; k < tfr_tensor_rank(in[0]); k++) axes[k] = k;
+  return tfr_reduce_max(s, in[0], tfr_tensor_rank(in[0]), axes, out);
+}
+static tfr_status tfr_b_transpose(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  int64_t perm[TFR_MAX_RANK];
+  int r = tfr_tensor_rank(in[0]);
+  for (int k = 0; k < r; k++) perm[k] = r - 1 - k;
+  return tfr_transpose(s, in[0], perm, out);
+}
+static tfr_status tfr_b_convert_f32(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  return tfr_convert(s, in[0], TFR_F32, out);
+}
+// compare + select: where(a > b, a, b), two ops as numpy does it.
+static tfr_status tfr_b_compare_select(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  tfr_tensor *mask = NULL;
+  tfr_status st = tfr_compare(s, TFR_GT, in[0], in[1], &mask);
+  if (!st) st = tfr_select(s, mask, in[0], in[1], out);
+  tfr_tensor_release(mask);
+  return st;
+}
+
+static const tfr_bench_op tfr_bench_ops[] = {
+    {"add", "np.add(a, b)", 2, tfr_b_add, 2, 1},
+    {"multiply", "np.multiply(a, b)", 2, tfr_b_multiply, 2, 1},
+    {"exp", "np.exp(a)", 1, tfr_b_exp, 1, 1},
+    {"sum_all", "a.sum()", 1, tfr_b_sum_all, 1, 0},
+    {"sum_axis0", "a.sum(axis=0)", 1, tfr_b_sum_axis0, 1, 0},
+    {"sum_last", "a.sum(axis=-1)", 1, tfr_b_sum_last, 1, 0},
+    {"max_all", "a.max()", 1, tfr_b_max_all, 1, 0},
+    {"transpose", "np.ascontiguousarray(a.T)", 1, tfr_b_transpose, 1, 1},
+    {"convert_f32", "a.astype(np.float32)", 1, tfr_b_convert_f32, 1, 0.5},
+    {"compare_select", "np.where(a > b, a, b)", 2, tfr_b_compare_select, 2, 1},
+};
+#define TFR_BENCH_NOPS (sizeof tfr_bench_ops / sizeof tfr_bench_ops[0])
+
+static const char *const tfr_default_suite[] = {
+    "add:f64:4096x4096",      "add:f32:4096x4096",      "multiply:f64:4096x4096",
+    "exp:f64:4096x4096",      "exp:f32:4096x4096",      "sum_all:f64:4096x4096",
+    "sum_axis0:f64:4096x4096", "sum_last:f64:4096x4096", "max_all:f64:4096x4096",
+    "transpose:f64:4096x4096", "convert_f32:f64:4096x4096", "compare_select:f64:4096x4096",
+    "add:f64:1000",           "exp:f64:1000",
+};
+
+static double tfr_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int tfr_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static const tfr_bench_op *tfr_find_op(const char *name) {
+  for (size_t i = 0; i < TFR_BENCH_NOPS; i++)
+    if (strcmp(tfr_bench_ops[i].name, name) == 0) return &tfr_bench_ops[i];
+  return NULL;
+}
+
+static int tfr_parse_case(const char *spec, tfr_bench_case *c, const tfr_bench_op **op) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", spec);
+  char *name = strtok(buf, ":"), *dt = strtok(NULL, ":"), *shape = strtok(NULL, ":");
+  if (!name || !dt || !shape) return -1;
+  *op = tfr_find_op(name);
+  if (!*op) return -1;
+  snprintf(c->name, sizeof c->name, "%s", name);
+  if (tfr_dtype_from_name(dt, &c->dtype) != TFR_OK) return -1;
+  c->rank = 0;
+  c->numel = 1;
+  for (char *tok = strtok(shape, "x"); tok && c->rank < 8; tok = strtok(NULL, "x")) {
+    c->shape[c->rank] = strtoll(tok, NULL, 10);
+    if (c->shape[c->rank] <= 0) return -1;
+    c->numel *= c->shape[c->rank++];
+  }
+  return c->rank > 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+  int threads = 0, repeat = 10, warmup = 2;
+  const char *json_path = NULL;
+  const char *specs[256];
+  int nspecs = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--warmup") == 0 && i + 1 < argc) warmup = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
+    else if (strcmp(argv[i], "--list") == 0) {
+      for (size_t k = 0; k < TFR_BENCH_NOPS; k++)
+        printf("%-16s %s\n", tfr_bench_ops[k].name, tfr_bench_ops[k].what);
+      return 0;
+    } else if (argv[i][0] == '-') {
+      fprintf(stderr, "usage: tenferro-bench [--threads N] [--repeat R] [--warmup W] "
+                      "[--json FILE] [--list] [NAME:DTYPE:SHAPE ...]\n");
+      return 2;
+    } else if (nspecs < 256) specs[nspecs++] = argv[i];
+  }
+  if (repeat < 1) repeat = 1;
+  if (nspecs == 0) {
+    nspecs = (int)(sizeof tfr_default_suite / sizeof tfr_default_suite[0]);
+    for (int i = 0; i < nspecs; i++) specs[i] = tfr_default_suite[i];
+  }
+  tfr_backend *b = NULL;
+  tfr_cpu_options opts = {.num_threads = threads};
+  if (tfr_backend_create_cpu(&opts, &b) != TFR_OK) {
+    fprintf(stderr, "tenferro-bench: %s\n", tfr_last_error_message());
+    return 1;
+  }
+  tfr_session *s = NULL;
+  if (tfr_session_begin(b, &s) != TFR_OK) {
+    fprintf(stderr, "tenferro-bench: %s\n", tfr_last_error_message());
+    return 1;
+  }
+  void *native = NULL;
+  if (tfr_session_native(s, TFR_BACKEND_CPU, &native) != TFR_OK) return 1;
+  int used_threads = ((tfr_cpu_native *)native)->num_threads;
+  FILE *json = json_path ? fopen(json_path, "w") : NULL;
+  if (json_path && !json) {
+    perror(json_path);
+    return 1;
+  }
+  if (json) fprintf(json, "{\"backend\": \"cpu\", \"threads\": %d, \"results\": [\n", used_threads);
+  printf("tenferro %s, cpu backend, %d threads, %d repeats (median, min, max)\n",
+         tfr_version_string(), used_threads, repeat);
+  printf("%-16s %-5s %-12s %10s %10s %10s %9s\n", "op", "dtype", "shape", "median_ms", "min_ms",
+         "max_ms", "GB/s");
+  int rc = 0;
+  for (int ci = 0; ci < nspecs; ci++) {
+    tfr_bench_case c;
+    const tfr_bench_op *op;
+    if (tfr_parse_case(specs[ci], &c, &op) != 0) {
+      fprintf(stderr, "tenferro-bench: bad case '%s' (NAME:DTYPE:SHAPE, see --list)\n", specs[ci]);
+      rc = 2;
+      continue;
+    }
+    tfr_tensor *in[2] = {NULL, NULL};
+    // Inputs: uniform-ish values in [-1, 1), never zero; made with iota and
+    // elementwise ops would depend on the ops under test, so fill on the host.
+    size_t es = tfr_dtype_size(c.dtype);
+    unsigned char *host = malloc((size_t)c.numel * es);
+    if (!host) return 1;
+    for (int k = 0; k < op->ninputs; k++) {
+      uint64_t st = 0x9e3779b97f4a7c15ULL * (uint64_t)(k + 1);
+      for (int64_t i = 0; i < c.numel; i++) {
+        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+        double v = ((double)(st >> 11) * 0x1.0p-53) * 1.98 - 0.99;
+        if (v == 0) v = 0.5;
+        switch (c.dtype) {
+          case TFR_F64: memcpy(host + i * 8, &v, 8); break;
+          case TFR_F32: { float f = (float)v; memcpy(host + i * 4, &f, 4); break; }
+          case TFR_I32: { int32_t x = (int32_t)(v * 1000); memcpy(host + i * 4, &x, 4); break; }
+          case TFR_I64: { int64_t x = (int64_t)(v * 1000); memcpy(host + i * 8, &x, 8); break; }
+          case TFR_C64: { float f[2] = {(float)v, (float)-v}; memcpy(host + i * 8, f, 8); break; }
+          case TFR_C128: { double d[2] = {v, -v}; memcpy(host + i * 16, d, 16); break; }
+          case TFR_BOOL: host[i] = v > 0; break;
+        }
+      }
+      if (tfr_tensor_from_host(c.dtype, c.rank, c.shape, host, &in[k]) != TFR_OK) {
+        fprintf(stderr, "tenferro-bench: %s\n", tfr_last_error_message());
+        return 1;
+      }
+    }
+    free(host);
+    double *times = malloc(sizeof(double) * (size_t)repeat);
+    bool ok = true;
+    for (int r = -warmup; r < repeat && ok; r++) {
+      tfr_tensor *out = NULL;
+      double t0 = tfr_now();
+      tfr_status st = op->run(s, in, &out);
+      double t1 = tfr_now();
+      tfr_tensor_release(out);
+      if (st) {
+        fprintf(stderr, "tenferro-bench: %s: %s\n", specs[ci], tfr_last_error_message());
+        ok = false;
+        rc = 1;
+      } else if (r >= 0) {
+        times[r] = t1 - t0;
+      }
+    }
+    if (ok) {
+      qsort(times, (size_t)repeat, sizeof(double), tfr_cmp_double);
+      double med = times[repeat / 2], mn = times[0], mx = times[repeat - 1];
+      double bytes = (op->read_factor + op->write_factor) * (double)c.numel * (double)es;
+      char shape[64] = "";
+      size_t n = 0;
+      for (int k = 0; k < c.rank; k++)
+        n += (size_t)snprintf(shape + n, sizeof shape - n, k ? "x%lld" : "%lld", (long long)c.shape[k]);
+      printf("%-16s %-5s %-12s %10.3f %10.3f %10.3f %9.2f\n", c.name, tfr_dtype_name(c.dtype),
+             shape, med * 1e3, mn * 1e3, mx * 1e3, bytes / med * 1e-9);
+      if (json)
+        fprintf(json,
+                "%s  {\"case\": \"%s\", \"op\": \"%s\", \"dtype\": \"%s\", \"shape\": \"%s\", "
+                "\"median_s\": %.9g, \"min_s\": %.9g, \"max_s\": %.9g, \"bytes\": %.0f}",
+                ci ? ",\n" : "", specs[ci], c.name, tfr_dtype_name(c.dtype), shape, med, mn, mx,
+                bytes);
+    }
+    free(times);
+    tfr_tensor_release(in[0]);
+    tfr_tensor_release(in[1]);
+  }
+  if (json) {
+    fprintf(json, "\n]}\n");
+    fclose(json);
+  }
+  if (tfr_session_end(s) != TFR_OK) rc = 1;
+  tfr_backend_release(b);
+  return rc;
+}
