@@ -369,6 +369,164 @@ TFR_API TFR_NODISCARD tfr_status tfr_reduce_min(tfr_session *session, const tfr_
                                                 int naxes, const int64_t *axes,
                                                 tfr_tensor **out);
 
+// ===========================================================================
+// dot_general
+// ===========================================================================
+
+// StableHLO `dot_general` dimension numbers and the conjugating variant.
+// All arrays are borrowed for the duration of the call.
+typedef struct tfr_dot_config {
+  int num_batching_dims;                     // n_b >= 0
+  const int64_t *lhs_batching_dimensions;    // int64[n_b], axes of lhs
+  const int64_t *rhs_batching_dimensions;    // int64[n_b], axes of rhs, pairwise equal extents
+  int num_contracting_dims;                  // n_c >= 0
+  const int64_t *lhs_contracting_dimensions; // int64[n_c]
+  const int64_t *rhs_contracting_dimensions; // int64[n_c], pairwise equal extents
+  bool lhs_conj;  // use conj(lhs) (identity for real dtypes)
+  bool rhs_conj;  // use conj(rhs)
+} tfr_dot_config;
+
+// StableHLO `dot_general`: out[b.., i.., j..] = sum over the contracting
+// indices k.. of lhs[b.., i.., k..] * rhs[b.., j.., k..] (each operand's axes
+// in its own order). Result axes are [batch..., lhs free..., rhs free...],
+// free axes in their original order. A contraction over zero elements gives
+// zeros. Floats and complex run through BLAS on the cpu backend.
+//   lhs, rhs  numeric dtypes (not bool), identical dtype; any strides.
+//   config    dimension numbers: every axis listed at most once per operand,
+//             batching/contracting extents equal between lhs and rhs.
+//   out       new compact tensor of the operands' dtype.
+// Errors: the common ones; TFR_ERR_INVALID_ARGUMENT for a NULL config, an
+//         axis out of range or listed twice, or extents that differ (the
+//         message names both dims and extents).
+TFR_API TFR_NODISCARD tfr_status tfr_dot_general(tfr_session *session, const tfr_tensor *lhs,
+                                                 const tfr_tensor *rhs,
+                                                 const tfr_dot_config *config, tfr_tensor **out);
+
+// The accumulating form: out = alpha * dot_general(lhs, rhs) + beta * out.
+//   alpha, beta  pointers to one value of the operands' dtype (e.g. a
+//                `double` for f64, two floats for c64). With beta zero `out`
+//                is never read (NaN in it does not propagate).
+//   out          a tensor of the result's shape and dtype on the session's
+//                backend, any strides without self-overlap, not overlapping
+//                lhs or rhs.
+// Errors: as tfr_dot_general, plus those of an `_into` output.
+TFR_API TFR_NODISCARD tfr_status tfr_dot_general_accumulate(
+    tfr_session *session, const tfr_tensor *lhs, const tfr_tensor *rhs,
+    const tfr_dot_config *config, const void *alpha, const void *beta, tfr_tensor *out);
+
+// ===========================================================================
+// Indexing: slice, dynamic_slice, dynamic_update_slice, pad, concatenate,
+// reverse, gather, scatter
+// ===========================================================================
+
+// StableHLO `slice` as a new compact tensor (tfr_tensor_view_slice gives the
+// view). start/limit/strides as tfr_tensor_view_slice.
+TFR_API TFR_NODISCARD tfr_status tfr_slice(tfr_session *session, const tfr_tensor *operand,
+                                           const int64_t *start_indices,
+                                           const int64_t *limit_indices, const int64_t *strides,
+                                           tfr_tensor **out);
+
+// StableHLO `reverse` as a new compact tensor.
+//   dimensions  int64[n], distinct axes.
+TFR_API TFR_NODISCARD tfr_status tfr_reverse(tfr_session *session, const tfr_tensor *operand,
+                                             int n, const int64_t *dimensions, tfr_tensor **out);
+
+// StableHLO `dynamic_slice`: the slice of extents `slice_sizes` starting at
+// the values of the rank-0 integer tensors start_indices[0..rank), each
+// clamped to [0, extent - slice_size].
+//   start_indices  `rank` rank-0 tensors of dtype i32 or i64 on the session.
+//   slice_sizes    int64[rank], 0 <= size <= extent.
+TFR_API TFR_NODISCARD tfr_status tfr_dynamic_slice(tfr_session *session,
+                                                   const tfr_tensor *operand,
+                                                   const tfr_tensor *const *start_indices,
+                                                   const int64_t *slice_sizes, tfr_tensor **out);
+
+// StableHLO `dynamic_update_slice`: a copy of `operand` with `update`
+// written at the (clamped) start indices.
+//   update         operand's dtype and rank, extents <= operand's.
+TFR_API TFR_NODISCARD tfr_status tfr_dynamic_update_slice(tfr_session *session,
+                                                          const tfr_tensor *operand,
+                                                          const tfr_tensor *update,
+                                                          const tfr_tensor *const *start_indices,
+                                                          tfr_tensor **out);
+
+// StableHLO `pad`: edge padding (negative values crop) and interior padding.
+//   padding_value  rank 0, operand's dtype.
+//   edge_padding_low/high  int64[rank].   interior_padding  int64[rank], >= 0.
+//   out  extent lo + d + max(d - 1, 0) * interior + hi per axis (must be >= 0).
+TFR_API TFR_NODISCARD tfr_status tfr_pad(tfr_session *session, const tfr_tensor *operand,
+                                         const tfr_tensor *padding_value,
+                                         const int64_t *edge_padding_low,
+                                         const int64_t *edge_padding_high,
+                                         const int64_t *interior_padding, tfr_tensor **out);
+
+// StableHLO `concatenate` of n >= 1 tensors along `dimension`: same dtype,
+// same extents except along `dimension`.
+TFR_API TFR_NODISCARD tfr_status tfr_concatenate(tfr_session *session, int n,
+                                                 const tfr_tensor *const *inputs, int dimension,
+                                                 tfr_tensor **out);
+
+// StableHLO `gather` dimension numbers (all arrays borrowed for the call).
+typedef struct tfr_gather_config {
+  int num_offset_dims;
+  const int64_t *offset_dims;
+  int num_collapsed_slice_dims;
+  const int64_t *collapsed_slice_dims;
+  int num_operand_batching_dims;
+  const int64_t *operand_batching_dims;
+  int num_start_indices_batching_dims;
+  const int64_t *start_indices_batching_dims;
+  int num_start_index_map;
+  const int64_t *start_index_map;
+  int64_t index_vector_dim;  // may equal the rank of start_indices (implicit trailing 1)
+  const int64_t *slice_sizes;  // int64[rank of operand]
+  bool indices_are_sorted;   // a hint; never required for correctness
+} tfr_gather_config;
+
+// StableHLO `gather`; start indices are clamped so each slice fits.
+//   operand        any dtype and shape.   start_indices  i32 or i64.
+//   out            new compact tensor of operand's dtype, shape per the spec.
+TFR_API TFR_NODISCARD tfr_status tfr_gather(tfr_session *session, const tfr_tensor *operand,
+                                            const tfr_tensor *start_indices,
+                                            const tfr_gather_config *config, tfr_tensor **out);
+
+// Scatter combiners (the body of StableHLO `scatter` reduced to one op).
+typedef enum tfr_scatter_combiner {
+  TFR_SCATTER_REPLACE = 0,   // the update replaces the value
+  TFR_SCATTER_ADD = 1,
+  TFR_SCATTER_MULTIPLY = 2,
+  TFR_SCATTER_MAXIMUM = 3,
+  TFR_SCATTER_MINIMUM = 4,
+} tfr_scatter_combiner;
+
+// StableHLO `scatter` dimension numbers.
+typedef struct tfr_scatter_config {
+  int num_update_window_dims;
+  const int64_t *update_window_dims;
+  int num_inserted_window_dims;
+  const int64_t *inserted_window_dims;
+  int num_input_batching_dims;
+  const int64_t *input_batching_dims;
+  int num_scatter_indices_batching_dims;
+  const int64_t *scatter_indices_batching_dims;
+  int num_scatter_dims_to_operand_dims;
+  const int64_t *scatter_dims_to_operand_dims;
+  int64_t index_vector_dim;
+  tfr_scatter_combiner combiner;
+  bool indices_are_sorted;  // hints only
+  bool unique_indices;
+} tfr_scatter_config;
+
+// StableHLO `scatter`: a copy of `operand` with `updates` combined in at the
+// windows `scatter_indices` select; windows that do not fit are skipped.
+// Duplicate indices combine in index order (row-major over the update scatter
+// dims), so results are deterministic.
+//   operand, updates  same dtype.   scatter_indices  i32 or i64.
+TFR_API TFR_NODISCARD tfr_status tfr_scatter(tfr_session *session, const tfr_tensor *operand,
+                                             const tfr_tensor *scatter_indices,
+                                             const tfr_tensor *updates,
+                                             const tfr_scatter_config *config, tfr_tensor **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -133,6 +133,18 @@ typedef struct tfr_reduce_desc {
   tfr_tensor *out;  // compact, in's shape without `axes`
 } tfr_reduce_desc;
 
+// dot_general: defined below in the section "dot_general descriptor".
+typedef struct tfr_dot_desc tfr_dot_desc;
+// gather / scatter: defined below in the section "indexing descriptors".
+typedef struct tfr_gather_desc tfr_gather_desc;
+typedef struct tfr_scatter_desc tfr_scatter_desc;
+
+// ---- dot_general descriptor ----
+// ---- end dot_general descriptor ----
+
+// ---- indexing descriptors ----
+// ---- end indexing descriptors ----
+
 // ---------------------------------------------------------------------------
 // Backends and sessions
 // ---------------------------------------------------------------------------
@@ -161,6 +173,9 @@ typedef struct tfr_backend_vtable {
   tfr_status (*elementwise)(tfr_backend *b, const tfr_elementwise_desc *d);
   tfr_status (*structural)(tfr_backend *b, const tfr_structural_desc *d);
   tfr_status (*reduction)(tfr_backend *b, const tfr_reduce_desc *d);
+  tfr_status (*dot_general)(tfr_backend *b, const tfr_dot_desc *d);
+  tfr_status (*gather)(tfr_backend *b, const tfr_gather_desc *d);
+  tfr_status (*scatter)(tfr_backend *b, const tfr_scatter_desc *d);
 } tfr_backend_vtable;
 
 // Number of function pointers in the vtable (a unit test checks none is NULL).

@@ -120,6 +120,9 @@ static const tfr_backend_vtable tfr_cpu_vtable = {
     .elementwise = tfr_cpu_elementwise,
     .structural = tfr_cpu_structural,
     .reduction = tfr_cpu_reduction,
+    .dot_general = tfr_cpu_dot_general,
+    .gather = tfr_cpu_gather,
+    .scatter = tfr_cpu_scatter,
 };
 
 const tfr_backend_vtable *tfr_cpu_vtable_for_tests(void);

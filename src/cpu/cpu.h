@@ -64,5 +64,8 @@ void tfr_cpu_iter_run(const tfr_cpu_iter *it, tfr_cpu_inner_fn fn, const void *c
 tfr_status tfr_cpu_elementwise(tfr_backend *b, const tfr_elementwise_desc *d);
 tfr_status tfr_cpu_structural(tfr_backend *b, const tfr_structural_desc *d);
 tfr_status tfr_cpu_reduction(tfr_backend *b, const tfr_reduce_desc *d);
+tfr_status tfr_cpu_dot_general(tfr_backend *b, const tfr_dot_desc *d);
+tfr_status tfr_cpu_gather(tfr_backend *b, const tfr_gather_desc *d);
+tfr_status tfr_cpu_scatter(tfr_backend *b, const tfr_scatter_desc *d);
 
 #endif  // TENFERRO_SRC_CPU_CPU_H_
