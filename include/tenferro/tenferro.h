@@ -8,6 +8,7 @@
 //   backend.h  backends, sessions, upload/download
 //   ops.h      the primitive op set (StableHLO semantics)
 //   io.h       .npy files
+//   einsum.h   einsum and tensor-network contraction
 #ifndef TENFERRO_TENFERRO_H_
 #define TENFERRO_TENFERRO_H_
 
@@ -17,5 +18,6 @@
 #include "tenferro/backend.h"
 #include "tenferro/ops.h"
 #include "tenferro/io.h"
+#include "tenferro/einsum.h"
 
 #endif  // TENFERRO_TENFERRO_H_

@@ -1,0 +1,145 @@
+// tenferro/einsum.h: einsum and tensor-network contraction.
+//
+// Grammar and semantics are numpy's `einsum`: "ij,jk->ik"; implicit output
+// ("ij,jk" = the labels that appear exactly once, in code-point order);
+// ellipsis "..." for broadcast-free leading/trailing axes shared in order;
+// repeated labels in one operand take a diagonal ("ii->i"), a label absent
+// from the output is summed over ("ii->" is the trace). Labels are any
+// Unicode characters (the string is UTF-8) other than ',', '-', '>', '.' and
+// white space; real networks use hundreds of distinct labels. An interface
+// with integer labels avoids strings entirely.
+//
+// Execution is pairwise along a contraction path (numpy / opt_einsum's
+// "pair list": each step names two positions in the current operand list;
+// both are removed and their result appended). Each step is one dot_general
+// (labels kept by both operands become batch dims), preceded only by the
+// diagonals and sums it needs; the final result is transposed only when the
+// output order requires it. Every op goes through the public op API, so the
+// contraction runs on the session's backend.
+//
+// Plans split the costly part (parsing, path search) from execution:
+//   tfr_einsum_plan *p;
+//   tfr_einsum_plan_create("ab,bc,cd->ad", 3, shapes_ranks, shapes, NULL, &p);
+//   tfr_einsum_plan_execute(session, p, operands, &out);   // any number of times
+//   tfr_einsum_plan_release(p);
+#ifndef TENFERRO_EINSUM_H_
+#define TENFERRO_EINSUM_H_
+
+#include <stdint.h>
+
+#include "tenferro/backend.h"
+#include "tenferro/status.h"
+#include "tenferro/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// How the contraction path is chosen.
+typedef enum tfr_einsum_path_kind {
+  // Greedy: repeatedly contracts the pair with the best (smallest) cost,
+  // where cost = size of the result minus the sizes of the two inputs
+  // (opt_einsum's greedy heuristic), ties broken by flops.
+  TFR_EINSUM_PATH_GREEDY = 0,
+  // Optimal in flops: exhaustive search with branch and bound (and memo of
+  // subsets); only for up to TFR_EINSUM_OPTIMAL_MAX operands.
+  TFR_EINSUM_PATH_OPTIMAL = 1,
+  // The caller's pair list (tfr_einsum_options.path).
+  TFR_EINSUM_PATH_GIVEN = 2,
+} tfr_einsum_path_kind;
+
+// The most operands TFR_EINSUM_PATH_OPTIMAL accepts.
+#define TFR_EINSUM_OPTIMAL_MAX 12
+
+// Options; zero-initialised means greedy path, no memory limit.
+typedef struct tfr_einsum_options {
+  tfr_einsum_path_kind path_kind;
+  // For TFR_EINSUM_PATH_GIVEN: int32[2 * path_len] pairs of positions in the
+  // current operand list (numpy/opt_einsum format); path_len = n - 1 for n
+  // operands (0 for one operand). Borrowed for the call.
+  const int32_t *path;
+  int path_len;
+  // Refuse a plan whose largest intermediate has more than this many
+  // elements (0: no limit other than TFR_MAX_NUMEL).
+  int64_t max_intermediate_elements;
+  // Called after each pairwise step of tfr_einsum_plan_execute with the
+  // number of steps done, the total, and the flops done so far (NULL: none).
+  void (*progress)(void *ctx, int steps_done, int num_steps, double flops_done);
+  void *progress_ctx;
+} tfr_einsum_options;
+
+// Statistics of a planned path.
+typedef struct tfr_einsum_path_info {
+  int num_steps;                  // pairwise contractions (n - 1, or 0)
+  double flops;                   // multiply-adds counted as 2 flops, all steps
+  double log10_flops;
+  int64_t largest_intermediate;   // elements of the largest step result
+  double log2_largest;
+} tfr_einsum_path_info;
+
+typedef struct tfr_einsum_plan tfr_einsum_plan;
+
+// Parses `subscripts`, checks it against the operand shapes and finds the path.
+//   subscripts  numpy einsum string, UTF-8, NUL-terminated.
+//   n           number of operands, >= 1.
+//   ranks       int[n] operand ranks.   shapes  n pointers to int64[ranks[i]].
+//   options     NULL for defaults.
+//   out         receives the plan; release with tfr_einsum_plan_release.
+// Errors: TFR_ERR_INVALID_ARGUMENT with a message naming the position for a
+//         malformed string (bad UTF-8, a stray '-' or '.', a label count that
+//         differs from an operand's rank, an output label that appears in no
+//         operand or twice), extents of one label that differ between axes,
+//         a path that does not cover every operand exactly once, too many
+//         operands for the optimal search, an intermediate above the limit;
+//         TFR_ERR_OUT_OF_MEMORY.
+TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_create(const char *subscripts, int n,
+                                                        const int *ranks,
+                                                        const int64_t *const *shapes,
+                                                        const tfr_einsum_options *options,
+                                                        tfr_einsum_plan **out);
+
+// As tfr_einsum_plan_create with integer labels instead of a string.
+//   labels      n pointers to int32[ranks[i]]: the label of each axis (any
+//               int32 values; equal values are the same index).
+//   out_labels  int32[num_out]: the result's labels in order (must each appear
+//               in some operand, at most once here).
+TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_create_labels(
+    int n, const int *ranks, const int64_t *const *shapes, const int32_t *const *labels,
+    int num_out, const int32_t *out_labels, const tfr_einsum_options *options,
+    tfr_einsum_plan **out);
+
+// The statistics of the plan's path (borrowed; valid while the plan lives).
+TFR_API const tfr_einsum_path_info *tfr_einsum_plan_info(const tfr_einsum_plan *plan);
+
+// The plan's path as pairs (numpy/opt_einsum format): int32[2 * num_steps],
+// borrowed, valid while the plan lives.
+TFR_API const int32_t *tfr_einsum_plan_path(const tfr_einsum_plan *plan);
+
+// Contracts `operands` along the plan.
+//   operands  n tensors on the session's backend, with the shapes the plan
+//             was made for, one dtype (any numeric dtype), any strides.
+//   The progress callback of the options the plan was made with is called
+//   after each step.
+//   out       a new compact tensor of that dtype with the output's shape.
+// Intermediates are released as soon as no later step needs them.
+// Errors: TFR_ERR_INVALID_ARGUMENT (a shape differs from the plan's, dtypes
+//         differ, bool), and those of the ops it runs.
+TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_execute(tfr_session *session,
+                                                         const tfr_einsum_plan *plan,
+                                                         const tfr_tensor *const *operands,
+                                                         tfr_tensor **out);
+
+// Frees a plan. NULL is ignored.
+TFR_API void tfr_einsum_plan_release(tfr_einsum_plan *plan);
+
+// One-shot einsum: plan (with `options`), execute, release.
+// Arguments and errors as the two calls.
+TFR_API TFR_NODISCARD tfr_status tfr_einsum(tfr_session *session, const char *subscripts, int n,
+                                            const tfr_tensor *const *operands,
+                                            const tfr_einsum_options *options, tfr_tensor **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // TENFERRO_EINSUM_H_

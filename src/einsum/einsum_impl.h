@@ -1,0 +1,54 @@
+// Internal structures of einsum: parsed expressions, paths and plans.
+#ifndef TENFERRO_SRC_EINSUM_EINSUM_IMPL_H_
+#define TENFERRO_SRC_EINSUM_EINSUM_IMPL_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/core.h"
+#include "tenferro/einsum.h"
+#include "tenferro/tensor.h"
+
+// An expression over dense label ids 0 .. num_labels-1.
+typedef struct tfr_einsum_expr {
+  int n;                 // operands
+  int *ranks;            // int[n]
+  int **labels;          // n arrays of label ids (one per axis)
+  int64_t **shapes;      // n arrays of extents
+  int num_out;
+  int *out_labels;       // int[num_out]
+  int num_labels;
+  int64_t *extent;       // int64[num_labels]: the label's extent (max over axes)
+} tfr_einsum_expr;
+
+struct tfr_einsum_plan {
+  tfr_einsum_expr expr;
+  int num_steps;
+  int32_t *path;         // int32[2 * num_steps], numpy pair format
+  tfr_einsum_path_info info;
+  double *step_flops;    // double[num_steps]
+  void (*progress)(void *ctx, int steps_done, int num_steps, double flops_done);
+  void *progress_ctx;
+};
+
+// Parses a numpy einsum string against operand ranks/shapes into `e`
+// (which the caller frees with tfr_einsum_expr_free, also on failure).
+tfr_status tfr_einsum_parse(const char *subscripts, int n, const int *ranks,
+                            const int64_t *const *shapes, tfr_einsum_expr *e);
+
+// Builds `e` from integer labels.
+tfr_status tfr_einsum_from_labels(int n, const int *ranks, const int64_t *const *shapes,
+                                  const int32_t *const *labels, int num_out,
+                                  const int32_t *out_labels, tfr_einsum_expr *e);
+
+// Checks extents (equal per label, or 1 = broadcast as numpy does) and fills
+// e->extent. `what` names the caller for messages.
+tfr_status tfr_einsum_check_extents(tfr_einsum_expr *e);
+
+void tfr_einsum_expr_free(tfr_einsum_expr *e);
+
+// Finds a path for `e` (greedy or optimal) or validates the given one, and
+// computes its statistics. Fills plan->path, num_steps, info.
+tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options *options);
+
+#endif  // TENFERRO_SRC_EINSUM_EINSUM_IMPL_H_
