@@ -67,8 +67,9 @@ typedef enum tfr_status {
   TFR_ERR_NOT_VIEWABLE = 8,
   // A file could not be opened, read or written (the message has errno's text).
   TFR_ERR_IO = 9,
-  // A file or buffer is malformed: a broken .npy header, truncated data,
-  // an unsupported dtype string, big-endian data.
+  // A file or buffer is malformed: a broken .npy header, truncated or
+  // trailing data, a bool byte other than 0/1. (A well-formed file of a dtype
+  // tenferro lacks is TFR_ERR_UNSUPPORTED_DTYPE.)
   TFR_ERR_FORMAT = 10,
   // The backend cannot be created here: its provider library or a usable
   // adapter is missing. The message says what was looked for.
