@@ -6,7 +6,9 @@
 //   dtype.h    element types
 //   tensor.h   tensors, host buffers, views
 //   backend.h  backends, sessions, upload/download
+//   webgpu.h   the webgpu backend: options, adapters, native handles, stats
 //   ops.h      the primitive op set (StableHLO semantics)
+//   dot_plan.h cached dot_general plans for repeated contractions
 //   io.h       .npy files
 //   einsum.h   einsum and tensor-network contraction
 #ifndef TENFERRO_TENFERRO_H_
@@ -16,7 +18,9 @@
 #include "tenferro/dtype.h"
 #include "tenferro/tensor.h"
 #include "tenferro/backend.h"
+#include "tenferro/webgpu.h"
 #include "tenferro/ops.h"
+#include "tenferro/dot_plan.h"
 #include "tenferro/io.h"
 #include "tenferro/einsum.h"
 

@@ -140,9 +140,111 @@ typedef struct tfr_gather_desc tfr_gather_desc;
 typedef struct tfr_scatter_desc tfr_scatter_desc;
 
 // ---- dot_general descriptor ----
+// A validated dot_general (src/core/validate_dot.c fills it). The result
+// `out` has the axes [batch..., lhs free..., rhs free...].
+//
+// Axis lists pair up by position: lhs_batch[i] with rhs_batch[i] (result
+// axis i), lhs_contract[i] with rhs_contract[i]. The contracting pairs come
+// in the order the kernel should walk them: validation picks an order in
+// which the operands' strides merge into one stride where possible (any
+// order gives the same sums up to rounding). Free axes are ascending, as
+// they appear in the result. Extents are validated: paired axes have equal
+// extents.
+struct tfr_dot_desc {
+  tfr_dtype dtype;  // lhs, rhs and out share it; never bool
+  const tfr_tensor *lhs;
+  const tfr_tensor *rhs;
+  int nbatch;
+  int ncontract;
+  int nlhs_free;
+  int nrhs_free;
+  int64_t lhs_batch[TFR_MAX_RANK];
+  int64_t rhs_batch[TFR_MAX_RANK];
+  int64_t lhs_contract[TFR_MAX_RANK];
+  int64_t rhs_contract[TFR_MAX_RANK];
+  int64_t lhs_free[TFR_MAX_RANK];
+  int64_t rhs_free[TFR_MAX_RANK];
+  bool lhs_conj;  // always false for real dtypes
+  bool rhs_conj;
+  // Plain form (accumulate false): out is compact and is written in full
+  // (out = dot). Accumulating form: out = alpha * dot + beta * out, where
+  // out may have any strides without self-overlap and does not overlap lhs
+  // or rhs. With beta_zero out is never read; with alpha_zero lhs and rhs
+  // are never read (the BLAS convention: out = beta * out).
+  tfr_tensor *out;
+  bool accumulate;
+  bool alpha_zero;
+  bool beta_zero;
+  unsigned char alpha[16];  // one value of `dtype`; 1 in the plain form
+  unsigned char beta[16];   // one value of `dtype`; 0 in the plain form
+};
 // ---- end dot_general descriptor ----
 
 // ---- indexing descriptors ----
+// gather and scatter share one description of their index space, resolved by
+// validation from the StableHLO dimension numbers so that a kernel only walks
+// arrays:
+//   * The "batch" axes are the axes of the index tensor other than the index
+//     vector axis, in order. Batch position b (row-major over them) selects
+//     one index vector, hence one window start; its axis j is the j-th result
+//     axis not in offset_dims (gather) / updates axis not in
+//     update_window_dims (scatter).
+//   * The index vector has `nstart` components; component k is the start
+//     along operand axis start_axis[k] (start_index_map /
+//     scatter_dims_to_operand_dims). Operand axes not named there start at 0.
+//   * Explicit batching dims: operand axis batching_axis[i] takes the value of
+//     batch axis batching_pos[i] (operand_batching_dims /
+//     input_batching_dims with the matching index-tensor axis).
+//   * The window spans `nwindow` operand axes window_axis[i] (increasing: the
+//     axes that are neither collapsed/inserted nor batching), of extent
+//     window_extent[i]. window_size[a] is the window's extent along every
+//     operand axis a (1, or 0 for an empty gather, on collapsed, inserted and
+//     batching axes), so a start s along axis a fits iff
+//     0 <= s <= extent(a) - window_size[a].
+typedef struct tfr_index_space {
+  const tfr_tensor *indices;  // i32 or i64, any strides (stride 0 included)
+  int nbatch;
+  int64_t batch_extent[TFR_MAX_RANK];
+  int64_t batch_index_axis[TFR_MAX_RANK];  // axis of `indices` of batch axis j
+  int vector_axis;  // axis of `indices` holding the vector; -1 when implicit (nstart = 1)
+  int nstart;
+  int64_t start_axis[TFR_MAX_RANK];
+  int nbatching;
+  int64_t batching_axis[TFR_MAX_RANK];
+  int64_t batching_pos[TFR_MAX_RANK];
+  int nwindow;
+  int64_t window_axis[TFR_MAX_RANK];
+  int64_t window_extent[TFR_MAX_RANK];
+  int64_t window_size[TFR_MAX_RANK];  // per operand axis
+} tfr_index_space;
+
+// gather: out[batch b, window w] = operand[clamped start(b) + batching(b) + w].
+// Start components are clamped to [0, extent - window_size] (StableHLO).
+struct tfr_gather_desc {
+  tfr_dtype dtype;
+  const tfr_tensor *operand;  // any strides
+  tfr_tensor *out;            // compact, the result's shape
+  tfr_index_space ix;
+  int64_t batch_out_axis[TFR_MAX_RANK];   // result axis of batch axis j
+  int64_t window_out_axis[TFR_MAX_RANK];  // result axis of window axis i (offset_dims)
+};
+
+// scatter: out already holds a copy of the operand; each batch position b in
+// row-major order combines its updates window into out, element by element
+// (duplicates apply in that order, never concurrently). A window with any
+// element out of bounds is skipped whole, unless clamp_starts.
+struct tfr_scatter_desc {
+  tfr_scatter_combiner combiner;
+  tfr_dtype dtype;
+  tfr_tensor *out;             // compact, the operand's shape; updated in place
+  const tfr_tensor *updates;   // any strides
+  tfr_index_space ix;
+  int64_t batch_update_axis[TFR_MAX_RANK];   // updates axis of batch axis j
+  int64_t window_update_axis[TFR_MAX_RANK];  // updates axis of window axis i
+  // dynamic_update_slice lowered to scatter: starts are clamped so that the
+  // window fits (as gather does) instead of skipping the window.
+  bool clamp_starts;
+};
 // ---- end indexing descriptors ----
 
 // ---------------------------------------------------------------------------

@@ -40,4 +40,105 @@ tfr_status tfr_validate_reduce(tfr_session *s, const tfr_tensor *x, const tfr_te
                                tfr_reduce_combiner combiner, int naxes, const int64_t *axes,
                                tfr_reduce_desc *d, int *out_rank, int64_t *out_shape);
 
+// ---- Indexing (src/core/validate_indexing.c) ----
+// Each checks the StableHLO constraints of its op (messages name the op, the
+// argument, the value and the spec's constraint label) and writes the
+// result's shape (rank: the operand's, unless an out_rank is given).
+
+// slice: `strides` NULL means all 1.
+tfr_status tfr_validate_slice(tfr_session *s, const tfr_tensor *operand, const int64_t *start,
+                              const int64_t *limit, const int64_t *strides, int64_t *out_shape);
+tfr_status tfr_validate_reverse(tfr_session *s, const tfr_tensor *operand, int n,
+                                const int64_t *dimensions);
+// dynamic_slice / dynamic_update_slice: `rank` start tensors, rank 0, one
+// integer dtype (i32 or i64) for all, on the session's backend.
+tfr_status tfr_validate_dynamic_slice(tfr_session *s, const tfr_tensor *operand,
+                                      const tfr_tensor *const *start_indices,
+                                      const int64_t *slice_sizes);
+tfr_status tfr_validate_dynamic_update_slice(tfr_session *s, const tfr_tensor *operand,
+                                             const tfr_tensor *update,
+                                             const tfr_tensor *const *start_indices);
+tfr_status tfr_validate_pad(tfr_session *s, const tfr_tensor *operand,
+                            const tfr_tensor *padding_value, const int64_t *low,
+                            const int64_t *high, const int64_t *interior, int64_t *out_shape);
+tfr_status tfr_validate_concatenate(tfr_session *s, int n, const tfr_tensor *const *inputs,
+                                    int dimension, int64_t *out_shape);
+// gather / scatter: fill `d` except `out`.
+tfr_status tfr_validate_gather(tfr_session *s, const tfr_tensor *operand,
+                               const tfr_tensor *start_indices, const tfr_gather_config *config,
+                               tfr_gather_desc *d, int *out_rank, int64_t *out_shape);
+tfr_status tfr_validate_scatter(tfr_session *s, const tfr_tensor *operand,
+                                const tfr_tensor *scatter_indices, const tfr_tensor *updates,
+                                const tfr_scatter_config *config, tfr_scatter_desc *d);
+
+// ---------------------------------------------------------------------------
+// dot_general (src/core/validate_dot.c)
+// ---------------------------------------------------------------------------
+
+// Operand sides of a dot_general, for the layout helpers below.
+enum { TFR_DOT_SIDE_LHS = 0, TFR_DOT_SIDE_RHS = 1 };
+
+// Checks dtypes, config and shapes of a dot_general given only the
+// operands' dtypes and shapes (the cached plan has no tensors yet). `op`
+// names the caller in messages. On success fills `d`'s dtype, conj flags and
+// axis lists (contracting pairs in config order; lhs, rhs and out NULL; the
+// plain form: alpha 1, beta 0) and writes the result's rank and shape
+// (int64[TFR_MAX_RANK]).
+tfr_status tfr_validate_dot_dims(const char *op, tfr_dtype ldtype, int lrank,
+                                 const int64_t *lshape, tfr_dtype rdtype, int rrank,
+                                 const int64_t *rshape, const tfr_dot_config *config,
+                                 tfr_dot_desc *d, int *out_rank, int64_t *out_shape);
+
+// tfr_validate_dot_dims for tensors, plus session and placement checks; sets
+// d->lhs, d->rhs and orders the contracting pairs for their strides.
+tfr_status tfr_validate_dot(const char *op, tfr_session *s, const tfr_tensor *lhs,
+                            const tfr_tensor *rhs, const tfr_dot_config *config,
+                            tfr_dot_desc *d, int *out_rank, int64_t *out_shape);
+
+// Checks the accumulating form's out (placement, dtype, the result's
+// rank/shape, no self-overlap, no memory shared with lhs or rhs) and its
+// scalars (alpha, beta: one value of d->dtype each, not NULL), and sets
+// d->out, accumulate, alpha, beta and their zero flags.
+tfr_status tfr_validate_dot_accumulate(const char *op, tfr_session *s, tfr_dot_desc *d,
+                                       const tfr_tensor *lhs, const tfr_tensor *rhs,
+                                       const void *alpha, const void *beta, tfr_tensor *out,
+                                       int rank, const int64_t *shape);
+
+// 1 of `dtype` into bytes[16] (rest zero); whether bytes hold 0 (+-0 too).
+void tfr_dot_scalar_one(tfr_dtype dtype, unsigned char *bytes);
+bool tfr_dot_scalar_is_zero(tfr_dtype dtype, const unsigned char *bytes);
+
+// Layout helpers shared by the op, the plan and the cpu kernel.
+//
+// Merges axes[0..n) (outer to inner) of a tensor of `shape`/`strides` into
+// one axis: true when every non-unit axis steps exactly over the span of the
+// inner ones; then *extent is their product and *stride the innermost stride.
+bool tfr_dot_merge_axes(int n, const int64_t *axes, const int64_t *shape, const int64_t *strides,
+                        int64_t *extent, int64_t *stride);
+// Whether the strided row-major matrix [rows, cols] (row stride rs, column
+// stride cs) is a BLAS operand as is: *trans false with leading dimension
+// *ld = row stride (column stride 1), or *trans true (row stride 1, *ld the
+// column stride). Extents and ld must fit a BLAS `int`.
+bool tfr_dot_blas_matrix(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *trans,
+                         int64_t *ld);
+// Whether the cpu kernel reads operand `which` of `d`, with this shape and
+// strides, in place (else it packs a copy for sizeable problems). lhs is the
+// matrix [free, contracting], rhs [contracting, free], each group merged.
+bool tfr_dot_operand_direct(const tfr_dot_desc *d, int which, const int64_t *shape,
+                            const int64_t *strides);
+// Reorders d's contracting pairs so that both operands' contracting axes
+// merge into one stride when some order allows it (else so that one does).
+void tfr_dot_order_contracting(tfr_dot_desc *d, const int64_t *lshape, const int64_t *lstrides,
+                               const int64_t *rshape, const int64_t *rstrides);
+// The axis permutation of the packed (compact) copy of operand `which`:
+// lhs [batch..., free..., contracting...], rhs [batch..., contracting...,
+// free...], batching and contracting axes in d's pair order.
+void tfr_dot_pack_permutation(const tfr_dot_desc *d, int which, int64_t *perm);
+// Packs operand `which` of `d` into a new compact tensor on `b` in that
+// order (values unchanged: conj stays a flag).
+tfr_status tfr_dot_pack(tfr_backend *b, const tfr_dot_desc *d, int which, tfr_tensor **out);
+// Points operand `which` of `d` at `packed` (made by tfr_dot_pack with the
+// same d) and renumbers that operand's axis lists.
+void tfr_dot_use_packed(tfr_dot_desc *d, int which, const tfr_tensor *packed);
+
 #endif  // TENFERRO_SRC_CORE_VALIDATE_H_

@@ -199,7 +199,10 @@ static tfr_status tfr_optimal(tfr_search *s, int *ssa) {
   for (size_t S = 1; S < nsub; S++) {
     const uint64_t *u = uni + S * (size_t)words, *rest = uni + ((nsub - 1) ^ S) * (size_t)words;
     uint64_t *k = lab + S * (size_t)words;
-    for (int w = 0; w < words; w++) k[w] = u[w] & (outm[w] | rest[w]);
+    // A leaf keeps all its labels: its first contraction iterates over the
+    // ones only it has too (the replay in tfr_einsum_find_path counts them).
+    bool leaf = !(S & (S - 1));
+    for (int w = 0; w < words; w++) k[w] = leaf ? u[w] : u[w] & (outm[w] | rest[w]);
     cost[S] = (S & (S - 1)) ? INFINITY : 0;
   }
   // Subsets in increasing order: every proper subset is done before S.

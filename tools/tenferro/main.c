@@ -12,8 +12,11 @@ typedef struct tfr_cli_command {
 } tfr_cli_command;
 
 static const tfr_cli_command tfr_cli_commands[] = {
+    {"contract", tfr_cli_contract, "contract an einsum benchmark instance (the main job)"},
+    {"einsum", tfr_cli_einsum, "numpy's einsum on .npy files"},
     {"info", tfr_cli_info, "version, backends compiled in, and what each finds at run time"},
     {"demo", tfr_cli_demo, "a small end-to-end run of cpu ops, checked against known values"},
+    {"conformance", tfr_cli_conformance, "run the StableHLO conformance cases on a backend"},
 };
 #define TFR_CLI_NCOMMANDS (sizeof tfr_cli_commands / sizeof tfr_cli_commands[0])
 
@@ -23,7 +26,7 @@ static void tfr_cli_usage(FILE *f) {
           "       tenferro --help | --version\n\n"
           "commands:\n");
   for (size_t i = 0; i < TFR_CLI_NCOMMANDS; i++)
-    fprintf(f, "  %-8s %s\n", tfr_cli_commands[i].name, tfr_cli_commands[i].summary);
+    fprintf(f, "  %-12s %s\n", tfr_cli_commands[i].name, tfr_cli_commands[i].summary);
   fprintf(f, "\n'tenferro <command> --help' describes a command.\n");
 }
 

@@ -1,0 +1,396 @@
+// Validation and layout analysis of dot_general (see validate.h). The layout
+// helpers live here, beside the checks, because the public op, the cached
+// plan (ops_dot.c) and the cpu kernel (src/cpu/dot.c) must agree on them:
+// a plan packs an operand exactly when the kernel would.
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/elementwise_table.h"
+#include "core/validate.h"
+
+// Checks one operand's list of `n` axes of kind `kind`, marking them in
+// `used` (shared between the batching and contracting lists of an operand).
+static tfr_status tfr_dot_check_axes(const char *op, const char *side, const char *kind,
+                                     int rank, int n, const int64_t *axes, const char **used) {
+  if (n > 0 && !axes)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: %s_%s_dimensions is NULL for %d dims", op,
+                     side, kind, n);
+  for (int i = 0; i < n; i++) {
+    int64_t a = axes[i];
+    if (a < 0 || a >= rank)
+      return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                       "%s: %s %s dim %" PRId64 " (entry %d) is out of range for rank %d", op,
+                       side, kind, a, i, rank);
+    if (used[a])
+      return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                       "%s: %s dim %" PRId64 " is listed twice (as %s dim and as %s dim)", op,
+                       side, a, used[a], kind);
+    used[a] = kind;
+  }
+  return TFR_OK;
+}
+
+static tfr_status tfr_dot_check_count(const char *op, const char *what, int n, int lrank,
+                                      int rrank) {
+  if (n < 0)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: %s is %d, must be >= 0", op, what, n);
+  if (n > lrank || n > rrank)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: %s is %d, %s has rank %d", op, what, n,
+                     n > lrank ? "lhs" : "rhs", n > lrank ? lrank : rrank);
+  return TFR_OK;
+}
+
+tfr_status tfr_validate_dot_dims(const char *op, tfr_dtype ldtype, int lrank,
+                                 const int64_t *lshape, tfr_dtype rdtype, int rrank,
+                                 const int64_t *rshape, const tfr_dot_config *config,
+                                 tfr_dot_desc *d, int *out_rank, int64_t *out_shape) {
+  if (ldtype != rdtype)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "%s: lhs has dtype %s, rhs has dtype %s (no implicit promotion: use "
+                     "tfr_convert)",
+                     op, tfr_dtype_name(ldtype), tfr_dtype_name(rdtype));
+  TFR_RETURN_IF_ERROR(tfr_validate_dtype(op, ldtype, TFR_DT_NUMERIC));
+  if (!config) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: config is NULL", op);
+  int nb = config->num_batching_dims, nc = config->num_contracting_dims;
+  TFR_RETURN_IF_ERROR(tfr_dot_check_count(op, "num_batching_dims", nb, lrank, rrank));
+  TFR_RETURN_IF_ERROR(tfr_dot_check_count(op, "num_contracting_dims", nc, lrank, rrank));
+  const char *lused[TFR_MAX_RANK] = {NULL}, *rused[TFR_MAX_RANK] = {NULL};
+  TFR_RETURN_IF_ERROR(tfr_dot_check_axes(op, "lhs", "batching", lrank, nb,
+                                         config->lhs_batching_dimensions, lused));
+  TFR_RETURN_IF_ERROR(tfr_dot_check_axes(op, "rhs", "batching", rrank, nb,
+                                         config->rhs_batching_dimensions, rused));
+  TFR_RETURN_IF_ERROR(tfr_dot_check_axes(op, "lhs", "contracting", lrank, nc,
+                                         config->lhs_contracting_dimensions, lused));
+  TFR_RETURN_IF_ERROR(tfr_dot_check_axes(op, "rhs", "contracting", rrank, nc,
+                                         config->rhs_contracting_dimensions, rused));
+  for (int i = 0; i < nb; i++) {
+    int64_t la = config->lhs_batching_dimensions[i], ra = config->rhs_batching_dimensions[i];
+    if (lshape[la] != rshape[ra])
+      return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                       "%s: lhs batching dim %" PRId64 " has extent %" PRId64
+                       ", rhs batching dim %" PRId64 " has extent %" PRId64,
+                       op, la, lshape[la], ra, rshape[ra]);
+  }
+  for (int i = 0; i < nc; i++) {
+    int64_t la = config->lhs_contracting_dimensions[i],
+            ra = config->rhs_contracting_dimensions[i];
+    if (lshape[la] != rshape[ra])
+      return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                       "%s: lhs contracting dim %" PRId64 " has extent %" PRId64
+                       ", rhs contracting dim %" PRId64 " has extent %" PRId64,
+                       op, la, lshape[la], ra, rshape[ra]);
+  }
+  int rank = nb + (lrank - nb - nc) + (rrank - nb - nc);
+  if (rank > TFR_MAX_RANK)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "%s: the result would have rank %d, more than TFR_MAX_RANK (%d)", op, rank,
+                     TFR_MAX_RANK);
+
+  memset(d, 0, sizeof *d);
+  d->dtype = ldtype;
+  d->nbatch = nb;
+  d->ncontract = nc;
+  int r = 0;
+  for (int i = 0; i < nb; i++) {
+    d->lhs_batch[i] = config->lhs_batching_dimensions[i];
+    d->rhs_batch[i] = config->rhs_batching_dimensions[i];
+    out_shape[r++] = lshape[d->lhs_batch[i]];
+  }
+  for (int i = 0; i < nc; i++) {
+    d->lhs_contract[i] = config->lhs_contracting_dimensions[i];
+    d->rhs_contract[i] = config->rhs_contracting_dimensions[i];
+  }
+  for (int k = 0; k < lrank; k++)
+    if (!lused[k]) {
+      d->lhs_free[d->nlhs_free++] = k;
+      out_shape[r++] = lshape[k];
+    }
+  for (int k = 0; k < rrank; k++)
+    if (!rused[k]) {
+      d->rhs_free[d->nrhs_free++] = k;
+      out_shape[r++] = rshape[k];
+    }
+  int64_t numel;
+  TFR_RETURN_IF_ERROR(tfr_shape_numel(op, rank, out_shape, &numel));
+  bool complex = tfr_dtype_get_info(ldtype)->kind == TFR_KIND_COMPLEX;
+  d->lhs_conj = complex && config->lhs_conj;
+  d->rhs_conj = complex && config->rhs_conj;
+  *out_rank = rank;
+  // The plain form's alpha = 1, beta = 0.
+  tfr_dot_scalar_one(ldtype, d->alpha);
+  d->beta_zero = true;
+  return TFR_OK;
+}
+
+void tfr_dot_scalar_one(tfr_dtype dtype, unsigned char *bytes) {
+  memset(bytes, 0, 16);
+  switch (dtype) {
+    case TFR_I32: { int32_t v = 1; memcpy(bytes, &v, sizeof v); break; }
+    case TFR_I64: { int64_t v = 1; memcpy(bytes, &v, sizeof v); break; }
+    case TFR_F32:
+    case TFR_C64: { float v = 1; memcpy(bytes, &v, sizeof v); break; }
+    case TFR_F64:
+    case TFR_C128: { double v = 1; memcpy(bytes, &v, sizeof v); break; }
+    default: bytes[0] = 1; break;
+  }
+}
+
+bool tfr_dot_scalar_is_zero(tfr_dtype dtype, const unsigned char *bytes) {
+  switch (dtype) {
+    case TFR_I32: { int32_t v; memcpy(&v, bytes, sizeof v); return v == 0; }
+    case TFR_I64: { int64_t v; memcpy(&v, bytes, sizeof v); return v == 0; }
+    case TFR_F32: { float v; memcpy(&v, bytes, sizeof v); return v == 0; }
+    case TFR_F64: { double v; memcpy(&v, bytes, sizeof v); return v == 0; }
+    case TFR_C64: { float v[2]; memcpy(v, bytes, sizeof v); return v[0] == 0 && v[1] == 0; }
+    case TFR_C128: { double v[2]; memcpy(v, bytes, sizeof v); return v[0] == 0 && v[1] == 0; }
+    default: return bytes[0] == 0;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Layout
+// ---------------------------------------------------------------------------
+
+bool tfr_dot_merge_axes(int n, const int64_t *axes, const int64_t *shape, const int64_t *strides,
+                        int64_t *extent, int64_t *stride) {
+  int64_t e = 1, s = 1;
+  bool any = false;
+  // Walk inner to outer: each outer axis must step exactly over the inner span.
+  for (int i = n - 1; i >= 0; i--) {
+    int64_t ext = shape[axes[i]];
+    if (ext == 1) continue;
+    if (ext == 0) {
+      *extent = 0;
+      *stride = 1;
+      return true;
+    }
+    int64_t st = strides[axes[i]];
+    if (!any) {
+      s = st;
+      any = true;
+    } else if (st != s * e) {
+      return false;
+    }
+    e *= ext;
+  }
+  *extent = e;
+  *stride = s;
+  return true;
+}
+
+// Row-major BLAS-style strided matrix [rows, cols] with row stride rs and
+// column stride cs: usable in place when one stride is 1 and the other
+// (the leading dimension) covers a whole row/column, all within `int`.
+// An extent of 1 makes its stride irrelevant; it is then chosen to fit.
+bool tfr_dot_blas_matrix(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *trans,
+                         int64_t *ld) {
+  if (rows > INT_MAX || cols > INT_MAX) return false;
+  int64_t r1 = rows > 1 ? rows : 1, c1 = cols > 1 ? cols : 1;
+  if (rows <= 1) rs = c1;  // free: pick the compact value
+  if (cols <= 1) cs = 1;
+  if (cs == 1 && rs >= c1 && rs <= INT_MAX) {
+    *trans = false;
+    *ld = rs;
+    return true;
+  }
+  // Transposed storage: [cols, rows] row-major with leading dimension cs.
+  if (rows <= 1) rs = 1;
+  if (cols <= 1) cs = r1;
+  if (rs == 1 && cs >= r1 && cs <= INT_MAX) {
+    *trans = true;
+    *ld = cs;
+    return true;
+  }
+  return false;
+}
+
+// Rows and columns of an operand's matrix: lhs is [free, contract], rhs is
+// [contract, free] (the rhs orientation of a row-major GEMM).
+static bool tfr_dot_operand_matrix(const tfr_dot_desc *d, int which, const int64_t *shape,
+                                   const int64_t *strides, int64_t *rows, int64_t *cols,
+                                   int64_t *rs, int64_t *cs) {
+  if (which == TFR_DOT_SIDE_LHS)
+    return tfr_dot_merge_axes(d->nlhs_free, d->lhs_free, shape, strides, rows, rs) &&
+           tfr_dot_merge_axes(d->ncontract, d->lhs_contract, shape, strides, cols, cs);
+  return tfr_dot_merge_axes(d->ncontract, d->rhs_contract, shape, strides, rows, rs) &&
+         tfr_dot_merge_axes(d->nrhs_free, d->rhs_free, shape, strides, cols, cs);
+}
+
+bool tfr_dot_operand_direct(const tfr_dot_desc *d, int which, const int64_t *shape,
+                            const int64_t *strides) {
+  int64_t rows, cols, rs, cs, ld;
+  bool trans;
+  if (!tfr_dot_operand_matrix(d, which, shape, strides, &rows, &cols, &rs, &cs)) return false;
+  tfr_dtype_kind kind = tfr_dtype_get_info(d->dtype)->kind;
+  if (kind == TFR_KIND_INT) {
+    // The integer kernel reads lhs elements one by one (any strides) and
+    // streams rhs rows, which must be contiguous.
+    return which == TFR_DOT_SIDE_LHS || cols <= 1 || cs == 1;
+  }
+  return tfr_dot_blas_matrix(rows, cols, rs, cs, &trans, &ld);
+}
+
+// Sorts contracting pairs (positions into d's lists) by |stride| of one
+// operand, descending; stable so ties keep the config order.
+static void tfr_dot_sort_pairs(int n, int *order, const int64_t *axes, const int64_t *strides) {
+  for (int i = 1; i < n; i++) {
+    int v = order[i];
+    int64_t a = llabs(strides[axes[v]]);
+    int j = i;
+    while (j > 0 && llabs(strides[axes[order[j - 1]]]) < a) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = v;
+  }
+}
+
+static bool tfr_dot_merges_in(const tfr_dot_desc *d, const int *order, bool lhs,
+                              const int64_t *shape, const int64_t *strides) {
+  int64_t axes[TFR_MAX_RANK], e, s;
+  for (int i = 0; i < d->ncontract; i++)
+    axes[i] = lhs ? d->lhs_contract[order[i]] : d->rhs_contract[order[i]];
+  return tfr_dot_merge_axes(d->ncontract, axes, shape, strides, &e, &s);
+}
+
+void tfr_dot_order_contracting(tfr_dot_desc *d, const int64_t *lshape, const int64_t *lstrides,
+                               const int64_t *rshape, const int64_t *rstrides) {
+  int n = d->ncontract;
+  if (n < 2) return;
+  int by_l[TFR_MAX_RANK], by_r[TFR_MAX_RANK];
+  for (int i = 0; i < n; i++) by_l[i] = by_r[i] = i;
+  tfr_dot_sort_pairs(n, by_l, d->lhs_contract, lstrides);
+  tfr_dot_sort_pairs(n, by_r, d->rhs_contract, rstrides);
+  bool ll = tfr_dot_merges_in(d, by_l, true, lshape, lstrides);
+  bool lr = tfr_dot_merges_in(d, by_l, false, rshape, rstrides);
+  bool rl = tfr_dot_merges_in(d, by_r, true, lshape, lstrides);
+  bool rr = tfr_dot_merges_in(d, by_r, false, rshape, rstrides);
+  // Prefer an order in which both merge; else keep the one operand that can
+  // be read in place (the other is packed in that order anyway).
+  const int *order = (ll && lr) ? by_l : (rl && rr) ? by_r : ll ? by_l : rr ? by_r : by_l;
+  int64_t la[TFR_MAX_RANK], ra[TFR_MAX_RANK];
+  for (int i = 0; i < n; i++) {
+    la[i] = d->lhs_contract[order[i]];
+    ra[i] = d->rhs_contract[order[i]];
+  }
+  memcpy(d->lhs_contract, la, (size_t)n * sizeof la[0]);
+  memcpy(d->rhs_contract, ra, (size_t)n * sizeof ra[0]);
+}
+
+void tfr_dot_pack_permutation(const tfr_dot_desc *d, int which, int64_t *perm) {
+  int r = 0;
+  if (which == TFR_DOT_SIDE_LHS) {
+    for (int i = 0; i < d->nbatch; i++) perm[r++] = d->lhs_batch[i];
+    for (int i = 0; i < d->nlhs_free; i++) perm[r++] = d->lhs_free[i];
+    for (int i = 0; i < d->ncontract; i++) perm[r++] = d->lhs_contract[i];
+  } else {
+    for (int i = 0; i < d->nbatch; i++) perm[r++] = d->rhs_batch[i];
+    for (int i = 0; i < d->ncontract; i++) perm[r++] = d->rhs_contract[i];
+    for (int i = 0; i < d->nrhs_free; i++) perm[r++] = d->rhs_free[i];
+  }
+}
+
+void tfr_dot_use_packed(tfr_dot_desc *d, int which, const tfr_tensor *packed) {
+  int nb = d->nbatch, nc = d->ncontract;
+  if (which == TFR_DOT_SIDE_LHS) {
+    int nf = d->nlhs_free;
+    d->lhs = packed;
+    for (int i = 0; i < nb; i++) d->lhs_batch[i] = i;
+    for (int i = 0; i < nf; i++) d->lhs_free[i] = nb + i;
+    for (int i = 0; i < nc; i++) d->lhs_contract[i] = nb + nf + i;
+  } else {
+    int nf = d->nrhs_free;
+    d->rhs = packed;
+    for (int i = 0; i < nb; i++) d->rhs_batch[i] = i;
+    for (int i = 0; i < nc; i++) d->rhs_contract[i] = nb + i;
+    for (int i = 0; i < nf; i++) d->rhs_free[i] = nb + nc + i;
+  }
+}
+
+tfr_status tfr_dot_pack(tfr_backend *b, const tfr_dot_desc *d, int which, tfr_tensor **out) {
+  *out = NULL;
+  const tfr_tensor *t = which == TFR_DOT_SIDE_LHS ? d->lhs : d->rhs;
+  int64_t perm[TFR_MAX_RANK];
+  tfr_dot_pack_permutation(d, which, perm);
+  tfr_tensor *view = NULL, *packed = NULL;
+  tfr_status st = tfr_tensor_view_transpose(t, perm, &view);
+  if (!st) st = tfr_tensor_alloc(b, t->dtype, view->rank, view->shape, false, &packed);
+  if (!st) {
+    tfr_structural_desc sd = {.kind = TFR_STRUCT_CONVERT, .in = view, .out = packed};
+    st = b->vtable->structural(b, &sd);
+  }
+  tfr_tensor_release(view);
+  if (st) {
+    tfr_tensor_release(packed);
+    return st;
+  }
+  *out = packed;
+  return TFR_OK;
+}
+
+// ---------------------------------------------------------------------------
+// Tensor-level checks
+// ---------------------------------------------------------------------------
+
+tfr_status tfr_validate_dot(const char *op, tfr_session *s, const tfr_tensor *lhs,
+                            const tfr_tensor *rhs, const tfr_dot_config *config,
+                            tfr_dot_desc *d, int *out_rank, int64_t *out_shape) {
+  TFR_RETURN_IF_ERROR(tfr_session_check(op, s));
+  TFR_RETURN_IF_ERROR(tfr_check_placement(op, "lhs", s, lhs));
+  TFR_RETURN_IF_ERROR(tfr_check_placement(op, "rhs", s, rhs));
+  TFR_RETURN_IF_ERROR(tfr_validate_dot_dims(op, lhs->dtype, lhs->rank, lhs->shape, rhs->dtype,
+                                            rhs->rank, rhs->shape, config, d, out_rank,
+                                            out_shape));
+  d->lhs = lhs;
+  d->rhs = rhs;
+  tfr_dot_order_contracting(d, lhs->shape, lhs->strides, rhs->shape, rhs->strides);
+  return TFR_OK;
+}
+
+// Element range [lo, hi] of storage a non-empty tensor reaches.
+static void tfr_dot_range(const tfr_tensor *t, int64_t *lo, int64_t *hi) {
+  int64_t l = t->offset, h = t->offset;
+  for (int k = 0; k < t->rank; k++) {
+    int64_t reach = (t->shape[k] - 1) * t->strides[k];
+    if (reach < 0) l += reach;
+    else h += reach;
+  }
+  *lo = l;
+  *hi = h;
+}
+
+tfr_status tfr_validate_dot_accumulate(const char *op, tfr_session *s, tfr_dot_desc *d,
+                                       const tfr_tensor *lhs, const tfr_tensor *rhs,
+                                       const void *alpha, const void *beta, tfr_tensor *out,
+                                       int rank, const int64_t *shape) {
+  if (!alpha) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: alpha is NULL", op);
+  if (!beta) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: beta is NULL", op);
+  TFR_RETURN_IF_ERROR(tfr_validate_output(op, s, out, d->dtype, rank, shape, NULL, 0));
+  // BLAS forbids the output to alias an operand, even exactly: reject any
+  // shared element range (a conservative test on the storage's span).
+  const tfr_tensor *ins[2] = {lhs, rhs};
+  if (out->numel > 0)
+    for (int i = 0; i < 2; i++) {
+      const tfr_tensor *in = ins[i];
+      if (in->storage != out->storage || in->numel == 0) continue;
+      int64_t lo, hi, olo, ohi;
+      tfr_dot_range(in, &lo, &hi);
+      tfr_dot_range(out, &olo, &ohi);
+      if (lo <= ohi && olo <= hi)
+        return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                         "%s: out overlaps %s (the accumulating form needs an output that "
+                         "shares no memory with the operands)",
+                         op, i == 0 ? "lhs" : "rhs");
+    }
+  size_t es = tfr_dtype_size(d->dtype);
+  d->accumulate = true;
+  memcpy(d->alpha, alpha, es);
+  memset(d->beta, 0, sizeof d->beta);
+  memcpy(d->beta, beta, es);
+  d->alpha_zero = tfr_dot_scalar_is_zero(d->dtype, d->alpha);
+  d->beta_zero = tfr_dot_scalar_is_zero(d->dtype, d->beta);
+  d->out = out;
+  return TFR_OK;
+}

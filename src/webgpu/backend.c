@@ -1,0 +1,310 @@
+// The webgpu backend object: creation, the vtable, sessions, native handles,
+// statistics, the op families not written yet, and the test hooks.
+#include <stdio.h>
+#include <string.h>
+
+#include "webgpu/wgpu.h"
+#include "webgpu/wgpu_testing.h"
+
+// ---------------------------------------------------------------------------
+// Life cycle
+// ---------------------------------------------------------------------------
+
+// Frees everything; safe on a partly created backend.
+static void tfr_wgpu_free(tfr_wgpu_backend *b) {
+  if (b->p) {
+    tfr_wgpu_pipelines_release(b);
+    tfr_wgpu_queue_release(b);
+    tfr_wgpu_memory_release(b);
+    tfr_wgpu_device_release(b);
+  }
+  pthread_mutex_destroy(&b->pool_lock);
+  pthread_mutex_destroy(&b->error_lock);
+  tfr_free(b);
+}
+
+static void tfr_wgpu_destroy(tfr_backend *base) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  // No session is active (sessions hold a reference): finish what an ended
+  // session left queued before the buffers go. Failures are moot now.
+  if (b->device && !atomic_load(&b->lost)) {
+    tfr_status st = tfr_wgpu_finish(b, "backend_release");
+    (void)st;
+  }
+  tfr_wgpu_free(b);
+}
+
+// ---------------------------------------------------------------------------
+// Sessions
+// ---------------------------------------------------------------------------
+
+static tfr_status tfr_wgpu_session_begin(tfr_backend *base, tfr_session *s) {
+  (void)s;
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "session_begin"));
+  tfr_wgpu_release_deferred(b);
+  return TFR_OK;
+}
+
+static tfr_status tfr_wgpu_session_end(tfr_backend *base, tfr_session *s) {
+  (void)s;
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  tfr_status st = TFR_OK;
+  if (atomic_load(&b->lost)) {
+    st = tfr_wgpu_check(b, "session_end");
+  } else {
+    st = tfr_wgpu_finish(b, "session_end");
+  }
+  if (st) {
+    // Drop what was recorded: the next session starts clean.
+    if (b->pass) b->p->wgpuComputePassEncoderRelease(b->pass);
+    if (b->encoder) b->p->wgpuCommandEncoderRelease(b->encoder);
+    b->pass = NULL;
+    b->encoder = NULL;
+    b->recorded = 0;
+    b->arena_used = 0;
+  }
+  tfr_wgpu_release_deferred(b);
+  return st;
+}
+
+static void *tfr_wgpu_session_native(tfr_backend *base, tfr_session *s) {
+  (void)s;
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  // So that whatever the caller submits runs after the session's work.
+  tfr_status st = tfr_wgpu_flush(b, "session_native");
+  (void)st;  // a failure is reported again by the next call on the backend
+  return &b->native;
+}
+
+// ---------------------------------------------------------------------------
+// Op families without kernels yet (the next issues): each names op, dtype and
+// the backend, as DESIGN.md asks of an unsupported dtype.
+// ---------------------------------------------------------------------------
+
+static tfr_status tfr_wgpu_elementwise(tfr_backend *base, const tfr_elementwise_desc *d) {
+  (void)base;
+  const char *op = "elementwise";
+  switch (d->kind) {
+    case TFR_EW_UNARY: op = tfr_unary_op_name((tfr_unary_op)d->op); break;
+    case TFR_EW_BINARY: op = tfr_binary_op_name((tfr_binary_op)d->op); break;
+    case TFR_EW_COMPARE: op = "compare"; break;
+    case TFR_EW_SELECT: op = "select"; break;
+    case TFR_EW_CLAMP: op = "clamp"; break;
+  }
+  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                   "%s: not implemented on the webgpu backend yet (dtype %s)", op,
+                   tfr_dtype_name(d->dtype));
+}
+
+static tfr_status tfr_wgpu_reduction(tfr_backend *base, const tfr_reduce_desc *d) {
+  (void)base;
+  static const char *const names[] = {"add", "multiply", "maximum", "minimum", "and", "or", "xor"};
+  const char *c = (unsigned)d->combiner < sizeof names / sizeof names[0] ? names[d->combiner] : "?";
+  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                   "reduce (%s): not implemented on the webgpu backend yet (dtype %s)", c,
+                   tfr_dtype_name(d->dtype));
+}
+
+static tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
+  (void)base;
+  (void)d;  // its layout is still being written (src/core/backend_impl.h)
+  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                   "dot_general: not implemented on the webgpu backend yet (any dtype)");
+}
+
+static tfr_status tfr_wgpu_gather(tfr_backend *base, const tfr_gather_desc *d) {
+  (void)base;
+  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                   "gather: not implemented on the webgpu backend yet (dtype %s)",
+                   tfr_dtype_name(d->dtype));
+}
+
+static tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
+  (void)base;
+  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                   "scatter: not implemented on the webgpu backend yet (dtype %s)",
+                   tfr_dtype_name(d->dtype));
+}
+
+static const tfr_backend_vtable tfr_wgpu_vtable = {
+    .destroy = tfr_wgpu_destroy,
+    .storage_alloc = tfr_wgpu_storage_alloc,
+    .storage_free = tfr_wgpu_storage_free,
+    .session_begin = tfr_wgpu_session_begin,
+    .session_end = tfr_wgpu_session_end,
+    .session_native = tfr_wgpu_session_native,
+    .upload = tfr_wgpu_upload,
+    .download = tfr_wgpu_download,
+    .elementwise = tfr_wgpu_elementwise,
+    .structural = tfr_wgpu_structural,
+    .reduction = tfr_wgpu_reduction,
+    .dot_general = tfr_wgpu_dot_general,
+    .gather = tfr_wgpu_gather,
+    .scatter = tfr_wgpu_scatter,
+};
+
+// ---------------------------------------------------------------------------
+// Public functions
+// ---------------------------------------------------------------------------
+
+tfr_status tfr_backend_create_webgpu(const tfr_webgpu_options *options, tfr_backend **out) {
+  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "backend_create_webgpu: out is NULL");
+  *out = NULL;
+  tfr_webgpu_options o;
+  memset(&o, 0, sizeof o);
+  if (options) o = *options;
+  if ((unsigned)o.backend_type > TFR_WEBGPU_BACKEND_D3D12)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "backend_create_webgpu: backend_type %d is not a tfr_webgpu_backend_type",
+                     (int)o.backend_type);
+  if ((unsigned)o.power_preference > TFR_WEBGPU_POWER_HIGH_PERFORMANCE)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "backend_create_webgpu: power_preference %d is not a "
+                     "tfr_webgpu_power_preference",
+                     (int)o.power_preference);
+  if (o.adapter_index < 0)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "backend_create_webgpu: adapter_index is %d, must be >= 0", o.adapter_index);
+  if (o.dispatches_per_submit < 0 || o.dispatches_per_submit > TFR_WGPU_MAX_PER_SUBMIT)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "backend_create_webgpu: dispatches_per_submit is %d, must be in [0, %d]",
+                     o.dispatches_per_submit, TFR_WGPU_MAX_PER_SUBMIT);
+  const tfr_wgpu_procs *procs;
+  const char *path;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_load(&procs, &path));
+
+  tfr_wgpu_backend *b = tfr_calloc(1, sizeof *b);
+  if (!b) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "backend_create_webgpu: out of host memory");
+  if (pthread_mutex_init(&b->pool_lock, NULL) != 0) {
+    tfr_free(b);
+    return tfr_error(TFR_ERR_OUT_OF_MEMORY, "backend_create_webgpu: cannot create a lock");
+  }
+  if (pthread_mutex_init(&b->error_lock, NULL) != 0) {
+    pthread_mutex_destroy(&b->pool_lock);
+    tfr_free(b);
+    return tfr_error(TFR_ERR_OUT_OF_MEMORY, "backend_create_webgpu: cannot create a lock");
+  }
+  // Another thread entering a session waits, as on the cpu backend.
+  tfr_status st =
+      tfr_backend_init(&b->base, &tfr_wgpu_vtable, TFR_BACKEND_WEBGPU, "webgpu", false, true);
+  if (st) {
+    pthread_mutex_destroy(&b->pool_lock);
+    pthread_mutex_destroy(&b->error_lock);
+    tfr_free(b);
+    return st;
+  }
+  b->p = procs;
+  atomic_init(&b->lost, false);
+  atomic_init(&b->error_pending, false);
+  b->pool_enabled = !o.disable_pool;
+  b->pool_cap = o.pool_cap_bytes ? o.pool_cap_bytes : TFR_WGPU_DEFAULT_POOL_CAP;
+  b->per_submit = o.dispatches_per_submit ? o.dispatches_per_submit : TFR_WGPU_DEFAULT_PER_SUBMIT;
+  b->transfer_chunk = TFR_WGPU_TRANSFER_CHUNK;
+  st = tfr_wgpu_device_create(b, &o);
+  if (!st) st = tfr_wgpu_queue_init(b);
+  if (!st) st = tfr_wgpu_pipelines_init(b);
+  if (st) {
+    pthread_mutex_destroy(&b->base.session_lock);
+    tfr_wgpu_free(b);
+    return st;
+  }
+  *out = &b->base;
+  return TFR_OK;
+}
+
+static tfr_status tfr_wgpu_public_cast(const char *op, const tfr_backend *backend, const void *out,
+                                       tfr_wgpu_backend **b) {
+  if (!backend || !out)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: %s is NULL", op, backend ? "out" : "backend");
+  if (backend->kind != TFR_BACKEND_WEBGPU || backend->vtable != &tfr_wgpu_vtable)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: the backend is %s, not webgpu", op,
+                     backend->name);
+  *b = (tfr_wgpu_backend *)backend;
+  return TFR_OK;
+}
+
+tfr_status tfr_webgpu_get_adapter_info(const tfr_backend *backend, tfr_webgpu_adapter_info *out) {
+  tfr_wgpu_backend *b = NULL;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_public_cast("webgpu_get_adapter_info", backend, out, &b));
+  *out = b->info;
+  return TFR_OK;
+}
+
+tfr_status tfr_webgpu_get_stats(const tfr_backend *backend, tfr_webgpu_stats *out) {
+  tfr_wgpu_backend *b = NULL;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_public_cast("webgpu_get_stats", backend, out, &b));
+  memset(out, 0, sizeof *out);
+  pthread_mutex_lock(&b->pool_lock);
+  out->tensor_bytes = b->tensor_bytes;
+  out->pooled_bytes = b->pool_bytes;
+  out->device_bytes = b->tensor_bytes + b->pool_bytes + b->deferred_bytes + b->other_bytes;
+  out->buffers_created = b->buffers_created;
+  out->pool_hits = b->pool_hits;
+  pthread_mutex_unlock(&b->pool_lock);
+  out->pipelines = (uint64_t)atomic_load(&b->pipelines_count);
+  out->dispatches = atomic_load(&b->dispatches);
+  out->submits = atomic_load(&b->submits);
+  return TFR_OK;
+}
+
+// ---------------------------------------------------------------------------
+// Test hooks (src/webgpu/wgpu_testing.h)
+// ---------------------------------------------------------------------------
+
+tfr_status tfr_wgpu_test_compile(tfr_backend *backend, const char *variant, const char *source) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(backend);
+  WGPUComputePipeline pipeline = NULL;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_compile(b, variant, source, NULL, 0, &pipeline));
+  b->p->wgpuComputePipelineRelease(pipeline);
+  return TFR_OK;
+}
+
+tfr_status tfr_wgpu_test_expand(const char *variant, const char *tmpl, const char *const *names,
+                                const char *const *values, int n, char **out) {
+  tfr_wgsl_subst subst[16];
+  if (n > 16) n = 16;
+  for (int i = 0; i < n; i++) subst[i] = (tfr_wgsl_subst){names[i], values[i]};
+  return tfr_wgsl_expand(variant, tmpl, subst, n, out);
+}
+
+void tfr_wgpu_test_free(void *p) { tfr_free(p); }
+
+void tfr_wgpu_test_lose_device(tfr_backend *backend) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(backend);
+  b->p->wgpuDeviceDestroy(b->device);
+  // The loss is reported through the device-lost callback; let Dawn run it.
+  b->p->wgpuInstanceProcessEvents(b->instance);
+}
+
+static void tfr_wgpu_test_on_done(uint32_t status, WGPUStringView message, void *ud1, void *ud2) {
+  (void)status;
+  (void)message;
+  (void)ud2;
+  *(bool *)ud1 = true;
+}
+
+tfr_status tfr_wgpu_test_queue_idle(tfr_backend *backend, bool *idle) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(backend);
+  *idle = false;
+  // Zero timeout: complete only if the queue has already finished everything.
+  bool done = false;
+  WGPUQueueWorkDoneCallbackInfo info = {NULL, WGPU_CALLBACK_MODE_WAIT_ANY_ONLY,
+                                        tfr_wgpu_test_on_done, &done, NULL};
+  WGPUFuture f = b->p->wgpuQueueOnSubmittedWorkDone(b->queue, info);
+  WGPUFutureWaitInfo w = {f, 0};
+  uint32_t ws = b->p->wgpuInstanceWaitAny(b->instance, 1, &w, 0);
+  if (ws == WGPU_WAIT_STATUS_SUCCESS && w.completed) {
+    *idle = true;
+    return TFR_OK;
+  }
+  // Not idle: let the callback run before `done` goes out of scope.
+  return tfr_wgpu_wait(b, f, "test_queue_idle");
+}
+
+void tfr_wgpu_test_limits(tfr_backend *backend, uint32_t max_groups_per_dim,
+                          uint64_t transfer_chunk) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(backend);
+  if (max_groups_per_dim) b->max_groups_per_dim = max_groups_per_dim;
+  if (transfer_chunk) b->transfer_chunk = transfer_chunk;
+}

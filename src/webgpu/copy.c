@@ -1,0 +1,391 @@
+// The first kernel family: copies of strided views to any layout, tiled
+// transposition, and `convert` among f32, i32 and bool.
+//
+// Planning mirrors src/cpu/strided.c: axes of extent 1 are dropped, the rest
+// ordered by the destination's |stride| (innermost first), and neighbours that
+// are contiguous in both tensors merged, so a compact copy becomes one long
+// axis. Then:
+//   * when the source is contiguous along another axis than the destination
+//     (a transposition), transpose_tiled.wgsl moves 32 x 32 tiles through
+//     workgroup memory so that reads and writes are both coalesced;
+//   * otherwise copy_strided.wgsl computes each element's two offsets.
+// Kernels take up to 8 axes in their uniform parameters (tiled: the 2 tile
+// axes + 6 batch axes); further (outer) axes are iterated here, one dispatch
+// per index, which only pathological views need.
+//
+// Each dispatch binds only the window of each buffer its view reaches, so
+// indices are window-relative u32 values and a view of a large buffer works as
+// long as its own window fits maxStorageBufferBindingSize.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "webgpu/wgpu.h"
+
+#define TFR_WGPU_KERNEL_RANK 8
+#define TFR_WGPU_TILED_BATCH_RANK 6
+// Elements per copy_strided dispatch: i = group * WG + lid stays in u32.
+#define TFR_WGPU_MAX_DISPATCH_ELEMENTS (INT64_C(1) << 31)
+
+// How an element type is stored and read on the device.
+typedef struct tfr_wgpu_elem {
+  const char *tag;      // in variant names
+  const char *array;    // WGSL type of a source array
+  const char *load;     // expression of `j`
+  const char *dst_array;
+  const char *value_t;  // WGSL type of a value
+  const char *store;    // statement storing `val` at `k`
+  bool bytes;           // one-byte elements (needs common/bytes.wgsl)
+} tfr_wgpu_elem;
+
+#define TFR_WGPU_BYTE_LOAD "((src[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu)"
+
+// Plain copies move bits: any dtype, by element size.
+static const tfr_wgpu_elem tfr_wgpu_raw[17] = {
+    [1] = {"u8", "array<u32>", TFR_WGPU_BYTE_LOAD, "array<atomic<u32>>", "u32",
+           "tfr_store_u8(k, val)", true},
+    [4] = {"u32", "array<u32>", "src[j]", "array<u32>", "u32", "dst[k] = val", false},
+    [8] = {"u32x2", "array<vec2<u32>>", "src[j]", "array<vec2<u32>>", "vec2<u32>",
+           "dst[k] = val", false},
+    [16] = {"u32x4", "array<vec4<u32>>", "src[j]", "array<vec4<u32>>", "vec4<u32>",
+            "dst[k] = val", false},
+};
+
+// The dtypes convert handles, by value.
+static const tfr_wgpu_elem *tfr_wgpu_typed(tfr_dtype dt) {
+  static const tfr_wgpu_elem b8 = {"bool", "array<u32>", TFR_WGPU_BYTE_LOAD,
+                                   "array<atomic<u32>>", "u32", "tfr_store_u8(k, val)", true};
+  static const tfr_wgpu_elem i32 = {"i32", "array<i32>", "src[j]", "array<i32>", "i32",
+                                    "dst[k] = val", false};
+  static const tfr_wgpu_elem f32 = {"f32", "array<f32>", "src[j]", "array<f32>", "f32",
+                                    "dst[k] = val", false};
+  switch (dt) {
+    case TFR_BOOL: return &b8;
+    case TFR_I32: return &i32;
+    case TFR_F32: return &f32;
+    default: return NULL;
+  }
+}
+
+// Expression of `v` (source value) converting to the destination's value.
+static const char *tfr_wgpu_convert_expr(tfr_dtype from, tfr_dtype to) {
+  if (from == to) return "v";
+  switch (to) {
+    case TFR_BOOL:
+      return from == TFR_F32 ? "select(0u, 1u, tfr_f32_nonzero(v))" : "select(0u, 1u, v != 0i)";
+    case TFR_I32: return from == TFR_F32 ? "tfr_f32_to_i32(v)" : "i32(v)";
+    default: return "f32(v)";  // from i32 (round to nearest even) or bool (0/1)
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Planning
+// ---------------------------------------------------------------------------
+
+typedef struct tfr_wgpu_plan {
+  int nd;                              // merged axes, innermost first
+  int64_t shape[TFR_MAX_RANK];
+  int64_t src[TFR_MAX_RANK];           // strides in elements
+  int64_t dst[TFR_MAX_RANK];
+} tfr_wgpu_plan;
+
+static void tfr_wgpu_plan_axes(const tfr_tensor *in, const tfr_tensor *out, tfr_wgpu_plan *p) {
+  int axes[TFR_MAX_RANK];
+  int n = 0;
+  for (int k = out->rank - 1; k >= 0; k--) {
+    if (out->shape[k] == 1) continue;
+    int64_t a = llabs(out->strides[k]);
+    int j = n++;
+    while (j > 0 && llabs(out->strides[axes[j - 1]]) > a) {
+      axes[j] = axes[j - 1];
+      j--;
+    }
+    axes[j] = k;
+  }
+  int nd = 0;
+  for (int j = 0; j < n; j++) {
+    int k = axes[j];
+    if (nd > 0 && in->strides[k] == p->src[nd - 1] * p->shape[nd - 1] &&
+        out->strides[k] == p->dst[nd - 1] * p->shape[nd - 1]) {
+      p->shape[nd - 1] *= out->shape[k];
+      continue;
+    }
+    p->shape[nd] = out->shape[k];
+    p->src[nd] = in->strides[k];
+    p->dst[nd] = out->strides[k];
+    nd++;
+  }
+  if (nd == 0) {  // rank 0, or every extent 1: one element
+    p->shape[0] = 1;
+    p->src[0] = p->dst[0] = 1;
+    nd = 1;
+  }
+  p->nd = nd;
+}
+
+// The axis along which the source is contiguous when that makes the copy a
+// transposition worth tiling, else -1.
+static int tfr_wgpu_transpose_axis(const tfr_wgpu_plan *p) {
+  if (p->nd < 2) return -1;
+  int j = -1;
+  for (int d = 1; d < p->nd; d++) {
+    int64_t a = llabs(p->src[d]);
+    if (a != 0 && (j < 0 || a < llabs(p->src[j]))) j = d;
+  }
+  if (j < 0 || llabs(p->src[0]) <= llabs(p->src[j])) return -1;
+  // Narrow tiles waste most of each workgroup: the plain kernel does better.
+  if (p->shape[0] < 16 || p->shape[j] < 16) return -1;
+  return j;
+}
+
+// The bound range of `t`'s buffer that elements [off + lo, off + hi] need,
+// and `off` relative to its start (in elements; in bytes for 1-byte types).
+static tfr_status tfr_wgpu_window(tfr_wgpu_backend *b, const char *op, const char *name,
+                                  const tfr_tensor *t, int64_t off, int64_t lo, int64_t hi,
+                                  tfr_wgpu_binding *bind, uint32_t *rel) {
+  int64_t es = (int64_t)tfr_dtype_size(t->dtype);
+  // Offsets must be multiples of the device's alignment, and of the element
+  // size so that the relative offset counts whole elements.
+  int64_t align = b->limits.minStorageBufferOffsetAlignment;
+  if (align < 4) align = 4;
+  if (align < es) align = es;
+  int64_t first = (off + lo) * es, end = (off + hi + 1) * es;
+  int64_t base = first & ~(align - 1);
+  uint64_t size = (uint64_t)(end - base + 3) & ~(uint64_t)3;
+  if (size > b->limits.maxStorageBufferBindingSize)
+    return tfr_error(TFR_ERR_OUT_OF_MEMORY,
+                     "%s: webgpu: the %s view spans %llu bytes of its buffer, more than the "
+                     "device binds at once (maxStorageBufferBindingSize %llu on %s)",
+                     op, name, (unsigned long long)size,
+                     (unsigned long long)b->limits.maxStorageBufferBindingSize, b->info.name);
+  bind->buffer = t->storage->device;
+  bind->offset = (uint64_t)base;
+  bind->size = size;
+  *rel = (uint32_t)((off * es - base) / es);
+  return TFR_OK;
+}
+
+static void tfr_wgpu_reach(int n, const int64_t *shape, const int64_t *stride, int64_t *lo,
+                           int64_t *hi) {
+  *lo = *hi = 0;
+  for (int d = 0; d < n; d++) {
+    int64_t r = (shape[d] - 1) * stride[d];
+    if (r < 0) *lo += r;
+    else *hi += r;
+  }
+}
+
+// Parameters of copy_strided.wgsl (its `Params`).
+typedef struct tfr_wgpu_copy_params {
+  uint32_t numel, rank, src_offset, dst_offset;
+  uint32_t shape[8], src_stride[8], dst_stride[8];
+} tfr_wgpu_copy_params;
+_Static_assert(sizeof(tfr_wgpu_copy_params) == 112, "copy_strided Params layout");
+
+// Parameters of transpose_tiled.wgsl.
+typedef struct tfr_wgpu_transpose_params {
+  uint32_t tiles_c, tiles_r, nbatch, batch_rank;
+  uint32_t n_c, n_r, src_offset, dst_offset;
+  uint32_t src_stride_c, src_stride_r, dst_stride_c, dst_stride_r;
+  uint32_t batch_shape[8], batch_src_stride[8], batch_dst_stride[8];
+} tfr_wgpu_transpose_params;
+_Static_assert(sizeof(tfr_wgpu_transpose_params) == 144, "transpose_tiled Params layout");
+
+tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
+                         tfr_tensor *out) {
+  TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, op));
+  if (out->numel == 0) return TFR_OK;
+  const tfr_wgpu_elem *se, *de;
+  if (in->dtype == out->dtype) {
+    se = de = &tfr_wgpu_raw[tfr_dtype_size(in->dtype)];
+  } else {
+    se = tfr_wgpu_typed(in->dtype);
+    de = tfr_wgpu_typed(out->dtype);
+    if (!se || !de)
+      return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                       "%s: %s to %s is not implemented on the webgpu backend yet (it converts "
+                       "among f32, i32 and bool)",
+                       op, tfr_dtype_name(in->dtype), tfr_dtype_name(out->dtype));
+  }
+
+  tfr_wgpu_plan plan;
+  tfr_wgpu_plan_axes(in, out, &plan);
+  int tj = tfr_wgpu_transpose_axis(&plan);
+
+  // Kernel axes (k_axes) and the outer axes iterated here (h_axes).
+  int k_axes[TFR_MAX_RANK], h_axes[TFR_MAX_RANK];
+  int nk = 0, nh = 0;
+  if (tj >= 0) {
+    int batch = 0;
+    for (int d = 1; d < plan.nd; d++) {
+      if (d == tj) continue;
+      if (batch < TFR_WGPU_TILED_BATCH_RANK) {
+        k_axes[nk++] = d;
+        batch++;
+      } else {
+        h_axes[nh++] = d;
+      }
+    }
+  } else {
+    for (int d = 0; d < plan.nd; d++) {
+      if (d < TFR_WGPU_KERNEL_RANK) k_axes[nk++] = d;
+      else h_axes[nh++] = d;
+    }
+    // Keep the element index of one dispatch in u32: move outer axes out.
+    for (;;) {
+      int64_t n = 1;
+      for (int i = 0; i < nk; i++) n *= plan.shape[k_axes[i]];
+      if (n < TFR_WGPU_MAX_DISPATCH_ELEMENTS) break;
+      if (nk == 1)
+        return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                         "%s: webgpu: an axis of %" PRId64 " elements exceeds the 2^31 "
+                         "elements one dispatch handles",
+                         op, n);
+      for (int i = nh; i > 0; i--) h_axes[i] = h_axes[i - 1];
+      h_axes[0] = k_axes[--nk];
+      nh++;
+    }
+  }
+
+  // The pipeline.
+  char variant[96];
+  snprintf(variant, sizeof variant, "%s[%s->%s]", tj >= 0 ? "transpose_tiled" : "copy_strided",
+           se->tag, de->tag);
+  const char *snippets[3];
+  int ns = 0;
+  if (in->dtype != out->dtype) snippets[ns++] = "common/convert.wgsl";
+  if (de->bytes) snippets[ns++] = "common/bytes.wgsl";
+  snippets[ns] = NULL;
+  tfr_wgsl_subst subst[] = {
+      {"SRC_ARRAY", se->array},  {"DST_ARRAY", de->dst_array},
+      {"VALUE_T", de->value_t},  {"LOAD", se->load},
+      {"CONVERT", tfr_wgpu_convert_expr(in->dtype, out->dtype)},
+      {"STORE", de->store},
+  };
+  // Tiles of 32 x 32 (256 invocations as 32 x 8) unless a tile of the value
+  // type does not fit the device's workgroup memory.
+  uint32_t tile = 32, rows = 8;
+  uint32_t value_bytes = (uint32_t)(tfr_dtype_size(out->dtype) < 4 ? 4 : tfr_dtype_size(out->dtype));
+  if (tile * (tile + 1) * value_bytes > b->limits.maxComputeWorkgroupStorageSize) {
+    tile = 16;
+    rows = 16;
+  }
+  tfr_wgsl_override overrides_copy[] = {{"WG", 256}};
+  tfr_wgsl_override overrides_tiled[] = {{"TILE", tile}, {"ROWS", rows}};
+  tfr_wgsl_variant v = {variant,
+                        tj >= 0 ? "transpose_tiled.wgsl" : "copy_strided.wgsl",
+                        snippets,
+                        subst,
+                        (int)(sizeof subst / sizeof subst[0]),
+                        tj >= 0 ? overrides_tiled : overrides_copy,
+                        tj >= 0 ? 2 : 1};
+  WGPUComputePipeline pipeline;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_pipeline_get(b, &v, &pipeline));
+
+  // Kernel-axis shapes and strides, and their reach within each buffer.
+  int64_t ks[TFR_MAX_RANK], ksrc[TFR_MAX_RANK], kdst[TFR_MAX_RANK];
+  int nall = 0;
+  if (tj >= 0) {
+    ks[nall] = plan.shape[0], ksrc[nall] = plan.src[0], kdst[nall] = plan.dst[0], nall++;
+    ks[nall] = plan.shape[tj], ksrc[nall] = plan.src[tj], kdst[nall] = plan.dst[tj], nall++;
+  }
+  for (int i = 0; i < nk; i++, nall++) {
+    ks[nall] = plan.shape[k_axes[i]];
+    ksrc[nall] = plan.src[k_axes[i]];
+    kdst[nall] = plan.dst[k_axes[i]];
+  }
+  int64_t slo, shi, dlo, dhi;
+  tfr_wgpu_reach(nall, ks, ksrc, &slo, &shi);
+  tfr_wgpu_reach(nall, ks, kdst, &dlo, &dhi);
+
+  // Static part of the parameters.
+  tfr_wgpu_copy_params cp;
+  tfr_wgpu_transpose_params tp;
+  memset(&cp, 0, sizeof cp);
+  memset(&tp, 0, sizeof tp);
+  uint64_t groups;
+  if (tj >= 0) {
+    uint64_t tiles_c = ((uint64_t)plan.shape[0] + tile - 1) / tile;
+    uint64_t tiles_r = ((uint64_t)plan.shape[tj] + tile - 1) / tile;
+    uint64_t nbatch = 1;
+    for (int i = 0; i < nk; i++) {
+      tp.batch_shape[i] = (uint32_t)plan.shape[k_axes[i]];
+      tp.batch_src_stride[i] = (uint32_t)plan.src[k_axes[i]];
+      tp.batch_dst_stride[i] = (uint32_t)plan.dst[k_axes[i]];
+      nbatch *= (uint64_t)plan.shape[k_axes[i]];
+    }
+    groups = tiles_c * tiles_r * nbatch;
+    if (groups >= ((uint64_t)1 << 32))
+      return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: webgpu: %llu tiles exceed 2^32", op,
+                       (unsigned long long)groups);
+    tp.tiles_c = (uint32_t)tiles_c;
+    tp.tiles_r = (uint32_t)tiles_r;
+    tp.nbatch = (uint32_t)nbatch;
+    tp.batch_rank = (uint32_t)nk;
+    tp.n_c = (uint32_t)plan.shape[0];
+    tp.n_r = (uint32_t)plan.shape[tj];
+    tp.src_stride_c = (uint32_t)plan.src[0];
+    tp.src_stride_r = (uint32_t)plan.src[tj];
+    tp.dst_stride_c = (uint32_t)plan.dst[0];
+    tp.dst_stride_r = (uint32_t)plan.dst[tj];
+  } else {
+    uint64_t numel = 1;
+    for (int i = 0; i < nk; i++) {
+      cp.shape[i] = (uint32_t)plan.shape[k_axes[i]];
+      // The low 32 bits: the kernel's wrapping sums are exact (see the .wgsl).
+      cp.src_stride[i] = (uint32_t)plan.src[k_axes[i]];
+      cp.dst_stride[i] = (uint32_t)plan.dst[k_axes[i]];
+      numel *= (uint64_t)plan.shape[k_axes[i]];
+    }
+    cp.numel = (uint32_t)numel;
+    cp.rank = (uint32_t)nk;
+    groups = (numel + 255) / 256;
+  }
+
+  // One dispatch per index of the host axes (usually exactly one).
+  int64_t idx[TFR_MAX_RANK] = {0};
+  for (;;) {
+    int64_t soff = in->offset, doff = out->offset;
+    for (int i = 0; i < nh; i++) {
+      soff += idx[i] * plan.src[h_axes[i]];
+      doff += idx[i] * plan.dst[h_axes[i]];
+    }
+    tfr_wgpu_binding sb, db;
+    uint32_t srel = 0, drel = 0;
+    TFR_RETURN_IF_ERROR(tfr_wgpu_window(b, op, "source", in, soff, slo, shi, &sb, &srel));
+    TFR_RETURN_IF_ERROR(tfr_wgpu_window(b, op, "destination", out, doff, dlo, dhi, &db, &drel));
+    if (tj >= 0) {
+      tp.src_offset = srel;
+      tp.dst_offset = drel;
+      TFR_RETURN_IF_ERROR(tfr_wgpu_dispatch(b, pipeline, &tp, sizeof tp, sb, db, groups));
+    } else {
+      cp.src_offset = srel;
+      cp.dst_offset = drel;
+      TFR_RETURN_IF_ERROR(tfr_wgpu_dispatch(b, pipeline, &cp, sizeof cp, sb, db, groups));
+    }
+    int i = 0;
+    for (; i < nh; i++) {
+      if (++idx[i] < plan.shape[h_axes[i]]) break;
+      idx[i] = 0;
+    }
+    if (i == nh) break;
+  }
+  return TFR_OK;
+}
+
+tfr_status tfr_wgpu_structural(tfr_backend *base, const tfr_structural_desc *d) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  switch (d->kind) {
+    case TFR_STRUCT_CONVERT:
+      return tfr_wgpu_copy(b, d->in->dtype == d->out->dtype ? "copy" : "convert", d->in, d->out);
+    case TFR_STRUCT_TRIANGLE:
+      return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                       "%s: not implemented on the webgpu backend yet (dtype %s)",
+                       d->upper ? "triu" : "tril", tfr_dtype_name(d->in->dtype));
+    case TFR_STRUCT_IOTA:
+      return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                       "iota: not implemented on the webgpu backend yet (dtype %s)",
+                       tfr_dtype_name(d->out->dtype));
+  }
+  return tfr_error(TFR_ERR_INTERNAL, "webgpu: structural op kind %d is unknown", (int)d->kind);
+}

@@ -1,0 +1,389 @@
+// Device memory: the size-bucketed buffer pool behind tensor storages, and
+// the transfers between host and device.
+//
+// Device layout: a storage holds the host layout's bytes (i64, f64, c64, c128
+// included: kernels that need the values decode 32-bit words), bool one byte
+// per element, so four bools share a 32-bit word. Buffers are sized in
+// multiples of 4 bytes because WebGPU copies, clears and storage bindings work
+// on 4-byte units.
+//
+// Ordering: every command goes through the one queue, in order. A buffer that
+// returns to the pool while recorded dispatches still read it can therefore be
+// handed to a later op of the same session at once (that op's writes are
+// recorded after the reads). Uploads use wgpuQueueWriteBuffer, which the queue
+// orders before *later* submits only, so an upload first submits what is
+// recorded.
+#include <stdio.h>
+#include <string.h>
+
+#include "webgpu/wgpu.h"
+
+// Size class of `nbytes` (four per power of two, from 256 bytes) and the
+// class's byte size.
+static int tfr_wgpu_size_class(uint64_t nbytes, uint64_t *class_bytes) {
+  if (nbytes < 256) nbytes = 256;
+  int lg = 63 - __builtin_clzll((unsigned long long)nbytes);
+  uint64_t base = (uint64_t)1 << lg;
+  uint64_t quarter = base >> 2;
+  int sub = (int)((nbytes - base + quarter - 1) / quarter);
+  if (sub == 4) {
+    lg++;
+    sub = 0;
+    base <<= 1;
+    quarter <<= 1;
+  }
+  *class_bytes = base + (uint64_t)sub * quarter;
+  return lg * 4 + sub;
+}
+
+static bool tfr_wgpu_list_push(tfr_wgpu_buffer_list *l, WGPUBuffer buf) {
+  if (l->count == l->capacity) {
+    int cap = l->capacity ? 2 * l->capacity : 8;
+    WGPUBuffer *items = tfr_realloc(l->items, (size_t)cap * sizeof *items);
+    if (!items) return false;
+    l->items = items;
+    l->capacity = cap;
+  }
+  l->items[l->count++] = buf;
+  return true;
+}
+
+// True on the thread that holds the session of `b`: the only one that may
+// make Dawn calls on the device (Dawn objects are not thread-safe).
+static bool tfr_wgpu_on_session_thread(tfr_wgpu_backend *b) {
+  tfr_session *s = tfr_session_current();
+  return s && s->backend == &b->base;
+}
+
+tfr_status tfr_wgpu_buffer_create(tfr_wgpu_backend *b, uint64_t size, WGPUBufferUsage usage,
+                                  const char *what, WGPUBuffer *out) {
+  *out = NULL;
+  WGPUBufferDescriptor d;
+  memset(&d, 0, sizeof d);
+  d.label = tfr_wgpu_str(what);
+  d.usage = usage;
+  d.size = size;
+  WGPUBuffer buf = b->p->wgpuDeviceCreateBuffer(b->device, &d);
+  // Dawn reports an allocation failure through the uncaptured-error callback,
+  // inside this call; for absurd sizes it may return NULL with no error.
+  tfr_status st = tfr_wgpu_check(b, what);
+  if (st) {
+    if (buf) b->p->wgpuBufferRelease(buf);
+    return st;
+  }
+  if (!buf)
+    return tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: cannot create a %llu-byte %s buffer on %s",
+                     (unsigned long long)size, what, b->info.name);
+  pthread_mutex_lock(&b->pool_lock);
+  b->buffers_created++;
+  pthread_mutex_unlock(&b->pool_lock);
+  *out = buf;
+  return TFR_OK;
+}
+
+tfr_status tfr_wgpu_storage_alloc(tfr_backend *base, size_t nbytes, bool zero, tfr_storage *out) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  // The core allocates an op's output before calling the op: this is where a
+  // lost device shows first.
+  TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "tensor allocation"));
+  out->host = false;
+  out->data = NULL;
+  out->device = NULL;
+  out->capacity = 0;
+  if (nbytes == 0) return TFR_OK;  // an empty tensor needs no buffer
+  if (!tfr_wgpu_on_session_thread(b))
+    return tfr_error(TFR_ERR_NO_SESSION,
+                     "tensor: webgpu device memory is allocated only inside a session on the "
+                     "backend");
+  if ((uint64_t)nbytes > b->limits.maxBufferSize)
+    return tfr_error(TFR_ERR_OUT_OF_MEMORY,
+                     "tensor: webgpu: %zu bytes exceed the device's maxBufferSize of %llu bytes "
+                     "(%s)",
+                     nbytes, (unsigned long long)b->limits.maxBufferSize, b->info.name);
+  uint64_t cap;
+  int cls = tfr_wgpu_size_class(nbytes, &cap);
+  if (cap > b->limits.maxBufferSize) {  // the class would not fit: exact size, never pooled
+    cls = -1;
+    cap = ((uint64_t)nbytes + 3) & ~(uint64_t)3;
+  }
+  WGPUBuffer buf = NULL;
+  pthread_mutex_lock(&b->pool_lock);
+  if (cls >= 0 && b->pool[cls].count > 0) {
+    buf = b->pool[cls].items[--b->pool[cls].count];
+    b->pool_bytes -= cap;
+    b->pool_hits++;
+  }
+  pthread_mutex_unlock(&b->pool_lock);
+  if (!buf) {
+    TFR_RETURN_IF_ERROR(tfr_wgpu_buffer_create(
+        b, cap, WGPU_BUFFER_USAGE_STORAGE | WGPU_BUFFER_USAGE_COPY_SRC | WGPU_BUFFER_USAGE_COPY_DST,
+        "tensor", &buf));
+  }
+  if (zero) {
+    // Recorded, not immediate: a pooled buffer may still be read by recorded
+    // work, which must see its old contents.
+    WGPUCommandEncoder enc;
+    tfr_status st = tfr_wgpu_copy_encoder(b, &enc);
+    if (st) {
+      b->p->wgpuBufferRelease(buf);
+      return st;
+    }
+    b->p->wgpuCommandEncoderClearBuffer(enc, buf, 0, ((uint64_t)nbytes + 3) & ~(uint64_t)3);
+  }
+  pthread_mutex_lock(&b->pool_lock);
+  b->tensor_bytes += cap;
+  pthread_mutex_unlock(&b->pool_lock);
+  out->device = buf;
+  out->capacity = (size_t)cap;
+  return TFR_OK;
+}
+
+void tfr_wgpu_storage_free(tfr_backend *base, tfr_storage *s) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  WGPUBuffer buf = s->device;
+  if (!buf) return;
+  uint64_t cap = s->capacity, class_bytes;
+  int cls = tfr_wgpu_size_class(cap, &class_bytes);
+  bool session_thread = tfr_wgpu_on_session_thread(b);
+  pthread_mutex_lock(&b->pool_lock);
+  b->tensor_bytes -= cap;
+  if (b->pool_enabled && class_bytes == cap && b->pool_bytes + cap <= b->pool_cap &&
+      tfr_wgpu_list_push(&b->pool[cls], buf)) {
+    b->pool_bytes += cap;
+    buf = NULL;
+  } else if (!session_thread && tfr_wgpu_list_push(&b->deferred, buf)) {
+    // Another thread may be using the device right now: the session thread
+    // releases it at its next begin, end or download.
+    b->deferred_bytes += cap;
+    buf = NULL;
+  }
+  pthread_mutex_unlock(&b->pool_lock);
+  // Only a release, never wgpuBufferDestroy: recorded commands may still use
+  // the buffer, and Dawn keeps it alive for them.
+  if (buf) b->p->wgpuBufferRelease(buf);
+  s->device = NULL;
+}
+
+void tfr_wgpu_release_deferred(tfr_wgpu_backend *b) {
+  pthread_mutex_lock(&b->pool_lock);
+  tfr_wgpu_buffer_list l = b->deferred;
+  memset(&b->deferred, 0, sizeof b->deferred);
+  b->deferred_bytes = 0;
+  pthread_mutex_unlock(&b->pool_lock);
+  for (int i = 0; i < l.count; i++) b->p->wgpuBufferRelease(l.items[i]);
+  tfr_free(l.items);
+}
+
+void tfr_wgpu_memory_release(tfr_wgpu_backend *b) {
+  for (int c = 0; c < TFR_WGPU_POOL_CLASSES; c++) {
+    for (int i = 0; i < b->pool[c].count; i++) b->p->wgpuBufferRelease(b->pool[c].items[i]);
+    tfr_free(b->pool[c].items);
+    memset(&b->pool[c], 0, sizeof b->pool[c]);
+  }
+  b->pool_bytes = 0;
+  tfr_wgpu_release_deferred(b);
+  for (int i = 0; i < 2; i++) {
+    if (b->staging[i]) b->p->wgpuBufferRelease(b->staging[i]);
+    b->staging[i] = NULL;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Transfers
+// ---------------------------------------------------------------------------
+
+// Copies the elements of a strided host tensor, row-major, to `dst`.
+static void tfr_wgpu_gather_host(const tfr_tensor *t, unsigned char *dst) {
+  size_t es = tfr_dtype_size(t->dtype);
+  const unsigned char *base = (const unsigned char *)tfr_tensor_host_ptr(t);
+  int64_t idx[TFR_MAX_RANK] = {0};
+  int64_t off = 0;  // element offset of idx
+  int r = t->rank;
+  for (int64_t n = 0; n < t->numel; n++) {
+    memcpy(dst + (size_t)n * es, base + off * (int64_t)es, es);
+    for (int k = r - 1; k >= 0; k--) {  // odometer, last axis fastest
+      off += t->strides[k];
+      if (++idx[k] < t->shape[k]) break;
+      off -= t->strides[k] * t->shape[k];
+      idx[k] = 0;
+    }
+  }
+}
+
+tfr_status tfr_wgpu_upload(tfr_backend *base, const tfr_tensor *host, tfr_tensor *out) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "upload"));
+  size_t nbytes = out->storage->nbytes;
+  if (nbytes == 0) return TFR_OK;
+  const unsigned char *src = (const unsigned char *)tfr_tensor_host_ptr(host);
+  unsigned char *gathered = NULL;
+  if (!tfr_tensor_is_contiguous(host)) {
+    gathered = tfr_alloc_aligned(nbytes);
+    if (!gathered)
+      return tfr_error(TFR_ERR_OUT_OF_MEMORY, "upload: cannot allocate %zu bytes of host memory",
+                       nbytes);
+    tfr_wgpu_gather_host(host, gathered);
+    src = gathered;
+  }
+  tfr_status st = tfr_wgpu_flush(b, "upload");
+  WGPUBuffer buf = out->storage->device;
+  size_t whole = nbytes & ~(size_t)3;
+  // Pieces of at most transfer_chunk bytes: Dawn stages each write in a
+  // buffer of its size, and lavapipe crashes on mapped buffers of 2 GiB.
+  for (size_t off = 0; !st && off < whole; off += b->transfer_chunk) {
+    size_t n = whole - off < b->transfer_chunk ? whole - off : (size_t)b->transfer_chunk;
+    b->p->wgpuQueueWriteBuffer(b->queue, buf, off, src + off, n);
+  }
+  if (!st && whole < nbytes) {  // writes are multiples of 4 bytes: pad the tail
+    unsigned char tail[4] = {0, 0, 0, 0};
+    memcpy(tail, src + whole, nbytes - whole);
+    b->p->wgpuQueueWriteBuffer(b->queue, buf, whole, tail, 4);
+  }
+  tfr_free_aligned(gathered);
+  if (st) return st;
+  return tfr_wgpu_check(b, "upload");
+}
+
+typedef struct tfr_wgpu_map_result {
+  uint32_t status;
+  char message[256];
+} tfr_wgpu_map_result;
+
+static void tfr_wgpu_on_mapped(uint32_t status, WGPUStringView message, void *ud1, void *ud2) {
+  (void)ud2;
+  tfr_wgpu_map_result *r = ud1;
+  r->status = status;
+  tfr_wgpu_copy_view(r->message, sizeof r->message, message);
+}
+
+// Staging buffer `i` (MapRead | CopyDst) with at least `size` bytes.
+static tfr_status tfr_wgpu_staging(tfr_wgpu_backend *b, int i, uint64_t size) {
+  if (b->staging[i] && b->staging_size[i] >= size) return TFR_OK;
+  if (b->staging[i]) {
+    b->p->wgpuBufferRelease(b->staging[i]);
+    b->staging[i] = NULL;
+    pthread_mutex_lock(&b->pool_lock);
+    b->other_bytes -= b->staging_size[i];
+    pthread_mutex_unlock(&b->pool_lock);
+    b->staging_size[i] = 0;
+  }
+  TFR_RETURN_IF_ERROR(tfr_wgpu_buffer_create(
+      b, size, WGPU_BUFFER_USAGE_MAP_READ | WGPU_BUFFER_USAGE_COPY_DST, "staging", &b->staging[i]));
+  pthread_mutex_lock(&b->pool_lock);
+  b->other_bytes += size;
+  pthread_mutex_unlock(&b->pool_lock);
+  b->staging_size[i] = size;
+  return TFR_OK;
+}
+
+// One piece of a download in flight: copied into staging buffer `slot`, then
+// mapped.
+typedef struct tfr_wgpu_piece {
+  WGPUFuture future;
+  tfr_wgpu_map_result result;
+  bool pending;  // mapping asked for and not yet unmapped
+} tfr_wgpu_piece;
+
+// Records the copy of piece `k` into its staging buffer, submits, and asks
+// for the mapping (without waiting).
+static tfr_status tfr_wgpu_issue_piece(tfr_wgpu_backend *b, WGPUBuffer buf, uint64_t offset,
+                                       size_t nbytes, size_t k, tfr_wgpu_piece *piece) {
+  const tfr_wgpu_procs *p = b->p;
+  int slot = (int)(k & 1);
+  size_t start = k * (size_t)b->transfer_chunk;
+  size_t n = nbytes - start < b->transfer_chunk ? nbytes - start : (size_t)b->transfer_chunk;
+  uint64_t n4 = ((uint64_t)n + 3) & ~(uint64_t)3;
+  WGPUCommandEncoder enc;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_copy_encoder(b, &enc));
+  p->wgpuCommandEncoderCopyBufferToBuffer(enc, buf, offset + start, b->staging[slot], 0, n4);
+  TFR_RETURN_IF_ERROR(tfr_wgpu_flush(b, "download"));
+  memset(&piece->result, 0, sizeof piece->result);
+  WGPUBufferMapCallbackInfo cb = {NULL, WGPU_CALLBACK_MODE_WAIT_ANY_ONLY, tfr_wgpu_on_mapped,
+                                  &piece->result, NULL};
+  piece->future = p->wgpuBufferMapAsync(b->staging[slot], WGPU_MAP_MODE_READ, 0, (size_t)n4, cb);
+  piece->pending = true;
+  return TFR_OK;
+}
+
+// Reads `nbytes` from byte `offset` of `buf` (offset a multiple of 4, the
+// buffer at least round4(offset + nbytes) long) into `dst`, in pieces of at
+// most transfer_chunk bytes, two in flight.
+static tfr_status tfr_wgpu_read_buffer(tfr_wgpu_backend *b, WGPUBuffer buf, uint64_t offset,
+                                       size_t nbytes, unsigned char *dst) {
+  const tfr_wgpu_procs *p = b->p;
+  size_t chunk = (size_t)b->transfer_chunk;
+  size_t npieces = (nbytes + chunk - 1) / chunk;
+  uint64_t first = ((uint64_t)nbytes + 3) & ~(uint64_t)3;
+  if (first > chunk) first = chunk;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_staging(b, 0, first));
+  if (npieces > 1) TFR_RETURN_IF_ERROR(tfr_wgpu_staging(b, 1, first));
+  tfr_wgpu_piece pieces[2];
+  memset(pieces, 0, sizeof pieces);
+  tfr_status st = tfr_wgpu_issue_piece(b, buf, offset, nbytes, 0, &pieces[0]);
+  if (!st && npieces > 1) st = tfr_wgpu_issue_piece(b, buf, offset, nbytes, 1, &pieces[1]);
+  for (size_t k = 0; !st && k < npieces; k++) {
+    tfr_wgpu_piece *piece = &pieces[k & 1];
+    WGPUBuffer staging = b->staging[k & 1];
+    st = tfr_wgpu_wait(b, piece->future, "download");
+    tfr_status check = tfr_wgpu_check(b, "download");
+    if (check) st = check;
+    if (st) break;
+    if (piece->result.status != WGPU_STATUS_SUCCESS) {
+      st = tfr_error(TFR_ERR_INTERNAL,
+                     "download: webgpu: mapping the staging buffer failed (status %u): %s",
+                     piece->result.status, piece->result.message);
+      break;
+    }
+    size_t start = k * chunk;
+    size_t n = nbytes - start < chunk ? nbytes - start : chunk;
+    const void *mapped = p->wgpuBufferGetConstMappedRange(staging, 0, (n + 3) & ~(size_t)3);
+    if (!mapped) {
+      st = tfr_error(TFR_ERR_INTERNAL,
+                     "download: webgpu: wgpuBufferGetConstMappedRange returned NULL");
+      break;
+    }
+    memcpy(dst + start, mapped, n);
+    p->wgpuBufferUnmap(staging);
+    piece->pending = false;
+    if (k + 2 < npieces) st = tfr_wgpu_issue_piece(b, buf, offset, nbytes, k + 2, piece);
+  }
+  if (!pieces[0].pending && !pieces[1].pending) return st;
+  // After a failure: a pending mapping would block the buffer's next use.
+  // Unmapping cancels it; the wait lets its callback run while `pieces` lives.
+  // The first failure is the one reported: keep its message.
+  char saved[1024];
+  snprintf(saved, sizeof saved, "%s", tfr_last_error_message());
+  for (int i = 0; i < 2; i++) {
+    if (!pieces[i].pending) continue;
+    p->wgpuBufferUnmap(b->staging[i]);
+    tfr_status ignored = tfr_wgpu_wait(b, pieces[i].future, "download");
+    (void)ignored;
+  }
+  return tfr_error(st, "%s", saved);
+}
+
+tfr_status tfr_wgpu_download(tfr_backend *base, const tfr_tensor *t, tfr_tensor *host_out) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "download"));
+  tfr_wgpu_release_deferred(b);
+  size_t es = tfr_dtype_size(t->dtype);
+  size_t nbytes = (size_t)t->numel * es;
+  if (nbytes == 0) return TFR_OK;
+  // A buffer copy needs a compact range at a 4-byte offset; anything else is
+  // first gathered into a compact tensor by the copy kernel.
+  const tfr_tensor *src = t;
+  tfr_tensor *tmp = NULL;
+  if (!tfr_tensor_is_contiguous(t) || (t->offset * (int64_t)es) % 4 != 0) {
+    TFR_RETURN_IF_ERROR(tfr_tensor_alloc(base, t->dtype, t->rank, t->shape, false, &tmp));
+    tfr_status st = tfr_wgpu_copy(b, "download", t, tmp);
+    if (st) {
+      tfr_tensor_release(tmp);
+      return st;
+    }
+    src = tmp;
+  }
+  tfr_status st = tfr_wgpu_read_buffer(b, src->storage->device, (uint64_t)src->offset * es,
+                                       nbytes, (unsigned char *)tfr_tensor_host_ptr(host_out));
+  tfr_tensor_release(tmp);
+  return st;
+}

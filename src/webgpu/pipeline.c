@@ -1,0 +1,373 @@
+// Kernel specialisation and the pipeline cache.
+//
+// Kernels are WGSL files in src/webgpu/kernels/, embedded at build time by
+// embed_wgsl.cmake. `{{UPPER_CASE}}` placeholders stand only for what WGSL
+// cannot parameterise (element types, load/store/convert expressions);
+// workgroup and tile sizes are `override` constants given at pipeline
+// creation. A variant = file + snippets of kernels/common/ + substitutions +
+// overrides; its name is the Dawn label and, with the overrides, the cache
+// key. Compilation errors name the variant and carry Dawn's line:column.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tfr_wgsl_kernels.h"  // generated: tfr_wgsl_files[]
+#include "webgpu/wgpu.h"
+
+// ---------------------------------------------------------------------------
+// Template expansion
+// ---------------------------------------------------------------------------
+
+typedef struct tfr_wgpu_text {
+  char *data;
+  size_t len, cap;
+  bool failed;
+} tfr_wgpu_text;
+
+static void tfr_wgpu_text_append(tfr_wgpu_text *t, const char *s, size_t n) {
+  if (t->failed) return;
+  if (t->len + n + 1 > t->cap) {
+    size_t cap = t->cap ? t->cap : 1024;
+    while (cap < t->len + n + 1) cap *= 2;
+    char *d = tfr_realloc(t->data, cap);
+    if (!d) {
+      t->failed = true;
+      return;
+    }
+    t->data = d;
+    t->cap = cap;
+  }
+  memcpy(t->data + t->len, s, n);
+  t->len += n;
+  t->data[t->len] = '\0';
+}
+
+static const char *tfr_wgsl_file_source(const char *name) {
+  for (size_t i = 0; i < sizeof tfr_wgsl_files / sizeof tfr_wgsl_files[0]; i++)
+    if (strcmp(tfr_wgsl_files[i].name, name) == 0) return tfr_wgsl_files[i].source;
+  return NULL;
+}
+
+tfr_status tfr_wgsl_expand(const char *variant, const char *tmpl, const tfr_wgsl_subst *subst,
+                           int nsubst, char **out) {
+  *out = NULL;
+  bool used[32] = {false};
+  if (nsubst > 32)
+    return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: more than 32 substitutions", variant);
+  tfr_wgpu_text t = {NULL, 0, 0, false};
+  const char *cur = tmpl;
+  tfr_status st = TFR_OK;
+  for (;;) {
+    const char *open = strstr(cur, "{{");
+    if (!open) {
+      tfr_wgpu_text_append(&t, cur, strlen(cur));
+      break;
+    }
+    tfr_wgpu_text_append(&t, cur, (size_t)(open - cur));
+    const char *name = open + 2;
+    size_t n = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+    if (n == 0 || strncmp(name + n, "}}", 2) != 0) {
+      st = tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: malformed placeholder at \"%.24s\"",
+                     variant, open);
+      break;
+    }
+    int k = 0;
+    while (k < nsubst && !(strlen(subst[k].name) == n && strncmp(subst[k].name, name, n) == 0)) k++;
+    if (k == nsubst) {
+      st = tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: placeholder {{%.*s}} has no value",
+                     variant, (int)n, name);
+      break;
+    }
+    used[k] = true;
+    tfr_wgpu_text_append(&t, subst[k].value, strlen(subst[k].value));
+    cur = name + n + 2;
+  }
+  for (int k = 0; !st && k < nsubst; k++)
+    if (!used[k])
+      st = tfr_error(TFR_ERR_INTERNAL,
+                     "webgpu: kernel %s: a value is given for {{%s}}, which the template lacks",
+                     variant, subst[k].name);
+  if (!st && t.failed)
+    st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: kernel %s: out of host memory", variant);
+  if (st) {
+    tfr_free(t.data);
+    return st;
+  }
+  *out = t.data;
+  return TFR_OK;
+}
+
+// ---------------------------------------------------------------------------
+// Compilation
+// ---------------------------------------------------------------------------
+
+typedef struct tfr_wgpu_scope_result {
+  uint32_t status;
+  uint32_t type;
+  char message[1024];
+} tfr_wgpu_scope_result;
+
+static void tfr_wgpu_on_scope(uint32_t status, uint32_t type, WGPUStringView message, void *ud1,
+                              void *ud2) {
+  (void)ud2;
+  tfr_wgpu_scope_result *r = ud1;
+  r->status = status;
+  r->type = type;
+  tfr_wgpu_copy_view(r->message, sizeof r->message, message);
+}
+
+// Pops the innermost error scope and waits for its verdict.
+static tfr_status tfr_wgpu_pop_scope(tfr_wgpu_backend *b, const char *what,
+                                     tfr_wgpu_scope_result *r) {
+  memset(r, 0, sizeof *r);
+  WGPUPopErrorScopeCallbackInfo cb = {NULL, WGPU_CALLBACK_MODE_WAIT_ANY_ONLY, tfr_wgpu_on_scope,
+                                      r, NULL};
+  WGPUFuture f = b->p->wgpuDevicePopErrorScope(b->device, cb);
+  return tfr_wgpu_wait(b, f, what);
+}
+
+typedef struct tfr_wgpu_compile_info {
+  const char *source;
+  uint32_t status;
+  bool found;        // an error message with a plausible position
+  uint64_t line, column;
+  char message[512];
+} tfr_wgpu_compile_info;
+
+static void tfr_wgpu_on_compile_info(uint32_t status, const WGPUCompilationInfo *info, void *ud1,
+                                     void *ud2) {
+  (void)ud2;
+  tfr_wgpu_compile_info *c = ud1;
+  c->status = status;
+  if (status != WGPU_STATUS_SUCCESS || !info) return;
+  // The layout of WGPUCompilationMessage could not be checked at build time
+  // (see webgpu_abi.h): only trust a message whose fields are plausible.
+  uint64_t lines = 1;
+  for (const char *s = c->source; *s; s++) lines += *s == '\n';
+  if (info->messageCount > 10000) return;
+  for (size_t i = 0; i < info->messageCount; i++) {
+    const WGPUCompilationMessage *m = &info->messages[i];
+    if (m->type != WGPU_COMPILATION_MESSAGE_ERROR) continue;
+    if (m->lineNum < 1 || m->lineNum > lines || m->linePos > 100000) continue;
+    c->found = true;
+    c->line = m->lineNum;
+    c->column = m->linePos;
+    tfr_wgpu_copy_view(c->message, sizeof c->message, m->message);
+    return;
+  }
+}
+
+// Writes the specialised source to $TFR_WGSL_DUMP/<variant>.wgsl when that
+// variable names a folder (a debugging aid; failures are ignored).
+static void tfr_wgpu_dump(const char *variant, const char *source) {
+  const char *dir = getenv("TFR_WGSL_DUMP");
+  if (!dir || !dir[0]) return;
+  char path[4096];
+  int n = snprintf(path, sizeof path, "%s/", dir);
+  for (const char *v = variant; *v && n < (int)sizeof path - 6; v++)
+    path[n++] = (strchr("/\\ ", *v) ? '_' : *v);
+  snprintf(path + n, sizeof path - (size_t)n, ".wgsl");
+  FILE *f = fopen(path, "w");
+  if (!f) return;
+  fputs(source, f);
+  fclose(f);
+}
+
+tfr_status tfr_wgpu_compile(tfr_wgpu_backend *b, const char *variant, const char *source,
+                            const tfr_wgsl_override *overrides, int noverrides,
+                            WGPUComputePipeline *out) {
+  *out = NULL;
+  const tfr_wgpu_procs *p = b->p;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, variant));
+  tfr_wgpu_dump(variant, source);
+
+  WGPUShaderSourceWGSL wgsl;
+  memset(&wgsl, 0, sizeof wgsl);
+  wgsl.chain.sType = WGPU_STYPE_SHADER_SOURCE_WGSL;
+  wgsl.code = tfr_wgpu_str(source);
+  WGPUShaderModuleDescriptor md;
+  memset(&md, 0, sizeof md);
+  md.nextInChain = &wgsl.chain;
+  md.label = tfr_wgpu_str(variant);
+  // An invalid module still comes back as an object: the verdict is in the
+  // error scope and in the compilation info.
+  p->wgpuDevicePushErrorScope(b->device, WGPU_ERROR_FILTER_VALIDATION);
+  WGPUShaderModule module = p->wgpuDeviceCreateShaderModule(b->device, &md);
+  tfr_wgpu_compile_info ci;
+  memset(&ci, 0, sizeof ci);
+  ci.source = source;
+  tfr_status st = TFR_OK;
+  if (module) {
+    WGPUCompilationInfoCallbackInfo cb = {NULL, WGPU_CALLBACK_MODE_WAIT_ANY_ONLY,
+                                          tfr_wgpu_on_compile_info, &ci, NULL};
+    st = tfr_wgpu_wait(b, p->wgpuShaderModuleGetCompilationInfo(module, cb), variant);
+  }
+  tfr_wgpu_scope_result scope;
+  tfr_status pop = tfr_wgpu_pop_scope(b, variant, &scope);
+  if (!st) st = pop;
+  if (!st && (ci.found || !module || scope.type != WGPU_ERROR_TYPE_NO_ERROR)) {
+    if (ci.found)
+      st = tfr_error(TFR_ERR_INTERNAL,
+                     "webgpu: kernel %s: WGSL error at line %llu, column %llu (%llu:%llu): %s%s%s",
+                     variant, (unsigned long long)ci.line, (unsigned long long)ci.column,
+                     (unsigned long long)ci.line, (unsigned long long)ci.column, ci.message,
+                     scope.message[0] ? " | Dawn: " : "", scope.message);
+    else
+      st = tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: shader module creation failed: %s",
+                     variant, scope.message[0] ? scope.message : "no message from Dawn");
+  }
+  if (st) {
+    if (module) p->wgpuShaderModuleRelease(module);
+    return st;
+  }
+
+  WGPUConstantEntry constants[8];
+  if (noverrides > 8)
+    return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: more than 8 override constants", variant);
+  memset(constants, 0, sizeof constants);
+  for (int i = 0; i < noverrides; i++) {
+    constants[i].key = tfr_wgpu_str(overrides[i].name);
+    constants[i].value = overrides[i].value;
+  }
+  WGPUComputePipelineDescriptor pd;
+  memset(&pd, 0, sizeof pd);
+  pd.label = tfr_wgpu_str(variant);
+  pd.layout = b->pipeline_layout;
+  pd.compute.module = module;
+  pd.compute.entryPoint = tfr_wgpu_str("main");
+  pd.compute.constantCount = (size_t)noverrides;
+  pd.compute.constants = constants;
+  p->wgpuDevicePushErrorScope(b->device, WGPU_ERROR_FILTER_VALIDATION);
+  WGPUComputePipeline pipeline = p->wgpuDeviceCreateComputePipeline(b->device, &pd);
+  st = tfr_wgpu_pop_scope(b, variant, &scope);
+  p->wgpuShaderModuleRelease(module);
+  if (!st && (!pipeline || scope.type != WGPU_ERROR_TYPE_NO_ERROR))
+    st = tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: compute pipeline creation failed: %s",
+                   variant, scope.message[0] ? scope.message : "no message from Dawn");
+  if (st) {
+    if (pipeline) p->wgpuComputePipelineRelease(pipeline);
+    return st;
+  }
+  *out = pipeline;
+  return tfr_wgpu_check(b, variant);
+}
+
+// ---------------------------------------------------------------------------
+// The cache
+// ---------------------------------------------------------------------------
+
+tfr_status tfr_wgpu_pipelines_init(tfr_wgpu_backend *b) {
+  const tfr_wgpu_procs *p = b->p;
+  WGPUBindGroupLayoutEntry e[3];
+  memset(e, 0, sizeof e);
+  static const uint32_t types[3] = {WGPU_BUFFER_BINDING_UNIFORM,
+                                    WGPU_BUFFER_BINDING_READ_ONLY_STORAGE,
+                                    WGPU_BUFFER_BINDING_STORAGE};
+  for (uint32_t i = 0; i < 3; i++) {
+    e[i].binding = i;
+    e[i].visibility = WGPU_SHADER_STAGE_COMPUTE;
+    e[i].buffer.type = types[i];
+  }
+  WGPUBindGroupLayoutDescriptor ld;
+  memset(&ld, 0, sizeof ld);
+  ld.label = tfr_wgpu_str("tenferro params+src+dst");
+  ld.entryCount = 3;
+  ld.entries = e;
+  b->bind_layout = p->wgpuDeviceCreateBindGroupLayout(b->device, &ld);
+  TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "backend_create_webgpu"));
+  if (!b->bind_layout)
+    return tfr_error(TFR_ERR_INTERNAL, "backend_create_webgpu: cannot create the bind group layout");
+  WGPUPipelineLayoutDescriptor pld;
+  memset(&pld, 0, sizeof pld);
+  pld.bindGroupLayoutCount = 1;
+  pld.bindGroupLayouts = &b->bind_layout;
+  b->pipeline_layout = p->wgpuDeviceCreatePipelineLayout(b->device, &pld);
+  TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "backend_create_webgpu"));
+  if (!b->pipeline_layout)
+    return tfr_error(TFR_ERR_INTERNAL, "backend_create_webgpu: cannot create the pipeline layout");
+  return TFR_OK;
+}
+
+void tfr_wgpu_pipelines_release(tfr_wgpu_backend *b) {
+  for (int i = 0; i < b->npipelines; i++) {
+    b->p->wgpuComputePipelineRelease(b->pipelines[i].pipeline);
+    tfr_free(b->pipelines[i].key);
+  }
+  tfr_free(b->pipelines);
+  b->pipelines = NULL;
+  b->npipelines = b->pipelines_capacity = 0;
+  atomic_store(&b->pipelines_count, 0);
+  if (b->pipeline_layout) b->p->wgpuPipelineLayoutRelease(b->pipeline_layout);
+  if (b->bind_layout) b->p->wgpuBindGroupLayoutRelease(b->bind_layout);
+  b->pipeline_layout = NULL;
+  b->bind_layout = NULL;
+}
+
+static uint64_t tfr_wgpu_hash(const char *s) {
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
+                                 WGPUComputePipeline *out) {
+  char key[512];
+  int n = snprintf(key, sizeof key, "%s", v->variant);
+  for (int i = 0; i < v->noverrides && n < (int)sizeof key; i++)
+    n += snprintf(key + n, sizeof key - (size_t)n, " %s=%u", v->overrides[i].name,
+                  v->overrides[i].value);
+  uint64_t h = tfr_wgpu_hash(key);
+  for (int i = 0; i < b->npipelines; i++)
+    if (b->pipelines[i].hash == h && strcmp(b->pipelines[i].key, key) == 0) {
+      *out = b->pipelines[i].pipeline;
+      return TFR_OK;
+    }
+
+  // Snippets first, then the kernel: WGSL declarations are order-free.
+  tfr_wgpu_text t = {NULL, 0, 0, false};
+  const char *files[9];
+  int nfiles = 0;
+  for (const char *const *s = v->snippets; s && *s && nfiles < 8; s++) files[nfiles++] = *s;
+  files[nfiles++] = v->file;
+  for (int i = 0; i < nfiles; i++) {
+    const char *src = tfr_wgsl_file_source(files[i]);
+    if (!src) {
+      tfr_free(t.data);
+      return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: no embedded file %s", v->variant,
+                       files[i]);
+    }
+    tfr_wgpu_text_append(&t, src, strlen(src));
+  }
+  if (t.failed) {
+    tfr_free(t.data);
+    return tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: kernel %s: out of host memory", v->variant);
+  }
+  char *source = NULL;
+  tfr_status st = tfr_wgsl_expand(v->variant, t.data, v->subst, v->nsubst, &source);
+  tfr_free(t.data);
+  if (st) return st;
+  WGPUComputePipeline pipeline = NULL;
+  st = tfr_wgpu_compile(b, v->variant, source, v->overrides, v->noverrides, &pipeline);
+  tfr_free(source);
+  if (st) return st;
+
+  if (b->npipelines == b->pipelines_capacity) {
+    int cap = b->pipelines_capacity ? 2 * b->pipelines_capacity : 16;
+    tfr_wgpu_pipeline_entry *e = tfr_realloc(b->pipelines, (size_t)cap * sizeof *e);
+    if (!e) {
+      b->p->wgpuComputePipelineRelease(pipeline);
+      return tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: kernel %s: out of host memory", v->variant);
+    }
+    b->pipelines = e;
+    b->pipelines_capacity = cap;
+  }
+  char *k = tfr_strdup(key);
+  if (!k) {
+    b->p->wgpuComputePipelineRelease(pipeline);
+    return tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: kernel %s: out of host memory", v->variant);
+  }
+  b->pipelines[b->npipelines++] = (tfr_wgpu_pipeline_entry){h, k, pipeline};
+  atomic_store(&b->pipelines_count, b->npipelines);
+  *out = pipeline;
+  return TFR_OK;
+}

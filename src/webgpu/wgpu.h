@@ -1,0 +1,263 @@
+// The webgpu backend's internal interface: the provider's function table, the
+// backend object, and the entry points of each file (loader, device, queue,
+// memory, pipeline, copy kernels).
+#ifndef TENFERRO_SRC_WEBGPU_WGPU_H_
+#define TENFERRO_SRC_WEBGPU_WGPU_H_
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "core/backend_impl.h"
+#include "tenferro/webgpu.h"
+#include "webgpu/webgpu_abi.h"
+
+// ---------------------------------------------------------------------------
+// Loader (loader.c)
+// ---------------------------------------------------------------------------
+
+// The provider's functions, resolved by name (see TFR_WGPU_PROCS).
+typedef struct tfr_wgpu_procs {
+#define TFR_WGPU_PROC_FIELD(ret, name, params) ret(*name) params;
+  TFR_WGPU_PROCS(TFR_WGPU_PROC_FIELD)
+#undef TFR_WGPU_PROC_FIELD
+} tfr_wgpu_procs;
+
+// Loads the provider once per process (retried after a failure) and returns
+// its table and path. Errors: TFR_ERR_BACKEND_UNAVAILABLE with every path
+// tried, or the missing function.
+tfr_status tfr_wgpu_load(const tfr_wgpu_procs **out_procs, const char **out_path);
+
+// ---------------------------------------------------------------------------
+// The backend object
+// ---------------------------------------------------------------------------
+
+// Buffer size classes: four per power of two, from 256 bytes.
+#define TFR_WGPU_POOL_CLASSES 256
+// Bytes of one slot of the uniform arena: every kernel's parameters fit, and
+// it is a multiple of every minUniformBufferOffsetAlignment (at most 256).
+#define TFR_WGPU_PARAM_SLOT 256
+// Largest piece of one transfer: bounds the staging memory, and keeps every
+// single copy far below the 2 GiB at which lavapipe crashes.
+#define TFR_WGPU_TRANSFER_CHUNK ((uint64_t)64 << 20)
+#define TFR_WGPU_DEFAULT_POOL_CAP ((size_t)1 << 30)
+#define TFR_WGPU_DEFAULT_PER_SUBMIT 64
+#define TFR_WGPU_MAX_PER_SUBMIT 4096
+
+typedef struct tfr_wgpu_buffer_list {
+  WGPUBuffer *items;
+  int count;
+  int capacity;
+} tfr_wgpu_buffer_list;
+
+typedef struct tfr_wgpu_pipeline_entry {
+  uint64_t hash;
+  char *key;  // variant name + override constants
+  WGPUComputePipeline pipeline;
+} tfr_wgpu_pipeline_entry;
+
+typedef struct tfr_wgpu_backend {
+  tfr_backend base;  // first
+  const tfr_wgpu_procs *p;
+  WGPUInstance instance;
+  WGPUAdapter adapter;
+  WGPUDevice device;
+  WGPUQueue queue;
+  WGPULimits limits;              // the device's
+  tfr_webgpu_adapter_info info;
+  tfr_webgpu_native native;
+  uint32_t max_groups_per_dim;    // limits.maxComputeWorkgroupsPerDimension (tests lower it)
+
+  // Errors reported by Dawn's callbacks (any thread): a lost device is
+  // final; an uncaptured error waits for the next check.
+  pthread_mutex_t error_lock;
+  atomic_bool lost;
+  bool destroying;                // our own release of the device: not a loss
+  char lost_message[512];
+  atomic_bool error_pending;
+  uint32_t error_type;
+  char error_message[1024];
+
+  // Memory (pool_lock guards everything down to `deferred`: storage_free runs
+  // on any thread).
+  pthread_mutex_t pool_lock;
+  bool pool_enabled;
+  size_t pool_cap;
+  size_t pool_bytes;
+  tfr_wgpu_buffer_list pool[TFR_WGPU_POOL_CLASSES];
+  tfr_wgpu_buffer_list deferred;  // released off the session thread: freed later
+  uint64_t deferred_bytes;
+  uint64_t tensor_bytes;
+  uint64_t other_bytes;           // staging + uniform arena
+  uint64_t buffers_created;
+  uint64_t pool_hits;
+  // MapRead|CopyDst buffers for downloads: two, so that the device copies
+  // piece k+1 while the host copies piece k out of the other.
+  WGPUBuffer staging[2];
+  uint64_t staging_size[2];
+  uint64_t transfer_chunk;        // TFR_WGPU_TRANSFER_CHUNK (tests lower it)
+
+  // Recording (only the session's thread touches these).
+  WGPUCommandEncoder encoder;
+  WGPUComputePassEncoder pass;
+  int per_submit;
+  int recorded;                   // dispatches in the open encoder
+  WGPUBuffer uniforms;            // the uniform arena on the device
+  unsigned char *arena;           // its host image for the open encoder
+  size_t arena_used;
+  atomic_uint_fast64_t dispatches;  // atomics: tfr_webgpu_get_stats reads them anywhere
+  atomic_uint_fast64_t submits;
+
+  // Pipelines: one bind group layout for every kernel (binding 0 uniform
+  // parameters, 1 read-only storage, 2 read-write storage).
+  WGPUBindGroupLayout bind_layout;
+  WGPUPipelineLayout pipeline_layout;
+  tfr_wgpu_pipeline_entry *pipelines;
+  int npipelines;
+  int pipelines_capacity;
+  atomic_int pipelines_count;     // npipelines, for tfr_webgpu_get_stats
+} tfr_wgpu_backend;
+
+static inline tfr_wgpu_backend *tfr_wgpu_cast(tfr_backend *b) {
+  assert(b->kind == TFR_BACKEND_WEBGPU);
+  return (tfr_wgpu_backend *)b;
+}
+
+// A WGPUStringView of a NUL-terminated string.
+static inline WGPUStringView tfr_wgpu_str(const char *s) {
+  WGPUStringView v = {s, WGPU_STRLEN};
+  return v;
+}
+
+// ---------------------------------------------------------------------------
+// Device (device.c): instance, adapters, device, callbacks, waits, errors
+// ---------------------------------------------------------------------------
+
+// Creates instance, adapter, device and queue of `b` per `opts` (validated).
+tfr_status tfr_wgpu_device_create(tfr_wgpu_backend *b, const tfr_webgpu_options *opts);
+// Releases what tfr_wgpu_device_create made (NULL handles are skipped).
+void tfr_wgpu_device_release(tfr_wgpu_backend *b);
+
+// Waits for `future` (created with WaitAnyOnly mode). `what` names the wait
+// for messages. Errors: TFR_ERR_DEVICE_LOST, TFR_ERR_INTERNAL.
+tfr_status tfr_wgpu_wait(tfr_wgpu_backend *b, WGPUFuture future, const char *what);
+
+// Fails with TFR_ERR_DEVICE_LOST once the device is lost, and turns a pending
+// uncaptured Dawn error into a status (OUT_OF_MEMORY or INTERNAL) with Dawn's
+// text appended. `op` names the caller.
+tfr_status tfr_wgpu_check(tfr_wgpu_backend *b, const char *op);
+
+// Marks the device lost (callback or test hook).
+void tfr_wgpu_set_lost(tfr_wgpu_backend *b, const char *reason, WGPUStringView message);
+
+// Copies a WGPUStringView (not NUL-terminated) into dst[cap] with a NUL.
+void tfr_wgpu_copy_view(char *dst, size_t cap, WGPUStringView v);
+
+// ---------------------------------------------------------------------------
+// Recording and submission (queue.c)
+// ---------------------------------------------------------------------------
+
+// Allocates the uniform arena (after the device exists).
+tfr_status tfr_wgpu_queue_init(tfr_wgpu_backend *b);
+void tfr_wgpu_queue_release(tfr_wgpu_backend *b);
+
+// A buffer range bound to a kernel.
+typedef struct tfr_wgpu_binding {
+  WGPUBuffer buffer;
+  uint64_t offset;  // bytes, a multiple of minStorageBufferOffsetAlignment
+  uint64_t size;    // bytes, a multiple of 4
+} tfr_wgpu_binding;
+
+// Records one dispatch of `pipeline` over `groups` workgroups (folded into a
+// 2-D/3-D grid when above maxComputeWorkgroupsPerDimension: kernels compute
+// their linear workgroup index from workgroup_id and num_workgroups), with
+// `params` (<= TFR_WGPU_PARAM_SLOT bytes) in the uniform arena. Submits when
+// the encoder holds `per_submit` dispatches.
+tfr_status tfr_wgpu_dispatch(tfr_wgpu_backend *b, WGPUComputePipeline pipeline,
+                             const void *params, size_t params_size, tfr_wgpu_binding src,
+                             tfr_wgpu_binding dst, uint64_t groups);
+
+// The open command encoder with no compute pass open, for copies and clears.
+tfr_status tfr_wgpu_copy_encoder(tfr_wgpu_backend *b, WGPUCommandEncoder *out);
+
+// Submits the recorded work, if any, without waiting.
+tfr_status tfr_wgpu_flush(tfr_wgpu_backend *b, const char *op);
+
+// Submits the recorded work and waits until the queue has finished it.
+tfr_status tfr_wgpu_finish(tfr_wgpu_backend *b, const char *op);
+
+// The grid of `groups` workgroups with at most `max_per_dim` per dimension.
+void tfr_wgpu_fold_grid(uint64_t groups, uint32_t max_per_dim, uint32_t grid[3]);
+
+// ---------------------------------------------------------------------------
+// Memory (memory.c)
+// ---------------------------------------------------------------------------
+
+tfr_status tfr_wgpu_storage_alloc(tfr_backend *b, size_t nbytes, bool zero, tfr_storage *out);
+void tfr_wgpu_storage_free(tfr_backend *b, tfr_storage *s);
+tfr_status tfr_wgpu_upload(tfr_backend *b, const tfr_tensor *host, tfr_tensor *out);
+tfr_status tfr_wgpu_download(tfr_backend *b, const tfr_tensor *t, tfr_tensor *host_out);
+// Creates a device buffer of `size` bytes (counted in the stats); `what`
+// names it in messages.
+tfr_status tfr_wgpu_buffer_create(tfr_wgpu_backend *b, uint64_t size, WGPUBufferUsage usage,
+                                  const char *what, WGPUBuffer *out);
+// Releases the buffers freed by other threads (session thread only).
+void tfr_wgpu_release_deferred(tfr_wgpu_backend *b);
+// Releases every pooled and deferred buffer and the staging buffers.
+void tfr_wgpu_memory_release(tfr_wgpu_backend *b);
+
+// ---------------------------------------------------------------------------
+// Pipelines (pipeline.c)
+// ---------------------------------------------------------------------------
+
+// One {{NAME}} -> value substitution of a kernel template.
+typedef struct tfr_wgsl_subst {
+  const char *name;
+  const char *value;
+} tfr_wgsl_subst;
+
+// One `override` constant of a kernel.
+typedef struct tfr_wgsl_override {
+  const char *name;
+  uint32_t value;
+} tfr_wgsl_override;
+
+// What makes a pipeline: the kernel file, snippets of kernels/common/ placed
+// before it, the substitutions, the override constants, and the variant name
+// (the Dawn label and the cache key, with the overrides appended).
+typedef struct tfr_wgsl_variant {
+  const char *variant;
+  const char *file;               // "copy_strided.wgsl"
+  const char *const *snippets;    // NULL-terminated list, or NULL
+  const tfr_wgsl_subst *subst;
+  int nsubst;
+  const tfr_wgsl_override *overrides;
+  int noverrides;
+} tfr_wgsl_variant;
+
+tfr_status tfr_wgpu_pipelines_init(tfr_wgpu_backend *b);
+void tfr_wgpu_pipelines_release(tfr_wgpu_backend *b);
+// The cached pipeline of `v`, compiled on first use. Errors: TFR_ERR_INTERNAL
+// (an unfilled or unknown placeholder; a WGSL error, with line:column and
+// Dawn's text), TFR_ERR_DEVICE_LOST, TFR_ERR_OUT_OF_MEMORY.
+tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
+                                 WGPUComputePipeline *out);
+// Expands `{{NAME}}` placeholders of `tmpl`. `*out` is tfr_alloc'ed.
+tfr_status tfr_wgsl_expand(const char *variant, const char *tmpl, const tfr_wgsl_subst *subst,
+                           int nsubst, char **out);
+// Compiles `source` as variant `variant` (no cache): the test hook's path.
+tfr_status tfr_wgpu_compile(tfr_wgpu_backend *b, const char *variant, const char *source,
+                            const tfr_wgsl_override *overrides, int noverrides,
+                            WGPUComputePipeline *out);
+
+// ---------------------------------------------------------------------------
+// Kernels (copy.c) and the vtable's op entries (backend.c)
+// ---------------------------------------------------------------------------
+
+// Copies/converts `in` into `out` (same shape, any strides): the structural
+// op TFR_STRUCT_CONVERT, and the gather step of transfers of views.
+tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
+                         tfr_tensor *out);
+tfr_status tfr_wgpu_structural(tfr_backend *b, const tfr_structural_desc *d);
+
+#endif  // TENFERRO_SRC_WEBGPU_WGPU_H_

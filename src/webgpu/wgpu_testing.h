@@ -1,0 +1,34 @@
+// Test hooks of the webgpu backend, for tests/unit/test_webgpu.c only: they
+// reach states the public API cannot (a broken kernel, a lost device, tiny
+// limits). Not exported from the shared library; the tests link the static one.
+#ifndef TENFERRO_SRC_WEBGPU_WGPU_TESTING_H_
+#define TENFERRO_SRC_WEBGPU_WGPU_TESTING_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tenferro/backend.h"
+
+// Compiles `source` as a kernel named `variant` (no cache, no templating) and
+// drops the pipeline. Errors as for any kernel: TFR_ERR_INTERNAL with the
+// variant, line:column and Dawn's text.
+tfr_status tfr_wgpu_test_compile(tfr_backend *backend, const char *variant, const char *source);
+
+// Runs the template expander on `tmpl` with n substitutions; *out is freed
+// with tfr_wgpu_test_free.
+tfr_status tfr_wgpu_test_expand(const char *variant, const char *tmpl, const char *const *names,
+                                const char *const *values, int n, char **out);
+void tfr_wgpu_test_free(void *p);
+
+// Destroys the device (wgpuDeviceDestroy) as a driver reset would lose it.
+void tfr_wgpu_test_lose_device(tfr_backend *backend);
+
+// Whether the queue has finished all submitted work, asked without waiting.
+tfr_status tfr_wgpu_test_queue_idle(tfr_backend *backend, bool *idle);
+
+// Lowers limits to exercise rare paths (0 keeps a value): workgroups per grid
+// dimension (grid folding), and the transfer piece size (split transfers).
+void tfr_wgpu_test_limits(tfr_backend *backend, uint32_t max_groups_per_dim,
+                          uint64_t transfer_chunk);
+
+#endif  // TENFERRO_SRC_WEBGPU_WGPU_TESTING_H_

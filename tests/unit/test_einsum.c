@@ -1,0 +1,292 @@
+// Tests of src/einsum: 300 random expressions against numpy.einsum
+// (tests/ref/gen_einsum.py), paths, integer labels and every error.
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+// Compares two host tensors of one dtype elementwise with a tolerance
+// relative to the largest |expected| (sums of products reorder freely).
+static void tfr_expect_close(const tfr_tensor *got, const tfr_tensor *want, const char *what) {
+  bool same_shape = tfr_tensor_rank(got) == tfr_tensor_rank(want);
+  for (int k = 0; same_shape && k < tfr_tensor_rank(got); k++)
+    same_shape = tfr_tensor_shape(got)[k] == tfr_tensor_shape(want)[k];
+  if (!same_shape) print_error("%s: result shape differs from numpy's\n", what);
+  assert_int_equal(tfr_tensor_dtype(got), tfr_tensor_dtype(want));
+  assert_int_equal(tfr_tensor_rank(got), tfr_tensor_rank(want));
+  for (int k = 0; k < tfr_tensor_rank(got); k++)
+    assert_int_equal(tfr_tensor_shape(got)[k], tfr_tensor_shape(want)[k]);
+  int64_t n = tfr_tensor_numel(got);
+  tfr_dtype dt = tfr_tensor_dtype(got);
+  size_t es = tfr_dtype_size(dt);
+  unsigned char *g = malloc((size_t)n * es + 16), *w = malloc((size_t)n * es + 16);
+  TFR_ASSERT_OK(tfr_tensor_read(got, g, (size_t)n * es));
+  TFR_ASSERT_OK(tfr_tensor_read(want, w, (size_t)n * es));
+  double maxabs = 0;
+  double *gv = malloc((size_t)n * 16 + 16), *wv = malloc((size_t)n * 16 + 16);
+  for (int64_t i = 0; i < n; i++) {
+    double gr = 0, gi = 0, wr = 0, wi = 0;
+    switch (dt) {
+      case TFR_F64: gr = ((double *)g)[i]; wr = ((double *)w)[i]; break;
+      case TFR_F32: gr = ((float *)g)[i]; wr = ((float *)w)[i]; break;
+      case TFR_C128: gr = ((double *)g)[2 * i]; gi = ((double *)g)[2 * i + 1];
+                     wr = ((double *)w)[2 * i]; wi = ((double *)w)[2 * i + 1]; break;
+      case TFR_C64: gr = ((float *)g)[2 * i]; gi = ((float *)g)[2 * i + 1];
+                    wr = ((float *)w)[2 * i]; wi = ((float *)w)[2 * i + 1]; break;
+      case TFR_I32: gr = ((int32_t *)g)[i]; wr = ((int32_t *)w)[i]; break;
+      case TFR_I64: gr = (double)((int64_t *)g)[i]; wr = (double)((int64_t *)w)[i]; break;
+      default: fail();
+    }
+    gv[2 * i] = gr; gv[2 * i + 1] = gi; wv[2 * i] = wr; wv[2 * i + 1] = wi;
+    if (fabs(wr) > maxabs) maxabs = fabs(wr);
+    if (fabs(wi) > maxabs) maxabs = fabs(wi);
+  }
+  double tol = (dt == TFR_F64 || dt == TFR_C128) ? 1e-12 : (dt == TFR_F32 || dt == TFR_C64) ? 2e-5 : 0;
+  for (int64_t i = 0; i < 2 * n; i++) {
+    double d = fabs(gv[i] - wv[i]);
+    if (d > tol * (maxabs > 1 ? maxabs : 1)) {
+      print_error("%s: element %lld: got %.17g expected %.17g\n", what, (long long)(i / 2), gv[i], wv[i]);
+      fail();
+    }
+  }
+  free(g);
+  free(w);
+  free(gv);
+  free(wv);
+}
+
+static void test_numpy_random_expressions(void **state) {
+  tfr_test_env *env = *state;
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s/einsum", TFR_TEST_DATA_DIR);
+  char path[1200];
+  snprintf(path, sizeof path, "%s/cases.txt", dir);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char id[32], dt[16], ascii[256], uni[512];
+  int n, count = 0;
+  while (fscanf(f, "%31s %15s %d %255s %511s", id, dt, &n, ascii, uni) == 5) {
+    const char *expr = strcmp(uni, "-") == 0 ? "" : uni;
+    tfr_tensor *ops[8] = {0}, *want = NULL, *got = NULL;
+    for (int k = 0; k < n; k++) {
+      snprintf(path, sizeof path, "%s/%s_in%d.npy", dir, id, k);
+      TFR_ASSERT_OK(tfr_npy_load(path, &ops[k]));
+    }
+    snprintf(path, sizeof path, "%s/%s_out.npy", dir, id);
+    TFR_ASSERT_OK(tfr_npy_load(path, &want));
+    // Greedy, and optimal where it applies: both must give numpy's answer.
+    for (int kind = 0; kind < 2; kind++) {
+      tfr_einsum_options opts = {.path_kind = kind ? TFR_EINSUM_PATH_OPTIMAL : TFR_EINSUM_PATH_GREEDY};
+      tfr_status st = tfr_einsum(env->session, expr, n, (const tfr_tensor *const *)ops, &opts, &got);
+      if (st != TFR_OK) {
+        print_error("case %s (%s, %s): %s\n", id, ascii, dt, tfr_last_error_message());
+        fail();
+      }
+      char what[400];
+      snprintf(what, sizeof what, "case %s %s (%s)", id, ascii, dt);
+      tfr_expect_close(got, want, what);
+      assert_true(tfr_tensor_is_contiguous(got));
+      tfr_tensor_release(got);
+      got = NULL;
+    }
+    for (int k = 0; k < n; k++) tfr_tensor_release(ops[k]);
+    tfr_tensor_release(want);
+    count++;
+  }
+  fclose(f);
+  assert_int_equal(count, 300);
+}
+
+// Strided and negative-stride views as operands.
+static void test_views_as_operands(void **state) {
+  tfr_test_env *env = *state;
+  tfr_tensor *a = tfr_test_random_tensor(TFR_F64, 2, (int64_t[]){6, 5}, 1);
+  tfr_tensor *b = tfr_test_random_tensor(TFR_F64, 2, (int64_t[]){5, 4}, 2);
+  tfr_tensor *at = NULL, *br = NULL, *r1 = NULL, *r2 = NULL, *ac = NULL, *bc = NULL;
+  TFR_ASSERT_OK(tfr_tensor_view_transpose(a, (int64_t[]){1, 0}, &at));    // [5, 6]
+  TFR_ASSERT_OK(tfr_tensor_view_reverse(b, 1, (int64_t[]){0}, &br));      // [5, 4]
+  TFR_ASSERT_OK(tfr_einsum(env->session, "ji,jk->ik", 2, (const tfr_tensor *[]){at, br}, NULL, &r1));
+  TFR_ASSERT_OK(tfr_copy(env->session, at, &ac));
+  TFR_ASSERT_OK(tfr_copy(env->session, br, &bc));
+  TFR_ASSERT_OK(tfr_einsum(env->session, "ji,jk->ik", 2, (const tfr_tensor *[]){ac, bc}, NULL, &r2));
+  tfr_expect_close(r1, r2, "views");
+  // By hand: r[i][k] = sum_j a[i][j] * b[4 - j][k].
+  double av[30], bv[20], rv[24];
+  TFR_ASSERT_OK(tfr_tensor_read(a, av, sizeof av));
+  TFR_ASSERT_OK(tfr_tensor_read(b, bv, sizeof bv));
+  TFR_ASSERT_OK(tfr_tensor_read(r1, rv, sizeof rv));
+  for (int i = 0; i < 6; i++)
+    for (int k = 0; k < 4; k++) {
+      double s = 0;
+      for (int j = 0; j < 5; j++) s += av[i * 5 + j] * bv[(4 - j) * 4 + k];
+      assert_true(fabs(rv[i * 4 + k] - s) < 1e-12);
+    }
+  tfr_tensor *objs[] = {a, b, at, br, r1, r2, ac, bc};
+  for (int i = 0; i < 8; i++) tfr_tensor_release(objs[i]);
+}
+
+static void test_paths_and_statistics(void **state) {
+  (void)state;
+  // Matrix chain [10x100][100x5][5x50]: (AB)C costs 2*(10*100*5 + 10*5*50) = 15000,
+  // A(BC) costs 2*(100*5*50 + 10*100*50) = 150000.
+  const int ranks[3] = {2, 2, 2};
+  const int64_t s0[2] = {10, 100}, s1[2] = {100, 5}, s2[2] = {5, 50};
+  const int64_t *shapes[3] = {s0, s1, s2};
+  tfr_einsum_plan *p = NULL;
+  tfr_einsum_options opt = {.path_kind = TFR_EINSUM_PATH_OPTIMAL};
+  TFR_ASSERT_OK(tfr_einsum_plan_create("ij,jk,kl->il", 3, ranks, shapes, &opt, &p));
+  const tfr_einsum_path_info *info = tfr_einsum_plan_info(p);
+  assert_int_equal(info->num_steps, 2);
+  assert_true(info->flops == 15000.0);
+  assert_int_equal(info->largest_intermediate, 500);
+  const int32_t *path = tfr_einsum_plan_path(p);
+  assert_int_equal(path[0], 0);
+  assert_int_equal(path[1], 1);
+  tfr_einsum_plan_release(p);
+  opt.path_kind = TFR_EINSUM_PATH_GREEDY;
+  TFR_ASSERT_OK(tfr_einsum_plan_create("ij,jk,kl->il", 3, ranks, shapes, &opt, &p));
+  assert_true(tfr_einsum_plan_info(p)->flops == 15000.0);
+  tfr_einsum_plan_release(p);
+  // A given path, the expensive one: its statistics are reported as given.
+  opt = (tfr_einsum_options){.path_kind = TFR_EINSUM_PATH_GIVEN, .path = (int32_t[]){1, 2, 0, 1}, .path_len = 2};
+  TFR_ASSERT_OK(tfr_einsum_plan_create("ij,jk,kl->il", 3, ranks, shapes, &opt, &p));
+  assert_true(tfr_einsum_plan_info(p)->flops == 150000.0);
+  assert_int_equal(tfr_einsum_plan_info(p)->largest_intermediate, 5000);
+  tfr_einsum_plan_release(p);
+  // Bad given paths.
+  opt.path = (int32_t[]){0, 0, 0, 1};
+  TFR_ASSERT_ERROR(tfr_einsum_plan_create("ij,jk,kl->il", 3, ranks, shapes, &opt, &p),
+                   TFR_ERR_INVALID_ARGUMENT, "step 0", "(0, 0)");
+  opt.path = (int32_t[]){0, 1, 0, 2};
+  TFR_ASSERT_ERROR(tfr_einsum_plan_create("ij,jk,kl->il", 3, ranks, shapes, &opt, &p),
+                   TFR_ERR_INVALID_ARGUMENT, "step 1", "list of 2");
+  opt.path_len = 1;
+  TFR_ASSERT_ERROR(tfr_einsum_plan_create("ij,jk,kl->il", 3, ranks, shapes, &opt, &p),
+                   TFR_ERR_INVALID_ARGUMENT, "1 step", "need 2");
+  // The intermediate limit is checked from the path, before anything runs.
+  opt = (tfr_einsum_options){.path_kind = TFR_EINSUM_PATH_GREEDY, .max_intermediate_elements = 100};
+  TFR_ASSERT_ERROR(tfr_einsum_plan_create("ij,jk,kl->il", 3, ranks, shapes, &opt, &p),
+                   TFR_ERR_INVALID_ARGUMENT, "500", "limit of 100");
+  assert_null(p);
+}
+
+// Optimal never needs more flops than greedy, on random networks.
+static void test_optimal_beats_greedy(void **state) {
+  (void)state;
+  uint64_t rng = 99;
+  for (int t = 0; t < 30; t++) {
+    int n = 3 + (int)(tfr_test_rand_u64(&rng) % 6);
+    int ranks[10];
+    int64_t ext[10][4];
+    int32_t lab[10][4];
+    const int64_t *shapes[10];
+    const int32_t *labels[10];
+    for (int i = 0; i < n; i++) {
+      ranks[i] = 1 + (int)(tfr_test_rand_u64(&rng) % 3);
+      for (int k = 0; k < ranks[i]; k++) {
+        lab[i][k] = (int32_t)(tfr_test_rand_u64(&rng) % 7) * 1000 + 7;  // any int32 values
+        ext[i][k] = 2 + (int64_t)(lab[i][k] % 5);
+      }
+      for (int k = 0; k < ranks[i]; k++) ext[i][k] = 2 + (lab[i][k] / 1000) % 5;
+      shapes[i] = ext[i];
+      labels[i] = lab[i];
+    }
+    int32_t out[1] = {7};
+    int nout = 0;
+    for (int i = 0; i < n && !nout; i++)
+      for (int k = 0; k < ranks[i]; k++)
+        if (lab[i][k] == 7) nout = 1;
+    tfr_einsum_plan *g = NULL, *o = NULL;
+    tfr_einsum_options og = {.path_kind = TFR_EINSUM_PATH_GREEDY}, oo = {.path_kind = TFR_EINSUM_PATH_OPTIMAL};
+    TFR_ASSERT_OK(tfr_einsum_plan_create_labels(n, ranks, shapes, labels, nout, out, &og, &g));
+    TFR_ASSERT_OK(tfr_einsum_plan_create_labels(n, ranks, shapes, labels, nout, out, &oo, &o));
+    assert_true(tfr_einsum_plan_info(o)->flops <= tfr_einsum_plan_info(g)->flops * (1 + 1e-12));
+    tfr_einsum_plan_release(g);
+    tfr_einsum_plan_release(o);
+  }
+}
+
+static void test_integer_labels(void **state) {
+  tfr_test_env *env = *state;
+  // out[b, i, k] = sum_j x[b, i, j] * y[b, j, k], labels 1000.. instead of letters.
+  tfr_tensor *x = tfr_test_random_tensor(TFR_C128, 3, (int64_t[]){3, 4, 5}, 5);
+  tfr_tensor *y = tfr_test_random_tensor(TFR_C128, 3, (int64_t[]){3, 5, 2}, 6);
+  const int ranks[2] = {3, 3};
+  const int64_t *shapes[2] = {tfr_tensor_shape(x), tfr_tensor_shape(y)};
+  const int32_t lx[3] = {1000, -5, 77}, ly[3] = {1000, 77, 123456}, lo[3] = {1000, -5, 123456};
+  const int32_t *labels[2] = {lx, ly};
+  tfr_einsum_plan *p = NULL;
+  TFR_ASSERT_OK(tfr_einsum_plan_create_labels(2, ranks, shapes, labels, 3, lo, NULL, &p));
+  tfr_tensor *r = NULL, *r2 = NULL;
+  TFR_ASSERT_OK(tfr_einsum_plan_execute(env->session, p, (const tfr_tensor *[]){x, y}, &r));
+  TFR_ASSERT_OK(tfr_einsum(env->session, "bij,bjk->bik", 2, (const tfr_tensor *[]){x, y}, NULL, &r2));
+  tfr_expect_close(r, r2, "integer labels");
+  // Executing a plan with other shapes is refused.
+  TFR_ASSERT_ERROR(tfr_einsum_plan_execute(env->session, p, (const tfr_tensor *[]){y, x}, &r2),
+                   TFR_ERR_INVALID_ARGUMENT, "operand 0");
+  TFR_ASSERT_ERROR(tfr_einsum_plan_create_labels(2, ranks, shapes, labels, 1, (int32_t[]){9}, NULL, &p),
+                   TFR_ERR_INVALID_ARGUMENT, "label 9");
+  tfr_einsum_plan_release(p);
+  tfr_tensor_release(r);
+  tfr_tensor_release(x);
+  tfr_tensor_release(y);
+}
+
+static void test_errors(void **state) {
+  tfr_test_env *env = *state;
+  tfr_tensor *m = tfr_test_random_tensor(TFR_F64, 2, (int64_t[]){3, 4}, 1);
+  tfr_tensor *v = tfr_test_random_tensor(TFR_F64, 1, (int64_t[]){3}, 2);
+  tfr_tensor *vf = tfr_test_random_tensor(TFR_F32, 1, (int64_t[]){4}, 2);
+  tfr_tensor *r = NULL;
+  const tfr_tensor *mv[2] = {m, v};
+  TFR_ASSERT_ERROR(tfr_einsum(env->session, "ij,j->i", 2, mv, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
+                   "extent 3", "extent 4");
+  TFR_ASSERT_ERROR(tfr_einsum(env->session, "ij->i", 2, mv, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
+                   "1 operand term", "2 operands");
+  TFR_ASSERT_ERROR(tfr_einsum(env->session, "ij,i,k->i", 2, mv, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
+                   "more operand terms");
+  TFR_ASSERT_ERROR(tfr_einsum(env->session, "ijk,i->i", 2, mv, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
+                   "rank 2", "3 label");
+  TFR_ASSERT_ERROR(tfr_einsum(env->session, "ij,i->x", 2, mv, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
+                   "U+0078", "no operand");
+  TFR_ASSERT_ERROR(tfr_einsum(env->session, "ij,i->ii", 2, mv, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
+                   "twice");
+  TFR_ASSERT_ERROR(tfr_einsum(env->session, "ij,i-i", 2, mv, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
+                   "stray '-'");
+  TFR_ASSERT_ERROR(tfr_einsum(env->session, "i.j,i", 2, mv, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
+                   "ellipsis");
+  TFR_ASSERT_ERROR(tfr_einsum(env->session, "i\xff,i", 2, mv, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
+                   "UTF-8", "byte 1");
+  TFR_ASSERT_ERROR(tfr_einsum(env->session, "...j,i->ij", 2, mv, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
+                   "no \"...\"");
+  const tfr_tensor *mf[2] = {m, vf};
+  TFR_ASSERT_ERROR(tfr_einsum(env->session, "ij,j->i", 2, mf, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
+                   "f32", "f64");
+  TFR_ASSERT_ERROR(tfr_einsum(env->session, NULL, 2, mv, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
+                   "subscripts");
+  tfr_einsum_options big = {.path_kind = TFR_EINSUM_PATH_OPTIMAL};
+  tfr_tensor *many[13];
+  for (int i = 0; i < 13; i++) many[i] = v;
+  TFR_ASSERT_ERROR(tfr_einsum(env->session, "i,i,i,i,i,i,i,i,i,i,i,i,i->i", 13,
+                              (const tfr_tensor *const *)many, &big, &r),
+                   TFR_ERR_INVALID_ARGUMENT, "at most 12");
+  assert_null(r);
+  tfr_tensor_release(m);
+  tfr_tensor_release(v);
+  tfr_tensor_release(vf);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_numpy_random_expressions),
+      cmocka_unit_test(test_views_as_operands),
+      cmocka_unit_test(test_paths_and_statistics),
+      cmocka_unit_test(test_optimal_beats_greedy),
+      cmocka_unit_test(test_integer_labels),
+      cmocka_unit_test(test_errors),
+  };
+  return cmocka_run_group_tests(tests, tfr_test_setup_cpu, tfr_test_teardown_cpu);
+}

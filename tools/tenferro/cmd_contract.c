@@ -1,0 +1,448 @@
+// `tenferro contract INSTANCE.json`: the main job. Reads an einsum benchmark
+// instance, makes seeded random operands, contracts them along a path and
+// reports the path statistics, the time per repeat, GFLOP/s, peak memory and
+// a checksum of the result.
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "tenferro/tenferro.h"
+
+static void tfr_contract_usage(FILE *f) {
+  fprintf(f,
+          "usage: tenferro contract INSTANCE.json [--backend cpu] [--path opt_flops|opt_size|"
+          "greedy|optimal]\n"
+          "                         [--seed N] [--dtype f64|c128|f32|c64] [--repeat N] "
+          "[--threads N]\n"
+          "                         [--save-inputs DIR] [-o OUT.npy]\n\n"
+          "Contracts an einsum benchmark instance (examples/instances/*.json) with seeded\n"
+          "random operands (uniform in [-1, 1), complex parts likewise, never zero).\n"
+          "  --path         the instance's opt_flops (default) or opt_size path, or one found\n"
+          "                 here (greedy, optimal for <= 12 operands)\n"
+          "  --seed N       operand i is made from seed N + i (default 0)\n"
+          "  --dtype        default: the instance's dtype\n"
+          "  --repeat N     timed repeats (default 1); the median is reported\n"
+          "  --save-inputs  writes operand i as DIR/operand_<iii>.npy\n"
+          "  -o OUT.npy     writes the result\n");
+}
+
+static char *tfr_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap + 1);
+  while (buf) {
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (n < cap) break;
+    cap *= 2;
+    char *grown = realloc(buf, cap + 1);
+    if (!grown) {
+      free(buf);
+      buf = NULL;
+    }
+    buf = grown;
+  }
+  fclose(f);
+  if (buf) buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+// The instance as read from JSON.
+typedef struct tfr_instance {
+  char *subscripts;
+  int n;
+  int *ranks;
+  int64_t **shapes;
+  tfr_dtype dtype;
+  int32_t *path;  // the chosen stored path, or NULL
+  int path_len;
+  double json_log10_flops, json_log2_size;
+} tfr_instance;
+
+static void tfr_instance_free(tfr_instance *in) {
+  for (int i = 0; in->shapes && i < in->n; i++) free(in->shapes[i]);
+  free(in->shapes);
+  free(in->ranks);
+  free(in->subscripts);
+  free(in->path);
+}
+
+static int tfr_instance_error(const char *path, const char *what) {
+  fprintf(stderr, "tenferro contract: %s: %s\n", path, what);
+  return 1;
+}
+
+static int tfr_instance_load(const char *file, const char *path_name, tfr_instance *in) {
+  memset(in, 0, sizeof *in);
+  size_t len;
+  char *text = tfr_read_file(file, &len);
+  if (!text) {
+    fprintf(stderr, "tenferro contract: %s: %s\n", file, strerror(errno));
+    return 1;
+  }
+  cJSON *root = cJSON_ParseWithLength(text, len);
+  free(text);
+  if (!root) return tfr_instance_error(file, "not valid JSON");
+  int rc = 1;
+  const cJSON *fs = cJSON_GetObjectItemCaseSensitive(root, "format_string");
+  const cJSON *shapes = cJSON_GetObjectItemCaseSensitive(root, "shapes");
+  const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(root, "dtype");
+  if (!cJSON_IsString(fs) || !cJSON_IsArray(shapes) || !cJSON_IsString(dtype)) {
+    tfr_instance_error(file, "needs \"format_string\" (string), \"shapes\" (array), \"dtype\" (string)");
+    goto done;
+  }
+  in->subscripts = strdup(fs->valuestring);
+  if (strcmp(dtype->valuestring, "float64") == 0) in->dtype = TFR_F64;
+  else if (strcmp(dtype->valuestring, "complex128") == 0) in->dtype = TFR_C128;
+  else if (tfr_dtype_from_name(dtype->valuestring, &in->dtype) != TFR_OK) {
+    tfr_instance_error(file, "unknown \"dtype\"");
+    goto done;
+  }
+  in->n = cJSON_GetArraySize(shapes);
+  if (in->n < 1) {
+    tfr_instance_error(file, "\"shapes\" is empty");
+    goto done;
+  }
+  in->ranks = calloc((size_t)in->n, sizeof(int));
+  in->shapes = calloc((size_t)in->n, sizeof(int64_t *));
+  if (!in->ranks || !in->shapes || !in->subscripts) goto done;
+  for (int i = 0; i < in->n; i++) {
+    const cJSON *sh = cJSON_GetArrayItem(shapes, i);
+    if (!cJSON_IsArray(sh) || cJSON_GetArraySize(sh) > TFR_MAX_RANK) {
+      fprintf(stderr, "tenferro contract: %s: shapes[%d] is not a list of at most %d extents\n",
+              file, i, TFR_MAX_RANK);
+      goto done;
+    }
+    in->ranks[i] = cJSON_GetArraySize(sh);
+    in->shapes[i] = calloc((size_t)in->ranks[i] + 1, sizeof(int64_t));
+    if (!in->shapes[i]) goto done;
+    for (int k = 0; k < in->ranks[i]; k++) {
+      const cJSON *d = cJSON_GetArrayItem(sh, k);
+      if (!cJSON_IsNumber(d) || d->valuedouble < 0 || d->valuedouble != floor(d->valuedouble) ||
+          d->valuedouble > 9e15) {
+        fprintf(stderr, "tenferro contract: %s: shapes[%d][%d] is not a non-negative integer\n",
+                file, i, k);
+        goto done;
+      }
+      in->shapes[i][k] = (int64_t)d->valuedouble;
+    }
+  }
+  if (path_name) {
+    const cJSON *paths = cJSON_GetObjectItemCaseSensitive(root, "paths");
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(paths, path_name);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(p, "path");
+    if (!cJSON_IsArray(list)) {
+      fprintf(stderr, "tenferro contract: %s: no \"paths\".\"%s\".\"path\" list\n", file, path_name);
+      goto done;
+    }
+    in->path_len = cJSON_GetArraySize(list);
+    in->path = calloc(2 * (size_t)in->path_len + 2, sizeof(int32_t));
+    if (!in->path) goto done;
+    for (int s = 0; s < in->path_len; s++) {
+      const cJSON *pair = cJSON_GetArrayItem(list, s);
+      const cJSON *a = cJSON_GetArrayItem(pair, 0), *b = cJSON_GetArrayItem(pair, 1);
+      if (cJSON_GetArraySize(pair) != 2 || !cJSON_IsNumber(a) || !cJSON_IsNumber(b)) {
+        fprintf(stderr, "tenferro contract: %s: path step %d is not a pair of positions\n", file, s);
+        goto done;
+      }
+      in->path[2 * s] = (int32_t)a->valuedouble;
+      in->path[2 * s + 1] = (int32_t)b->valuedouble;
+    }
+    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(p, "log10_flops");
+    const cJSON *sz = cJSON_GetObjectItemCaseSensitive(p, "log2_size");
+    in->json_log10_flops = cJSON_IsNumber(fl) ? fl->valuedouble : NAN;
+    in->json_log2_size = cJSON_IsNumber(sz) ? sz->valuedouble : NAN;
+  }
+  rc = 0;
+done:
+  cJSON_Delete(root);
+  return rc;
+}
+
+// Seeded operand: uniform in [-1, 1) per real part, never zero (splitmix64).
+static tfr_status tfr_make_operand(tfr_dtype dtype, int rank, const int64_t *shape, uint64_t seed,
+                                   tfr_tensor **out) {
+  int64_t n = 1;
+  for (int k = 0; k < rank; k++) n *= shape[k];
+  int parts = (dtype == TFR_C64 || dtype == TFR_C128) ? 2 : 1;
+  bool single = dtype == TFR_F32 || dtype == TFR_C64;
+  size_t es = tfr_dtype_size(dtype);
+  void *buf = malloc((size_t)n * es + 16);
+  if (!buf) return TFR_ERR_OUT_OF_MEMORY;
+  uint64_t st = seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
+  for (int64_t i = 0; i < n * parts; i++) {
+    double v;
+    do {
+      uint64_t z = (st += 0x9e3779b97f4a7c15ULL);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      z ^= z >> 31;
+      v = (double)(z >> 11) * 0x1.0p-52 - 1.0;
+    } while (v == 0.0 || (single && (float)v == 0.0f));
+    if (single) ((float *)buf)[i] = (float)v;
+    else ((double *)buf)[i] = v;
+  }
+  tfr_status s = tfr_tensor_from_host(dtype, rank, shape, buf, out);
+  free(buf);
+  return s;
+}
+
+static double tfr_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int tfr_cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+// Progress on stderr, only on a terminal.
+typedef struct tfr_progress {
+  double start, total_flops;
+} tfr_progress;
+
+static void tfr_progress_show(void *ctx, int done, int total, double flops) {
+  const tfr_progress *p = ctx;
+  fprintf(stderr, "\r  step %d/%d, %.3g of %.3g flops, %.1f s", done, total, flops, p->total_flops,
+          tfr_seconds() - p->start);
+  if (done == total) fprintf(stderr, "\n");
+  fflush(stderr);
+}
+
+// Available memory in bytes (MemAvailable), or 0 when unknown.
+static double tfr_mem_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  double kb = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+  fclose(f);
+  return kb * 1024;
+}
+
+typedef struct tfr_contract_args {
+  const char *instance, *path_kind, *save_dir, *out_path, *backend;
+  uint64_t seed;
+  int repeat, threads;
+  bool have_dtype;
+  tfr_dtype dtype;
+} tfr_contract_args;
+
+static int tfr_contract_run(const tfr_contract_args *a) {
+  bool stored = strcmp(a->path_kind, "opt_flops") == 0 || strcmp(a->path_kind, "opt_size") == 0;
+  tfr_einsum_options opts = {0};
+  if (!stored) {
+    if (strcmp(a->path_kind, "greedy") == 0) opts.path_kind = TFR_EINSUM_PATH_GREEDY;
+    else if (strcmp(a->path_kind, "optimal") == 0) opts.path_kind = TFR_EINSUM_PATH_OPTIMAL;
+    else {
+      fprintf(stderr, "tenferro contract: unknown --path '%s' (opt_flops, opt_size, greedy, optimal)\n",
+              a->path_kind);
+      return 2;
+    }
+  }
+  if (strcmp(a->backend, "cpu") != 0) {
+    fprintf(stderr, "tenferro contract: unknown --backend '%s' (this build has: %s)\n", a->backend,
+            tfr_backends_compiled());
+    return 2;
+  }
+  tfr_instance in;
+  if (tfr_instance_load(a->instance, stored ? a->path_kind : NULL, &in) != 0) {
+    tfr_instance_free(&in);
+    return 1;
+  }
+  tfr_dtype dtype = a->have_dtype ? a->dtype : in.dtype;
+  if (stored) {
+    opts.path_kind = TFR_EINSUM_PATH_GIVEN;
+    opts.path = in.path;
+    opts.path_len = in.path_len;
+  }
+  tfr_progress prog = {0};
+  if (isatty(STDERR_FILENO)) {
+    opts.progress = tfr_progress_show;
+    opts.progress_ctx = &prog;
+  }
+  int rc = 1;
+  tfr_einsum_plan *plan = NULL;
+  tfr_backend *cpu = NULL;
+  tfr_session *s = NULL;
+  tfr_tensor **ops = NULL, *result = NULL;
+  double *times = NULL;
+  double t0 = tfr_seconds();
+  if (tfr_einsum_plan_create(in.subscripts, in.n, in.ranks, (const int64_t *const *)in.shapes, &opts,
+                             &plan) != TFR_OK) {
+    fprintf(stderr, "tenferro contract: %s: %s\n", a->instance, tfr_last_error_message());
+    goto done;
+  }
+  double plan_s = tfr_seconds() - t0;
+  const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
+  printf("instance  %s\n", a->instance);
+  printf("operands  %d, dtype %s, path %s (%d steps, planned in %.3f ms)\n", in.n,
+         tfr_dtype_name(dtype), a->path_kind, info->num_steps, plan_s * 1e3);
+  printf("path      log10(flops) %.4f, log2(largest intermediate) %.4f", info->log10_flops,
+         info->log2_largest);
+  if (stored && !isnan(in.json_log10_flops))
+    printf("  (instance file: %.4f, %.4f)", in.json_log10_flops, in.json_log2_size);
+  printf("\n");
+  // Refuse before allocating when the largest intermediate cannot fit.
+  double need = (double)info->largest_intermediate * (double)tfr_dtype_size(dtype);
+  double avail = tfr_mem_available();
+  if (avail > 0 && need > avail) {
+    fprintf(stderr,
+            "tenferro contract: %s: the largest intermediate needs %.3g bytes, only %.3g are "
+            "available\n",
+            a->instance, need, avail);
+    goto done;
+  }
+  tfr_cpu_options copts = {.num_threads = a->threads};
+  if (tfr_backend_create_cpu(&copts, &cpu) != TFR_OK || tfr_session_begin(cpu, &s) != TFR_OK) {
+    rc = tfr_cli_fail("cpu backend");
+    goto done;
+  }
+  ops = calloc((size_t)in.n, sizeof *ops);
+  times = calloc((size_t)a->repeat, sizeof *times);
+  if (!ops || !times) goto done;
+  if (a->save_dir && mkdir(a->save_dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "tenferro contract: %s: %s\n", a->save_dir, strerror(errno));
+    goto done;
+  }
+  for (int i = 0; i < in.n; i++) {
+    if (tfr_make_operand(dtype, in.ranks[i], in.shapes[i], a->seed + (uint64_t)i, &ops[i]) != TFR_OK) {
+      rc = tfr_cli_fail("making operands");
+      goto done;
+    }
+    if (a->save_dir) {
+      char name[4096];
+      snprintf(name, sizeof name, "%s/operand_%03d.npy", a->save_dir, i);
+      if (tfr_npy_save(name, ops[i]) != TFR_OK) {
+        rc = tfr_cli_fail("--save-inputs");
+        goto done;
+      }
+    }
+  }
+  prog.total_flops = info->flops;
+  for (int r = 0; r < a->repeat; r++) {
+    tfr_tensor_release(result);
+    result = NULL;
+    prog.start = tfr_seconds();
+    double start = tfr_seconds();
+    if (tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &result) != TFR_OK) {
+      rc = tfr_cli_fail("contract");
+      goto done;
+    }
+    times[r] = tfr_seconds() - start;
+  }
+  qsort(times, (size_t)a->repeat, sizeof(double), tfr_cmp_d);
+  double med = times[a->repeat / 2];
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  printf("time      median %.3f ms over %d repeat(s), %.2f GFLOP/s\n", med * 1e3, a->repeat,
+         info->flops / med * 1e-9);
+  printf("memory    peak RSS %.1f MiB, largest intermediate %.1f MiB\n", (double)ru.ru_maxrss / 1024.0,
+         need / 1048576.0);
+  // Checksum: the sum of the elements (re, im) and of their magnitudes.
+  {
+    tfr_tensor *c128 = NULL;
+    if (tfr_convert(s, result, TFR_C128, &c128) != TFR_OK) {
+      rc = tfr_cli_fail("checksum");
+      goto done;
+    }
+    int64_t n = tfr_tensor_numel(c128);
+    double *v = malloc((size_t)n * 16 + 16);
+    if (!v || tfr_tensor_read(c128, v, (size_t)n * 16) != TFR_OK) {
+      free(v);
+      tfr_tensor_release(c128);
+      goto done;
+    }
+    double re = 0, im = 0, mag = 0;
+    for (int64_t i = 0; i < n; i++) {
+      re += v[2 * i];
+      im += v[2 * i + 1];
+      mag += hypot(v[2 * i], v[2 * i + 1]);
+    }
+    free(v);
+    tfr_tensor_release(c128);
+    printf("result    shape [");
+    for (int k = 0; k < tfr_tensor_rank(result); k++)
+      printf(k ? ", %lld" : "%lld", (long long)tfr_tensor_shape(result)[k]);
+    printf("], checksum sum %.17g", re);
+    if (dtype == TFR_C64 || dtype == TFR_C128) printf(" %+.17gi", im);
+    printf(", sum|x| %.17g\n", mag);
+  }
+  if (a->out_path && tfr_npy_save(a->out_path, result) != TFR_OK) {
+    rc = tfr_cli_fail("-o");
+    goto done;
+  }
+  rc = 0;
+done:
+  if (ops)
+    for (int i = 0; i < in.n; i++) tfr_tensor_release(ops[i]);
+  free(ops);
+  free(times);
+  tfr_tensor_release(result);
+  if (s && tfr_session_end(s) != TFR_OK) rc = 1;
+  tfr_backend_release(cpu);
+  tfr_einsum_plan_release(plan);
+  tfr_instance_free(&in);
+  return rc;
+}
+
+int tfr_cli_contract(int argc, char **argv) {
+  tfr_contract_args a = {.path_kind = "opt_flops", .backend = "cpu", .repeat = 1};
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    bool has_value = i + 1 < argc;
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      tfr_contract_usage(stdout);
+      return 0;
+    } else if (strcmp(arg, "--path") == 0 && has_value) a.path_kind = argv[++i];
+    else if (strcmp(arg, "--backend") == 0 && has_value) a.backend = argv[++i];
+    else if (strcmp(arg, "--save-inputs") == 0 && has_value) a.save_dir = argv[++i];
+    else if (strcmp(arg, "-o") == 0 && has_value) a.out_path = argv[++i];
+    else if (strcmp(arg, "--seed") == 0 && has_value) a.seed = strtoull(argv[++i], NULL, 10);
+    else if ((strcmp(arg, "--repeat") == 0 || strcmp(arg, "--threads") == 0) && has_value) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      bool rep = strcmp(arg, "--repeat") == 0;
+      if (*end || v < (rep ? 1 : 0) || v > 100000) {
+        fprintf(stderr, "tenferro contract: %s needs an integer >= %d\n", arg, rep ? 1 : 0);
+        return 2;
+      }
+      if (rep) a.repeat = (int)v;
+      else a.threads = (int)v;
+    } else if (strcmp(arg, "--dtype") == 0 && has_value) {
+      if (tfr_dtype_from_name(argv[++i], &a.dtype) != TFR_OK ||
+          !(a.dtype == TFR_F32 || a.dtype == TFR_F64 || a.dtype == TFR_C64 || a.dtype == TFR_C128)) {
+        fprintf(stderr, "tenferro contract: --dtype must be f32, f64, c64 or c128\n");
+        return 2;
+      }
+      a.have_dtype = true;
+    } else if (arg[0] == '-' && arg[1] != '\0') {
+      fprintf(stderr, "tenferro contract: unknown or incomplete option '%s'\n\n", arg);
+      tfr_contract_usage(stderr);
+      return 2;
+    } else if (!a.instance) {
+      a.instance = arg;
+    } else {
+      fprintf(stderr, "tenferro contract: more than one instance given ('%s')\n", arg);
+      return 2;
+    }
+  }
+  if (!a.instance) {
+    tfr_contract_usage(stderr);
+    return 2;
+  }
+  return tfr_contract_run(&a);
+}

@@ -1,0 +1,141 @@
+// `tenferro einsum EXPR A.npy B.npy ... -o OUT.npy`: numpy's einsum on .npy files.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "tenferro/tenferro.h"
+
+static void tfr_einsum_usage(FILE *f) {
+  fprintf(f,
+          "usage: tenferro einsum EXPR A.npy [B.npy ...] -o OUT.npy [--backend cpu]\n"
+          "                       [--path greedy|optimal|FILE]\n\n"
+          "Evaluates numpy's einsum EXPR (e.g. 'ij,jk->ik'; labels are any UTF-8 characters)\n"
+          "on the operands and writes the result. --path FILE reads a pair list such as\n"
+          "[[0, 1], [0, 1]] (numpy/opt_einsum format) from FILE. All operands must have one\n"
+          "dtype (convert them first).\n");
+}
+
+// Reads "[[a, b], [c, d], ...]" from a file into int32 pairs.
+static int tfr_read_path_file(const char *file, int32_t **out, int *len) {
+  FILE *f = fopen(file, "r");
+  if (!f) {
+    perror(file);
+    return 1;
+  }
+  int cap = 64, n = 0;
+  int32_t *v = malloc((size_t)cap * sizeof *v);
+  int c;
+  long cur = -1;
+  while (v && (c = fgetc(f)) != EOF) {
+    if (c >= '0' && c <= '9') {
+      cur = (cur < 0 ? 0 : cur) * 10 + (c - '0');
+      if (cur > 1000000) break;
+    } else {
+      if (cur >= 0) {
+        if (n == cap) {
+          cap *= 2;
+          int32_t *g = realloc(v, (size_t)cap * sizeof *v);
+          if (!g) break;
+          v = g;
+        }
+        v[n++] = (int32_t)cur;
+        cur = -1;
+      }
+      if (!(c == '[' || c == ']' || c == ',' || c == '(' || c == ')' || c == ' ' || c == '\n' ||
+            c == '\t' || c == '\r')) {
+        fprintf(stderr, "tenferro einsum: %s: unexpected character '%c' in the path\n", file, c);
+        fclose(f);
+        free(v);
+        return 1;
+      }
+    }
+  }
+  fclose(f);
+  if (!v || n % 2 != 0 || cur >= 0) {
+    fprintf(stderr, "tenferro einsum: %s: the path must be a list of pairs of positions\n", file);
+    free(v);
+    return 1;
+  }
+  *out = v;
+  *len = n / 2;
+  return 0;
+}
+
+int tfr_cli_einsum(int argc, char **argv) {
+  const char *expr = NULL, *out_path = NULL, *path_arg = "greedy", *backend = "cpu";
+  const char **files = calloc((size_t)argc + 1, sizeof(char *));
+  int nfiles = 0;
+  if (!files) return 1;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      tfr_einsum_usage(stdout);
+      free(files);
+      return 0;
+    } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) out_path = argv[++i];
+    else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc) path_arg = argv[++i];
+    else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) backend = argv[++i];
+    else if (argv[i][0] == '-' && argv[i][1] == '-') {
+      fprintf(stderr, "tenferro einsum: unknown or incomplete option '%s'\n", argv[i]);
+      free(files);
+      return 2;
+    } else if (!expr) expr = argv[i];
+    else files[nfiles++] = argv[i];
+  }
+  if (!expr || nfiles == 0 || !out_path) {
+    tfr_einsum_usage(stderr);
+    free(files);
+    return 2;
+  }
+  if (strcmp(backend, "cpu") != 0) {
+    fprintf(stderr, "tenferro einsum: unknown --backend '%s' (this build has: %s)\n", backend,
+            tfr_backends_compiled());
+    free(files);
+    return 2;
+  }
+  tfr_einsum_options opts = {0};
+  int32_t *path = NULL;
+  if (strcmp(path_arg, "greedy") == 0) opts.path_kind = TFR_EINSUM_PATH_GREEDY;
+  else if (strcmp(path_arg, "optimal") == 0) opts.path_kind = TFR_EINSUM_PATH_OPTIMAL;
+  else {
+    if (tfr_read_path_file(path_arg, &path, &opts.path_len) != 0) {
+      free(files);
+      return 1;
+    }
+    opts.path_kind = TFR_EINSUM_PATH_GIVEN;
+    opts.path = path;
+  }
+  int rc = 1;
+  tfr_tensor **ops = calloc((size_t)nfiles, sizeof *ops);
+  tfr_tensor *result = NULL;
+  tfr_backend *cpu = NULL;
+  tfr_session *s = NULL;
+  if (!ops) goto done;
+  for (int i = 0; i < nfiles; i++)
+    if (tfr_npy_load(files[i], &ops[i]) != TFR_OK) {
+      rc = tfr_cli_fail("einsum");
+      goto done;
+    }
+  if (tfr_backend_create_cpu(NULL, &cpu) != TFR_OK || tfr_session_begin(cpu, &s) != TFR_OK) {
+    rc = tfr_cli_fail("cpu backend");
+    goto done;
+  }
+  if (tfr_einsum(s, expr, nfiles, (const tfr_tensor *const *)ops, &opts, &result) != TFR_OK) {
+    rc = tfr_cli_fail("einsum");
+    goto done;
+  }
+  if (tfr_npy_save(out_path, result) != TFR_OK) {
+    rc = tfr_cli_fail("einsum");
+    goto done;
+  }
+  rc = 0;
+done:
+  for (int i = 0; ops && i < nfiles; i++) tfr_tensor_release(ops[i]);
+  free(ops);
+  tfr_tensor_release(result);
+  if (s && tfr_session_end(s) != TFR_OK) rc = 1;
+  tfr_backend_release(cpu);
+  free(path);
+  free(files);
+  return rc;
+}
