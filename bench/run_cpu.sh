@@ -15,7 +15,8 @@ if [ "$#" -eq 0 ]; then
   set -- add:f64:4096x4096 add:f32:4096x4096 multiply:f64:4096x4096 exp:f64:4096x4096 \
     exp:f32:4096x4096 sum_all:f64:4096x4096 sum_axis0:f64:4096x4096 sum_last:f64:4096x4096 \
     max_all:f64:4096x4096 transpose:f64:4096x4096 convert_f32:f64:4096x4096 \
-    compare_select:f64:4096x4096 add:f64:1000 exp:f64:1000
+    compare_select:f64:4096x4096 add:f64:1000 exp:f64:1000 \
+    chain5_unfused:f64:10000000 chain5_fused:f64:10000000
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

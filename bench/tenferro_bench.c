@@ -75,6 +75,37 @@ static tfr_status tfr_b_compare_select(tfr_session *s, tfr_tensor *const *in, tf
   return st;
 }
 
+// The 5-op chain y = exp(a * b + c) * a - b, fused into one pass and as five
+// separate ops (numpy: np.exp(a * b + c) * a - b, also five passes).
+static tfr_status tfr_b_chain_unfused(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  tfr_tensor *t1 = NULL, *t2 = NULL, *t3 = NULL, *t4 = NULL;
+  tfr_status st = tfr_multiply(s, in[0], in[1], &t1);
+  if (!st) st = tfr_add(s, t1, in[2], &t2);
+  if (!st) st = tfr_exp(s, t2, &t3);
+  if (!st) st = tfr_multiply(s, t3, in[0], &t4);
+  if (!st) st = tfr_subtract(s, t4, in[1], out);
+  tfr_tensor_release(t1);
+  tfr_tensor_release(t2);
+  tfr_tensor_release(t3);
+  tfr_tensor_release(t4);
+  return st;
+}
+static tfr_status tfr_b_chain_fused(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  tfr_dtype dt = tfr_tensor_dtype(in[0]);
+  tfr_fusion_plan *p = NULL;
+  int v1, v2, v3, v4, v5;
+  tfr_status st = tfr_fusion_plan_create(3, (tfr_dtype[]){dt, dt, dt}, &p);
+  if (!st) st = tfr_fusion_plan_binary(p, TFR_MULTIPLY, 0, 1, &v1);
+  if (!st) st = tfr_fusion_plan_binary(p, TFR_ADD, v1, 2, &v2);
+  if (!st) st = tfr_fusion_plan_unary(p, TFR_EXP, v2, &v3);
+  if (!st) st = tfr_fusion_plan_binary(p, TFR_MULTIPLY, v3, 0, &v4);
+  if (!st) st = tfr_fusion_plan_binary(p, TFR_SUBTRACT, v4, 1, &v5);
+  if (!st) st = tfr_fusion_plan_output(p, v5);
+  if (!st) st = tfr_fusion_execute(s, p, (const tfr_tensor *const *)in, out);
+  tfr_fusion_plan_release(p);
+  return st;
+}
+
 static const tfr_bench_op tfr_bench_ops[] = {
     {"add", "np.add(a, b)", 2, tfr_b_add, 2, 1},
     {"multiply", "np.multiply(a, b)", 2, tfr_b_multiply, 2, 1},
@@ -86,6 +117,8 @@ static const tfr_bench_op tfr_bench_ops[] = {
     {"transpose", "np.ascontiguousarray(a.T)", 1, tfr_b_transpose, 1, 1},
     {"convert_f32", "a.astype(np.float32)", 1, tfr_b_convert_f32, 1, 0.5},
     {"compare_select", "np.where(a > b, a, b)", 2, tfr_b_compare_select, 2, 1},
+    {"chain5_unfused", "np.exp(a * b + c) * a - b", 3, tfr_b_chain_unfused, 3, 1},
+    {"chain5_fused", "np.exp(a * b + c) * a - b", 3, tfr_b_chain_fused, 3, 1},
 };
 #define TFR_BENCH_NOPS (sizeof tfr_bench_ops / sizeof tfr_bench_ops[0])
 
@@ -94,7 +127,8 @@ static const char *const tfr_default_suite[] = {
     "exp:f64:4096x4096",      "exp:f32:4096x4096",      "sum_all:f64:4096x4096",
     "sum_axis0:f64:4096x4096", "sum_last:f64:4096x4096", "max_all:f64:4096x4096",
     "transpose:f64:4096x4096", "convert_f32:f64:4096x4096", "compare_select:f64:4096x4096",
-    "add:f64:1000",           "exp:f64:1000",
+    "add:f64:1000",           "exp:f64:1000",          "chain5_unfused:f64:10000000",
+    "chain5_fused:f64:10000000",
 };
 
 static double tfr_now(void) {
@@ -191,7 +225,7 @@ int main(int argc, char **argv) {
       rc = 2;
       continue;
     }
-    tfr_tensor *in[2] = {NULL, NULL};
+    tfr_tensor *in[3] = {NULL, NULL, NULL};
     // Inputs: uniform-ish values in [-1, 1), never zero; made with iota and
     // elementwise ops would depend on the ops under test, so fill on the host.
     size_t es = tfr_dtype_size(c.dtype);
@@ -253,8 +287,7 @@ int main(int argc, char **argv) {
                 bytes);
     }
     free(times);
-    tfr_tensor_release(in[0]);
-    tfr_tensor_release(in[1]);
+    for (int k = 0; k < 3; k++) tfr_tensor_release(in[k]);
   }
   if (json) {
     fprintf(json, "\n]}\n");

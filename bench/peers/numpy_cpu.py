@@ -26,6 +26,8 @@ OPS = {
     "transpose": (1, lambda a: np.ascontiguousarray(a.T)),
     "convert_f32": (1, lambda a: a.astype(np.float32)),
     "compare_select": (2, lambda a, b: np.where(a > b, a, b)),
+    "chain5_unfused": (3, lambda a, b, c: np.exp(a * b + c) * a - b),
+    "chain5_fused": (3, lambda a, b, c: np.exp(a * b + c) * a - b),
 }
 
 

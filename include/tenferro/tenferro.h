@@ -11,6 +11,7 @@
 //   dot_plan.h cached dot_general plans for repeated contractions
 //   io.h       .npy files
 //   einsum.h   einsum and tensor-network contraction
+//   fusion.h   elementwise fusion plans
 #ifndef TENFERRO_TENFERRO_H_
 #define TENFERRO_TENFERRO_H_
 
@@ -23,5 +24,6 @@
 #include "tenferro/dot_plan.h"
 #include "tenferro/io.h"
 #include "tenferro/einsum.h"
+#include "tenferro/fusion.h"
 
 #endif  // TENFERRO_TENFERRO_H_

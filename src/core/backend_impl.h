@@ -17,6 +17,7 @@
 
 #include "core/core.h"
 #include "tenferro/backend.h"
+#include "tenferro/fusion.h"
 #include "tenferro/ops.h"
 #include "tenferro/tensor.h"
 
@@ -247,6 +248,39 @@ struct tfr_scatter_desc {
 };
 // ---- end indexing descriptors ----
 
+// ---- fusion ----
+// A validated fusion plan (include/tenferro/fusion.h). Values 0 .. num_inputs-1
+// are the inputs; instruction k defines value num_inputs + k.
+typedef struct tfr_fusion_instr {
+  tfr_ew_kind kind;
+  int op;               // as in tfr_elementwise_desc
+  int num_operands;     // 1 .. 3
+  int operands[3];      // value ids, each < this instruction's own id
+  tfr_dtype dtype;      // the operands' dtype (on_true's for select)
+  tfr_dtype out_dtype;
+} tfr_fusion_instr;
+
+struct tfr_fusion_plan {
+  int num_inputs;
+  int num_instructions;
+  int num_outputs;
+  tfr_dtype value_dtype[TFR_FUSION_MAX_INPUTS + TFR_FUSION_MAX_INSTRUCTIONS];
+  bool broadcast[TFR_FUSION_MAX_INPUTS];
+  int broadcast_ndims[TFR_FUSION_MAX_INPUTS];
+  int64_t broadcast_dims[TFR_FUSION_MAX_INPUTS][TFR_MAX_RANK];
+  tfr_fusion_instr instr[TFR_FUSION_MAX_INSTRUCTIONS];
+  int outputs[TFR_FUSION_MAX_OUTPUTS];
+};
+
+typedef struct tfr_fusion_desc {
+  const tfr_fusion_plan *plan;
+  // Inputs with the result's shape (broadcast ones already are stride-0
+  // views), outputs compact, allocated by the core.
+  const tfr_tensor *inputs[TFR_FUSION_MAX_INPUTS];
+  tfr_tensor *outputs[TFR_FUSION_MAX_OUTPUTS];
+} tfr_fusion_desc;
+// ---- end fusion ----
+
 // ---------------------------------------------------------------------------
 // Backends and sessions
 // ---------------------------------------------------------------------------
@@ -278,6 +312,7 @@ typedef struct tfr_backend_vtable {
   tfr_status (*dot_general)(tfr_backend *b, const tfr_dot_desc *d);
   tfr_status (*gather)(tfr_backend *b, const tfr_gather_desc *d);
   tfr_status (*scatter)(tfr_backend *b, const tfr_scatter_desc *d);
+  tfr_status (*fusion)(tfr_backend *b, const tfr_fusion_desc *d);
 } tfr_backend_vtable;
 
 // Number of function pointers in the vtable (a unit test checks none is NULL).

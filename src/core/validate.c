@@ -52,6 +52,68 @@ tfr_status tfr_validate_dtype(const char *op, tfr_dtype dtype, uint32_t mask) {
   return TFR_OK;
 }
 
+// Dtype rules of the elementwise ops, shared by the tensor validators below
+// and by fusion plans (src/core/fusion.c).
+tfr_status tfr_elementwise_result_dtype(tfr_ew_kind kind, int op, int ndtypes,
+                                        const tfr_dtype *dtypes, tfr_dtype *out_dtype) {
+  switch (kind) {
+    case TFR_EW_UNARY: {
+      const tfr_ew_info *info = tfr_unary_info((tfr_unary_op)op);
+      if (!info) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "unary: invalid op value %d", op);
+      TFR_RETURN_IF_ERROR(tfr_validate_dtype(info->name, dtypes[0], info->dtypes));
+      *out_dtype = tfr_result_dtype(info->rule, dtypes[0]);
+      return TFR_OK;
+    }
+    case TFR_EW_BINARY: {
+      const tfr_ew_info *info = tfr_binary_info((tfr_binary_op)op);
+      if (!info) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "binary: invalid op value %d", op);
+      if (dtypes[0] != dtypes[1])
+        return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                         "%s: lhs has dtype %s, rhs has dtype %s (no implicit promotion: use "
+                         "tfr_convert)", info->name, tfr_dtype_name(dtypes[0]), tfr_dtype_name(dtypes[1]));
+      TFR_RETURN_IF_ERROR(tfr_validate_dtype(info->name, dtypes[0], info->dtypes));
+      *out_dtype = tfr_result_dtype(info->rule, dtypes[0]);
+      return TFR_OK;
+    }
+    case TFR_EW_COMPARE:
+      if ((unsigned)op > TFR_GE)
+        return tfr_error(TFR_ERR_INVALID_ARGUMENT, "compare: invalid comparison_direction %d", op);
+      if (dtypes[0] != dtypes[1])
+        return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                         "compare: lhs has dtype %s, rhs has dtype %s (no implicit promotion: use "
+                         "tfr_convert)", tfr_dtype_name(dtypes[0]), tfr_dtype_name(dtypes[1]));
+      if (op == TFR_EQ || op == TFR_NE)
+        TFR_RETURN_IF_ERROR(tfr_validate_dtype("compare", dtypes[0], TFR_DT_ALL));
+      else
+        TFR_RETURN_IF_ERROR(tfr_validate_dtype("compare (LT/LE/GT/GE)", dtypes[0],
+                                               TFR_DT_BOOL | TFR_DT_INT | TFR_DT_FLOAT));
+      *out_dtype = TFR_BOOL;
+      return TFR_OK;
+    case TFR_EW_SELECT:
+      if (dtypes[0] != TFR_BOOL)
+        return tfr_error(TFR_ERR_INVALID_ARGUMENT, "select: pred has dtype %s, must be bool",
+                         tfr_dtype_name(dtypes[0]));
+      if (dtypes[1] != dtypes[2])
+        return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                         "select: on_true has dtype %s, on_false has dtype %s (no implicit "
+                         "promotion: use tfr_convert)", tfr_dtype_name(dtypes[1]), tfr_dtype_name(dtypes[2]));
+      TFR_RETURN_IF_ERROR(tfr_validate_dtype("select", dtypes[1], TFR_DT_ALL));
+      *out_dtype = dtypes[1];
+      return TFR_OK;
+    case TFR_EW_CLAMP:
+      for (int i = 0; i < 3; i += 2)
+        if (dtypes[i] != dtypes[1])
+          return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                           "clamp: %s has dtype %s, operand has dtype %s (no implicit promotion: "
+                           "use tfr_convert)", i ? "max" : "min", tfr_dtype_name(dtypes[i]),
+                           tfr_dtype_name(dtypes[1]));
+      TFR_RETURN_IF_ERROR(tfr_validate_dtype("clamp", dtypes[1], TFR_DT_BOOL | TFR_DT_INT | TFR_DT_FLOAT));
+      *out_dtype = dtypes[1];
+      return TFR_OK;
+  }
+  return tfr_error(TFR_ERR_INVALID_ARGUMENT, "elementwise: invalid kind %d", (int)kind);
+}
+
 void tfr_elementwise_desc_cleanup(tfr_elementwise_desc *d) {
   for (int i = 0; i < 3; i++) {
     tfr_tensor_release(d->owned[i]);
@@ -72,10 +134,11 @@ tfr_status tfr_validate_unary(tfr_session *s, tfr_unary_op op, const tfr_tensor 
   TFR_RETURN_IF_ERROR(tfr_session_check(name, s));
   if (!info) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "unary: invalid op value %d", (int)op);
   TFR_RETURN_IF_ERROR(tfr_check_placement(name, "operand", s, x));
-  TFR_RETURN_IF_ERROR(tfr_validate_dtype(name, x->dtype, info->dtypes));
+  tfr_dtype out_dtype = TFR_BOOL;
+  TFR_RETURN_IF_ERROR(tfr_elementwise_result_dtype(TFR_EW_UNARY, (int)op, 1, &x->dtype, &out_dtype));
   tfr_desc_init(d, TFR_EW_UNARY, (int)op);
   d->dtype = x->dtype;
-  d->out_dtype = tfr_result_dtype(info->rule, x->dtype);
+  d->out_dtype = out_dtype;
   d->ninputs = 1;
   d->inputs[0] = x;
   return TFR_OK;
@@ -89,12 +152,13 @@ tfr_status tfr_validate_binary(tfr_session *s, tfr_binary_op op, const tfr_tenso
   if (!info) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "binary: invalid op value %d", (int)op);
   TFR_RETURN_IF_ERROR(tfr_check_placement(name, "lhs", s, lhs));
   TFR_RETURN_IF_ERROR(tfr_check_placement(name, "rhs", s, rhs));
-  if (lhs->dtype != rhs->dtype) return tfr_dtype_mismatch(name, "lhs", lhs, "rhs", rhs);
   if (!tfr_same_shape(lhs, rhs)) return tfr_shape_mismatch(name, "lhs", lhs, "rhs", rhs);
-  TFR_RETURN_IF_ERROR(tfr_validate_dtype(name, lhs->dtype, info->dtypes));
+  tfr_dtype out_dtype = TFR_BOOL;
+  TFR_RETURN_IF_ERROR(tfr_elementwise_result_dtype(TFR_EW_BINARY, (int)op, 2,
+                                                   (tfr_dtype[]){lhs->dtype, rhs->dtype}, &out_dtype));
   tfr_desc_init(d, TFR_EW_BINARY, (int)op);
   d->dtype = lhs->dtype;
-  d->out_dtype = tfr_result_dtype(info->rule, lhs->dtype);
+  d->out_dtype = out_dtype;
   d->ninputs = 2;
   d->inputs[0] = lhs;
   d->inputs[1] = rhs;
@@ -109,11 +173,10 @@ tfr_status tfr_validate_compare(tfr_session *s, tfr_compare_direction dir, const
                      (int)dir);
   TFR_RETURN_IF_ERROR(tfr_check_placement("compare", "lhs", s, lhs));
   TFR_RETURN_IF_ERROR(tfr_check_placement("compare", "rhs", s, rhs));
-  if (lhs->dtype != rhs->dtype) return tfr_dtype_mismatch("compare", "lhs", lhs, "rhs", rhs);
   if (!tfr_same_shape(lhs, rhs)) return tfr_shape_mismatch("compare", "lhs", lhs, "rhs", rhs);
-  if (dir != TFR_EQ && dir != TFR_NE)
-    TFR_RETURN_IF_ERROR(tfr_validate_dtype("compare (LT/LE/GT/GE)", lhs->dtype,
-                                           TFR_DT_BOOL | TFR_DT_INT | TFR_DT_FLOAT));
+  tfr_dtype out_dtype = TFR_BOOL;
+  TFR_RETURN_IF_ERROR(tfr_elementwise_result_dtype(TFR_EW_COMPARE, (int)dir, 2,
+                                                   (tfr_dtype[]){lhs->dtype, rhs->dtype}, &out_dtype));
   tfr_desc_init(d, TFR_EW_COMPARE, (int)dir);
   d->dtype = lhs->dtype;
   d->out_dtype = TFR_BOOL;
@@ -142,11 +205,9 @@ tfr_status tfr_validate_select(tfr_session *s, const tfr_tensor *pred, const tfr
   TFR_RETURN_IF_ERROR(tfr_check_placement("select", "pred", s, pred));
   TFR_RETURN_IF_ERROR(tfr_check_placement("select", "on_true", s, on_true));
   TFR_RETURN_IF_ERROR(tfr_check_placement("select", "on_false", s, on_false));
-  if (pred->dtype != TFR_BOOL)
-    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "select: pred has dtype %s, must be bool",
-                     tfr_dtype_name(pred->dtype));
-  if (on_true->dtype != on_false->dtype)
-    return tfr_dtype_mismatch("select", "on_true", on_true, "on_false", on_false);
+  tfr_dtype out_dtype = TFR_BOOL;
+  TFR_RETURN_IF_ERROR(tfr_elementwise_result_dtype(
+      TFR_EW_SELECT, 0, 3, (tfr_dtype[]){pred->dtype, on_true->dtype, on_false->dtype}, &out_dtype));
   if (!tfr_same_shape(on_true, on_false))
     return tfr_shape_mismatch("select", "on_true", on_true, "on_false", on_false);
   if (pred->rank != 0 && !tfr_same_shape(pred, on_true))
@@ -168,14 +229,13 @@ tfr_status tfr_validate_clamp(tfr_session *s, const tfr_tensor *min, const tfr_t
   TFR_RETURN_IF_ERROR(tfr_check_placement("clamp", "min", s, min));
   TFR_RETURN_IF_ERROR(tfr_check_placement("clamp", "operand", s, operand));
   TFR_RETURN_IF_ERROR(tfr_check_placement("clamp", "max", s, max));
-  if (min->dtype != operand->dtype) return tfr_dtype_mismatch("clamp", "min", min, "operand", operand);
-  if (max->dtype != operand->dtype) return tfr_dtype_mismatch("clamp", "max", max, "operand", operand);
+  tfr_dtype out_dtype = TFR_BOOL;
+  TFR_RETURN_IF_ERROR(tfr_elementwise_result_dtype(
+      TFR_EW_CLAMP, 0, 3, (tfr_dtype[]){min->dtype, operand->dtype, max->dtype}, &out_dtype));
   if (min->rank != 0 && !tfr_same_shape(min, operand))
     return tfr_shape_mismatch("clamp", "min", min, "operand", operand);
   if (max->rank != 0 && !tfr_same_shape(max, operand))
     return tfr_shape_mismatch("clamp", "max", max, "operand", operand);
-  TFR_RETURN_IF_ERROR(
-      tfr_validate_dtype("clamp", operand->dtype, TFR_DT_BOOL | TFR_DT_INT | TFR_DT_FLOAT));
   tfr_desc_init(d, TFR_EW_CLAMP, 0);
   d->dtype = operand->dtype;
   d->out_dtype = operand->dtype;

@@ -20,6 +20,12 @@ tfr_status tfr_validate_clamp(tfr_session *s, const tfr_tensor *min, const tfr_t
                               const tfr_tensor *max, tfr_elementwise_desc *d);
 void tfr_elementwise_desc_cleanup(tfr_elementwise_desc *d);
 
+// The dtype rule of one elementwise op: checks the operand dtypes
+// (dtypes[ndtypes], in operand order) and gives the result dtype. Used by the
+// validators above and by fusion plans.
+tfr_status tfr_elementwise_result_dtype(tfr_ew_kind kind, int op, int ndtypes,
+                                        const tfr_dtype *dtypes, tfr_dtype *out_dtype);
+
 // Checks a caller-provided output of an `_into` op: placement, `dtype`,
 // `rank`/`shape`, no self-overlap, and no overlap with the `ninputs` inputs
 // other than being one of them exactly.

@@ -123,6 +123,7 @@ static const tfr_backend_vtable tfr_cpu_vtable = {
     .dot_general = tfr_cpu_dot_general,
     .gather = tfr_cpu_gather,
     .scatter = tfr_cpu_scatter,
+    .fusion = tfr_cpu_fusion,
 };
 
 const tfr_backend_vtable *tfr_cpu_vtable_for_tests(void);

@@ -38,7 +38,8 @@ static inline tfr_cpu_backend *tfr_cpu_cast(tfr_backend *b) { return (tfr_cpu_ba
 //   first element; strides[i] is operand i's step in bytes.
 // ---------------------------------------------------------------------------
 
-#define TFR_CPU_MAX_OPERANDS 4
+// Enough for a fusion plan's outputs and inputs (TFR_FUSION_MAX_*).
+#define TFR_CPU_MAX_OPERANDS 24
 
 typedef void (*tfr_cpu_inner_fn)(int64_t n, char *const *ptrs, const int64_t *strides,
                                  const void *ctx);
@@ -60,6 +61,11 @@ void tfr_cpu_iter_init(tfr_cpu_iter *it, int nops, const tfr_tensor *const *ops)
 void tfr_cpu_iter_run(const tfr_cpu_iter *it, tfr_cpu_inner_fn fn, const void *ctx,
                       int num_threads);
 
+// The inner kernel of one elementwise op on operands of `dtype` (the
+// operands' dtype, on_true's for select); NULL when the op table has no such
+// pair. Used by elementwise.c and by fusion.c.
+tfr_cpu_inner_fn tfr_cpu_elementwise_kernel(tfr_ew_kind kind, int op, tfr_dtype dtype);
+
 // Op families (src/cpu/<family>.c).
 tfr_status tfr_cpu_elementwise(tfr_backend *b, const tfr_elementwise_desc *d);
 tfr_status tfr_cpu_structural(tfr_backend *b, const tfr_structural_desc *d);
@@ -67,5 +73,6 @@ tfr_status tfr_cpu_reduction(tfr_backend *b, const tfr_reduce_desc *d);
 tfr_status tfr_cpu_dot_general(tfr_backend *b, const tfr_dot_desc *d);
 tfr_status tfr_cpu_gather(tfr_backend *b, const tfr_gather_desc *d);
 tfr_status tfr_cpu_scatter(tfr_backend *b, const tfr_scatter_desc *d);
+tfr_status tfr_cpu_fusion(tfr_backend *b, const tfr_fusion_desc *d);
 
 #endif  // TENFERRO_SRC_CPU_CPU_H_

@@ -14,6 +14,7 @@
 // compiler may do on the strength of restrict changes a result.
 #include "cpu/cpu.h"
 #include "cpu/scalar_math.h"
+#include "cpu/vector_math.h"
 
 // gcc's -O2 cost model ("very cheap") vectorises no loop of unknown trip
 // count; `omp simd` asks for it anyway (the loops carry no dependencies).
@@ -57,21 +58,24 @@
 // Kernel generators. Operand 0 is the output, then the inputs in order.
 // ---------------------------------------------------------------------------
 
-#define TFR_EW_UNARY_KERNEL(OP, name, dt, odt)                                            \
-  static void tfr_ew_##name##_##dt(int64_t n, char *const *p, const int64_t *s,          \
-                                   const void *ctx) {                                      \
-    (void)ctx;                                                                             \
-    if (s[0] == TFR_EW_ES(odt) && s[1] == TFR_EW_ES(dt)) {                                 \
-      TFR_EW_T(odt) *restrict o = (TFR_EW_T(odt) *)(void *)p[0];                           \
-      const TFR_EW_T(dt) *restrict a = (const TFR_EW_T(dt) *)(const void *)p[1];           \
-      TFR_EW_SIMD for (int64_t i = 0; i < n; i++) o[i] = tfr_sm_##name##_##dt(a[i]);      \
-      return;                                                                              \
-    }                                                                                      \
-    for (int64_t i = 0; i < n; i++) {                                                      \
-      TFR_EW_LOAD(dt, x, p[1] + i * s[1]);                                                 \
-      TFR_EW_T(odt) r = tfr_sm_##name##_##dt(x);                                           \
-      TFR_EW_STORE(p[0] + i * s[0], r);                                                    \
-    }                                                                                      \
+#define TFR_EW_UNARY_BODY(FN, dt, odt)                                                  \
+  if (s[0] == TFR_EW_ES(odt) && s[1] == TFR_EW_ES(dt)) {                                 \
+    TFR_EW_T(odt) *restrict o = (TFR_EW_T(odt) *)(void *)p[0];                           \
+    const TFR_EW_T(dt) *restrict a = (const TFR_EW_T(dt) *)(const void *)p[1];           \
+    TFR_EW_SIMD for (int64_t i = 0; i < n; i++) o[i] = FN(a[i]);                         \
+    return;                                                                              \
+  }                                                                                      \
+  for (int64_t i = 0; i < n; i++) {                                                      \
+    TFR_EW_LOAD(dt, x, p[1] + i * s[1]);                                                 \
+    TFR_EW_T(odt) r = FN(x);                                                             \
+    TFR_EW_STORE(p[0] + i * s[0], r);                                                    \
+  }
+
+#define TFR_EW_UNARY_KERNEL(OP, name, dt, odt)                                   \
+  static void tfr_ew_##name##_##dt(int64_t n, char *const *p, const int64_t *s, \
+                                   const void *ctx) {                             \
+    (void)ctx;                                                                    \
+    TFR_EW_UNARY_BODY(tfr_sm_##name##_##dt, dt, odt)                              \
   }
 
 // FN(a, b) -> ODT on two inputs of dtype DT (binary ops and compare). A
@@ -108,6 +112,79 @@
   static void tfr_ew_##name##_##dt(int64_t n, char *const *p, const int64_t *s, \
                                    const void *ctx) {                             \
     (void)ctx;                                                                    \
+    TFR_EW_BINARY_BODY(tfr_sm_##name##_##dt, dt, odt)                             \
+  }
+
+// Real transcendental functions (the TFR_EW_VM_* lists below) run through a
+// vector routine of vector_math.h where this CPU has one adopted: every
+// element of the op goes through it, a contiguous run directly, a strided one
+// or one with a broadcast operand gathered into blocks on the stack. An
+// element's value then depends on nothing but its input, not on the layout
+// or the thread split (the layout and thread tests compare bit for bit).
+// Without a routine (other CPUs, functions whose vector version was not
+// accurate enough) the scalar kernel runs exactly as before.
+#define TFR_EW_VM_BLOCK 256
+
+#define TFR_EW_VM_RUNNERS(dt)                                                              \
+  static void tfr_ew_vm_unary_##dt(tfr_vm_unary_##dt##_fn f, int64_t n, char *const *p,    \
+                                   const int64_t *s) {                                     \
+    const int64_t es = TFR_EW_ES(dt);                                                      \
+    if (s[0] == es && s[1] == es) {                                                        \
+      f(n, (const TFR_EW_T(dt) *)(const void *)p[1], (TFR_EW_T(dt) *)(void *)p[0]);       \
+      return;                                                                              \
+    }                                                                                      \
+    TFR_EW_T(dt) x[TFR_EW_VM_BLOCK], y[TFR_EW_VM_BLOCK];                                   \
+    for (int64_t i0 = 0; i0 < n; i0 += TFR_EW_VM_BLOCK) {                                  \
+      int64_t m = n - i0 < TFR_EW_VM_BLOCK ? n - i0 : TFR_EW_VM_BLOCK;                     \
+      for (int64_t k = 0; k < m; k++) memcpy(&x[k], p[1] + (i0 + k) * s[1], sizeof x[k]);  \
+      f(m, x, y);                                                                          \
+      for (int64_t k = 0; k < m; k++) memcpy(p[0] + (i0 + k) * s[0], &y[k], sizeof y[k]);  \
+    }                                                                                      \
+  }                                                                                        \
+  static void tfr_ew_vm_binary_##dt(tfr_vm_binary_##dt##_fn f, int64_t n, char *const *p,  \
+                                    const int64_t *s) {                                    \
+    const int64_t es = TFR_EW_ES(dt);                                                      \
+    if (s[0] == es && s[1] == es && s[2] == es) {                                          \
+      f(n, (const TFR_EW_T(dt) *)(const void *)p[1],                                       \
+        (const TFR_EW_T(dt) *)(const void *)p[2], (TFR_EW_T(dt) *)(void *)p[0]);           \
+      return;                                                                              \
+    }                                                                                      \
+    TFR_EW_T(dt) a[TFR_EW_VM_BLOCK], b[TFR_EW_VM_BLOCK], y[TFR_EW_VM_BLOCK];               \
+    for (int64_t i0 = 0; i0 < n; i0 += TFR_EW_VM_BLOCK) {                                  \
+      int64_t m = n - i0 < TFR_EW_VM_BLOCK ? n - i0 : TFR_EW_VM_BLOCK;                     \
+      for (int64_t k = 0; k < m; k++) {                                                    \
+        memcpy(&a[k], p[1] + (i0 + k) * s[1], sizeof a[k]);                                \
+        memcpy(&b[k], p[2] + (i0 + k) * s[2], sizeof b[k]);                                \
+      }                                                                                    \
+      f(m, a, b, y);                                                                       \
+      for (int64_t k = 0; k < m; k++) memcpy(p[0] + (i0 + k) * s[0], &y[k], sizeof y[k]);  \
+    }                                                                                      \
+  }
+
+TFR_EW_VM_RUNNERS(f32)
+TFR_EW_VM_RUNNERS(f64)
+
+#define TFR_EW_VM_UNARY_KERNEL(OP, name, dt, odt)                                \
+  static void tfr_ew_##name##_##dt(int64_t n, char *const *p, const int64_t *s, \
+                                   const void *ctx) {                             \
+    (void)ctx;                                                                    \
+    tfr_vm_unary_##dt##_fn f = tfr_vm_unary_##dt(OP);                             \
+    if (f) {                                                                      \
+      tfr_ew_vm_unary_##dt(f, n, p, s);                                           \
+      return;                                                                     \
+    }                                                                             \
+    TFR_EW_UNARY_BODY(tfr_sm_##name##_##dt, dt, odt)                              \
+  }
+
+#define TFR_EW_VM_BINARY_KERNEL(OP, name, dt, odt)                               \
+  static void tfr_ew_##name##_##dt(int64_t n, char *const *p, const int64_t *s, \
+                                   const void *ctx) {                             \
+    (void)ctx;                                                                    \
+    tfr_vm_binary_##dt##_fn f = tfr_vm_binary_##dt(OP);                           \
+    if (f) {                                                                      \
+      tfr_ew_vm_binary_##dt(f, n, p, s);                                          \
+      return;                                                                     \
+    }                                                                             \
     TFR_EW_BINARY_BODY(tfr_sm_##name##_##dt, dt, odt)                             \
   }
 
@@ -206,29 +283,49 @@
   X(TFR_IS_FINITE, is_finite, f32, b8) X(TFR_IS_FINITE, is_finite, f64, b8)            \
   TFR_EW_FLOAT(X, TFR_REAL, real) TFR_EW_CPLX_TO_REAL(X, TFR_REAL, real)               \
   TFR_EW_FLOAT(X, TFR_IMAG, imag) TFR_EW_CPLX_TO_REAL(X, TFR_IMAG, imag)               \
-  TFR_EW_FC(X, TFR_EXP, exp)                                                           \
-  TFR_EW_FC(X, TFR_LOG, log)                                                           \
-  TFR_EW_FC(X, TFR_SIN, sin)                                                           \
-  TFR_EW_FC(X, TFR_COS, cos)                                                           \
-  TFR_EW_FC(X, TFR_TAN, tan)                                                           \
-  TFR_EW_FC(X, TFR_TANH, tanh)                                                         \
+  TFR_EW_CPLX(X, TFR_EXP, exp)                                                         \
+  TFR_EW_CPLX(X, TFR_LOG, log)                                                         \
+  TFR_EW_CPLX(X, TFR_SIN, sin)                                                         \
+  TFR_EW_CPLX(X, TFR_COS, cos)                                                         \
+  TFR_EW_CPLX(X, TFR_TAN, tan)                                                         \
+  TFR_EW_CPLX(X, TFR_TANH, tanh)                                                       \
   TFR_EW_FC(X, TFR_SQRT, sqrt)                                                         \
   TFR_EW_FC(X, TFR_RSQRT, rsqrt)                                                       \
-  TFR_EW_FLOAT(X, TFR_CBRT, cbrt)                                                      \
-  TFR_EW_FC(X, TFR_EXPM1, expm1)                                                       \
-  TFR_EW_FC(X, TFR_LOG1P, log1p)                                                       \
-  TFR_EW_FLOAT(X, TFR_ERF, erf)                                                        \
+  TFR_EW_CPLX(X, TFR_EXPM1, expm1)                                                     \
+  TFR_EW_CPLX(X, TFR_LOG1P, log1p)                                                     \
   TFR_EW_FC(X, TFR_LOGISTIC, logistic)                                                 \
-  TFR_EW_FC(X, TFR_ASIN, asin)                                                         \
-  TFR_EW_FC(X, TFR_ACOS, acos)                                                         \
-  TFR_EW_FC(X, TFR_ATAN, atan)                                                         \
-  TFR_EW_FC(X, TFR_SINH, sinh)                                                         \
-  TFR_EW_FC(X, TFR_COSH, cosh)                                                         \
-  TFR_EW_FC(X, TFR_ASINH, asinh)                                                       \
-  TFR_EW_FC(X, TFR_ACOSH, acosh)                                                       \
-  TFR_EW_FC(X, TFR_ATANH, atanh)                                                       \
-  TFR_EW_FLOAT(X, TFR_ERFC, erfc)                                                      \
+  TFR_EW_CPLX(X, TFR_ASIN, asin)                                                       \
+  TFR_EW_CPLX(X, TFR_ACOS, acos)                                                       \
+  TFR_EW_CPLX(X, TFR_ATAN, atan)                                                       \
+  TFR_EW_CPLX(X, TFR_SINH, sinh)                                                       \
+  TFR_EW_CPLX(X, TFR_COSH, cosh)                                                       \
+  TFR_EW_CPLX(X, TFR_ASINH, asinh)                                                     \
+  TFR_EW_CPLX(X, TFR_ACOSH, acosh)                                                     \
+  TFR_EW_CPLX(X, TFR_ATANH, atanh)                                                     \
   TFR_EW_INT(X, TFR_POPCNT, popcnt)
+
+// The real float transcendental functions: vector routines where adopted
+// (vector_math.c), else the scalar kernels.
+#define TFR_EW_VM_UNARY_OPS(X)                                                         \
+  TFR_EW_FLOAT(X, TFR_EXP, exp)                                                        \
+  TFR_EW_FLOAT(X, TFR_LOG, log)                                                        \
+  TFR_EW_FLOAT(X, TFR_SIN, sin)                                                        \
+  TFR_EW_FLOAT(X, TFR_COS, cos)                                                        \
+  TFR_EW_FLOAT(X, TFR_TAN, tan)                                                        \
+  TFR_EW_FLOAT(X, TFR_TANH, tanh)                                                      \
+  TFR_EW_FLOAT(X, TFR_CBRT, cbrt)                                                      \
+  TFR_EW_FLOAT(X, TFR_EXPM1, expm1)                                                    \
+  TFR_EW_FLOAT(X, TFR_LOG1P, log1p)                                                    \
+  TFR_EW_FLOAT(X, TFR_ERF, erf)                                                        \
+  TFR_EW_FLOAT(X, TFR_ASIN, asin)                                                      \
+  TFR_EW_FLOAT(X, TFR_ACOS, acos)                                                      \
+  TFR_EW_FLOAT(X, TFR_ATAN, atan)                                                      \
+  TFR_EW_FLOAT(X, TFR_SINH, sinh)                                                      \
+  TFR_EW_FLOAT(X, TFR_COSH, cosh)                                                      \
+  TFR_EW_FLOAT(X, TFR_ASINH, asinh)                                                    \
+  TFR_EW_FLOAT(X, TFR_ACOSH, acosh)                                                    \
+  TFR_EW_FLOAT(X, TFR_ATANH, atanh)                                                    \
+  TFR_EW_FLOAT(X, TFR_ERFC, erfc)
 
 #define TFR_EW_BINARY_OPS(X)                                                           \
   TFR_EW_NUM(X, TFR_ADD, add)                                                          \
@@ -238,16 +335,19 @@
   TFR_EW_INT(X, TFR_REMAINDER, remainder) TFR_EW_FLOAT(X, TFR_REMAINDER, remainder)    \
   TFR_EW_ALL(X, TFR_MAXIMUM, maximum)                                                  \
   TFR_EW_ALL(X, TFR_MINIMUM, minimum)                                                  \
-  TFR_EW_NUM(X, TFR_POWER, power)                                                      \
+  TFR_EW_INT(X, TFR_POWER, power) TFR_EW_CPLX(X, TFR_POWER, power)                     \
   TFR_EW_BOOL(X, TFR_AND, and) TFR_EW_INT(X, TFR_AND, and)                             \
   TFR_EW_BOOL(X, TFR_OR, or) TFR_EW_INT(X, TFR_OR, or)                                 \
   TFR_EW_BOOL(X, TFR_XOR, xor) TFR_EW_INT(X, TFR_XOR, xor)                             \
-  TFR_EW_FC(X, TFR_ATAN2, atan2)                                                       \
+  TFR_EW_CPLX(X, TFR_ATAN2, atan2)                                                     \
   TFR_EW_INT(X, TFR_SHIFT_LEFT, shift_left)                                            \
   TFR_EW_INT(X, TFR_SHIFT_RIGHT_ARITHMETIC, shift_right_arithmetic)                    \
   TFR_EW_INT(X, TFR_SHIFT_RIGHT_LOGICAL, shift_right_logical)                          \
   TFR_EW_FLOAT(X, TFR_NEXT_AFTER, next_after)                                          \
   X(TFR_COMPLEX, cplx, f32, c64) X(TFR_COMPLEX, cplx, f64, c128)
+
+#define TFR_EW_VM_BINARY_OPS(X) \
+  TFR_EW_FLOAT(X, TFR_POWER, power) TFR_EW_FLOAT(X, TFR_ATAN2, atan2)
 
 // X(direction, name, dtype): EQ and NE on every dtype, orderings on the real ones.
 #define TFR_EW_CMP_REAL(X, D, name) \
@@ -266,7 +366,9 @@
 // ---------------------------------------------------------------------------
 
 TFR_EW_UNARY_OPS(TFR_EW_UNARY_KERNEL)
+TFR_EW_VM_UNARY_OPS(TFR_EW_VM_UNARY_KERNEL)
 TFR_EW_BINARY_OPS(TFR_EW_BINARY_KERNEL)
+TFR_EW_VM_BINARY_OPS(TFR_EW_VM_BINARY_KERNEL)
 TFR_EW_COMPARE_OPS(TFR_EW_COMPARE_KERNEL)
 TFR_EW_SELECT_DTYPES(TFR_EW_SELECT_KERNEL)
 TFR_EW_CLAMP_DTYPES(TFR_EW_CLAMP_KERNEL)
@@ -278,9 +380,9 @@ TFR_EW_CLAMP_DTYPES(TFR_EW_CLAMP_KERNEL)
 
 // Indexed by [op][operand dtype]; NULL where the op table rejects the dtype.
 static const tfr_cpu_inner_fn tfr_ew_unary_table[TFR_UNARY_OP_COUNT][TFR_DTYPE_COUNT] = {
-    TFR_EW_UNARY_OPS(TFR_EW_OP_ENTRY)};
+    TFR_EW_UNARY_OPS(TFR_EW_OP_ENTRY) TFR_EW_VM_UNARY_OPS(TFR_EW_OP_ENTRY)};
 static const tfr_cpu_inner_fn tfr_ew_binary_table[TFR_BINARY_OP_COUNT][TFR_DTYPE_COUNT] = {
-    TFR_EW_BINARY_OPS(TFR_EW_OP_ENTRY)};
+    TFR_EW_BINARY_OPS(TFR_EW_OP_ENTRY) TFR_EW_VM_BINARY_OPS(TFR_EW_OP_ENTRY)};
 static const tfr_cpu_inner_fn tfr_ew_compare_table[TFR_GE + 1][TFR_DTYPE_COUNT] = {
     TFR_EW_COMPARE_OPS(TFR_EW_CMP_ENTRY)};
 static const tfr_cpu_inner_fn tfr_ew_select_table[TFR_DTYPE_COUNT] = {
@@ -290,10 +392,10 @@ static const tfr_cpu_inner_fn tfr_ew_clamp_table[TFR_DTYPE_COUNT] = {
 
 // The kernel of a validated descriptor; NULL only if the lists above miss a
 // pair the op table allows (an internal error, not a user one).
-static tfr_cpu_inner_fn tfr_ew_lookup(const tfr_elementwise_desc *d) {
-  unsigned op = (unsigned)d->op, dt = (unsigned)d->dtype;
+tfr_cpu_inner_fn tfr_cpu_elementwise_kernel(tfr_ew_kind kind, int op_value, tfr_dtype dtype) {
+  unsigned op = (unsigned)op_value, dt = (unsigned)dtype;
   if (dt >= TFR_DTYPE_COUNT) return NULL;
-  switch (d->kind) {
+  switch (kind) {
     case TFR_EW_UNARY: return op < TFR_UNARY_OP_COUNT ? tfr_ew_unary_table[op][dt] : NULL;
     case TFR_EW_BINARY: return op < TFR_BINARY_OP_COUNT ? tfr_ew_binary_table[op][dt] : NULL;
     case TFR_EW_COMPARE: return op <= TFR_GE ? tfr_ew_compare_table[op][dt] : NULL;
@@ -304,7 +406,7 @@ static tfr_cpu_inner_fn tfr_ew_lookup(const tfr_elementwise_desc *d) {
 }
 
 tfr_status tfr_cpu_elementwise(tfr_backend *b, const tfr_elementwise_desc *d) {
-  tfr_cpu_inner_fn fn = tfr_ew_lookup(d);
+  tfr_cpu_inner_fn fn = tfr_cpu_elementwise_kernel(d->kind, d->op, d->dtype);
   if (!fn)
     return tfr_error(TFR_ERR_INTERNAL, "cpu elementwise: no kernel for kind %d op %d dtype %s",
                      (int)d->kind, d->op, tfr_dtype_name(d->dtype));
