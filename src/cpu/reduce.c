@@ -33,11 +33,28 @@ typedef float _Complex tfr_red_c64;
 typedef double _Complex tfr_red_c128;
 
 // ---------------------------------------------------------------------------
+// The pairwise tree
+// ---------------------------------------------------------------------------
+
+// Reduced elements per tree leaf in the inner layout, and rows per leaf in
+// the lanes layout (each row there is a whole strip of lanes).
+#define TFR_RED_LEAF_INNER 256
+#define TFR_RED_LEAF_ROWS 64
+
+// Where the left half of a node of `cnt` reduced indices ends: at a leaf
+// boundary, with the left half taking the extra leaf of an odd count.
+static inline int64_t tfr_red_split(int64_t cnt, int64_t leaf) {
+  int64_t leaves = (cnt + leaf - 1) / leaf;
+  return (leaves + 1) / 2 * leaf;
+}
+
+// ---------------------------------------------------------------------------
 // Per (combiner, dtype) kernels
 // ---------------------------------------------------------------------------
 
 // runs:    acc[k] = reduce(n >= 1 elements at byte stride s from p + k * ws)
-//          for k < w, combined into the previous acc[k] unless `first`.
+//          for k < w, combined into the previous acc[k] unless `first`; runs
+//          longer than a leaf are combined by the same tree as tfr_red_node.
 // rows:    acc[k] (op)= row_0[k] (op) .. (op) row_{nrows-1}[k] for k < w,
 //          lanes at byte stride s; nrows is 1 or 4; overwrites acc if `first`.
 // combine: a[k] = a[k] (op) b[k].
@@ -65,10 +82,10 @@ typedef struct tfr_red_kernels {
 #define TFR_RED_OR(a, x) ((a) | (x))
 #define TFR_RED_XOR(a, x) ((a) ^ (x))
 
-// The contiguous path of `run` reduces n >= NACC elements with NACC
-// independent partial results: enough vector registers in flight to hide the
-// latency, and each chain stays short (a 256-element leaf gives chains of
-// 256 / NACC) for accuracy. The partials are combined pairwise at the end.
+// The contiguous path of a run of n >= 4 NACC elements (at most a leaf):
+// NACC independent partial results keep enough vector registers in flight to
+// hide the latency, and each chain stays short (256 / NACC at most) for
+// accuracy. The partials are combined pairwise at the end.
 #define TFR_RED_BLOCK_SCALAR(NAME, T, NACC)                                                  \
   enum { NAME##_nacc = (NACC) };                                                            \
   static T NAME##_block(const T *restrict q, int64_t n) {                                   \
@@ -151,11 +168,19 @@ typedef struct tfr_red_kernels {
     return r;                                                                               \
   }                                                                                         \
                                                                                             \
+  /* The tree of tfr_red_node over one run, without its per-node overhead. */              \
+  static T NAME##_pairwise(const char *p, int64_t n, int64_t s) {                           \
+    if (n <= TFR_RED_LEAF_INNER) return NAME##_reduce(p, n, s);                             \
+    int64_t h = tfr_red_split(n, TFR_RED_LEAF_INNER);                                       \
+    T a = NAME##_pairwise(p, h, s);                                                         \
+    return NAME##_op(a, NAME##_pairwise(p + h * s, n - h, s));                              \
+  }                                                                                         \
+                                                                                            \
   static void NAME##_runs(void *accp, const char *p, int64_t n, int64_t s, int64_t w,       \
                           int64_t ws, bool first) {                                         \
     T *acc = (T *)accp;                                                                     \
     for (int64_t k = 0; k < w; k++) {                                                       \
-      T r = NAME##_reduce(p + k * ws, n, s);                                                \
+      T r = NAME##_pairwise(p + k * ws, n, s);                                              \
       acc[k] = first ? r : NAME##_op(acc[k], r);                                            \
     }                                                                                       \
   }                                                                                         \
@@ -266,10 +291,6 @@ static const tfr_red_kernels *const tfr_red_table[TFR_REDUCE_XOR + 1][TFR_DTYPE_
 // The plan: canonical axes, layout and tree shape
 // ---------------------------------------------------------------------------
 
-// Reduced elements per tree leaf in the inner layout, and rows per leaf in
-// the lanes layout (each row there is a whole strip of lanes).
-#define TFR_RED_LEAF_INNER 256
-#define TFR_RED_LEAF_ROWS 64
 // Bytes of accumulators per strip in the lanes layout: wide enough that each
 // row is read in long sequential pieces (a new page per piece defeats the
 // prefetcher), small enough to stay in L1/L2.
@@ -296,6 +317,7 @@ typedef struct tfr_red_plan {
   tfr_red_axis red[TFR_MAX_RANK];   // likewise; at least one
   int64_t m;        // reduced elements per output
   bool lanes;       // layout (see the top of the file)
+  bool one_run;     // inner layout, one reduced axis: `runs` does whole subtrees
   int64_t leaf;     // reduced indices per tree leaf
   int64_t w;        // outputs per unit, along kept[0]
   int64_t nchunks;  // units along kept[0]
@@ -374,13 +396,6 @@ static void tfr_red_build_axes(const tfr_reduce_desc *d, tfr_red_plan *p) {
   p->out = out;
 }
 
-// Where the left half of a node of `cnt` reduced indices ends: at a leaf
-// boundary, with the left half taking the extra leaf of an odd count.
-static inline int64_t tfr_red_split(int64_t cnt, int64_t leaf) {
-  int64_t leaves = (cnt + leaf - 1) / leaf;
-  return (leaves + 1) / 2 * leaf;
-}
-
 static void tfr_red_plan_layout(tfr_red_plan *p, size_t es) {
   p->m = 1;
   for (int j = 0; j < p->nr; j++) p->m *= p->red[j].n;
@@ -402,6 +417,7 @@ static void tfr_red_plan_layout(tfr_red_plan *p, size_t es) {
   if (p->w > n0) p->w = n0;
   p->nchunks = (n0 + p->w - 1) / p->w;
   p->nunits = outer * p->nchunks;
+  p->one_run = !p->lanes && p->nr == 1;
   p->wbytes = ((size_t)p->w * es + 63) & ~(size_t)63;
   int64_t leaves = (p->m + p->leaf - 1) / p->leaf;
   p->levels = 1;
@@ -488,7 +504,7 @@ static void tfr_red_leaf(const tfr_red_plan *p, const char *base, int64_t w, int
 // holds (levels - 1) buffers for the right halves down the recursion.
 static void tfr_red_node(const tfr_red_plan *p, const char *base, int64_t w, int64_t lo,
                          int64_t cnt, char *acc, char *scratch) {
-  if (cnt <= p->leaf) {
+  if (cnt <= p->leaf || p->one_run) {
     tfr_red_leaf(p, base, w, lo, cnt, acc);
     return;
   }
@@ -542,9 +558,14 @@ static tfr_status tfr_red_execute(const tfr_red_plan *p, int nt) {
   if (!mem)
     return tfr_error(TFR_ERR_OUT_OF_MEMORY, "reduce: cannot allocate %zu bytes of scratch",
                      bytes);
+  // Dynamic schedules: on a shared machine a thread that loses its core
+  // leaves its remaining pieces to the others. Results do not depend on it.
   if (!split_tree) {
+    int64_t chunk = p->nunits / (8 * (int64_t)nt);
+    if (chunk < 1) chunk = 1;
+    (void)chunk;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, chunk) if (nt > 1)
 #endif
     for (int64_t u = 0; u < p->nunits; u++) {
       char *buf = mem + (size_t)omp_get_thread_num() * per_thread;
@@ -567,7 +588,7 @@ static tfr_status tfr_red_execute(const tfr_red_plan *p, int nt) {
       int64_t w;
       tfr_red_unit(p, u, &in, &out, &w);
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
 #endif
       for (int i = 0; i < ntops; i++) {
         char *buf = mem + (size_t)omp_get_thread_num() * per_thread;
