@@ -20,6 +20,9 @@ read -r -a ctest_args <<<"${CTEST_ARGS:-}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 
 "$root/scripts/install-deps.sh"
+# The WebGPU provider and the lavapipe driver, so the webgpu tests run here
+# too (quick when already installed).
+"$root/scripts/setup-webgpu.sh"
 
 echo "test.sh: configuring $build_dir ${extra_args[*]:-}"
 cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DTFR_WERROR=ON "${extra_args[@]}"

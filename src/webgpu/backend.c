@@ -108,9 +108,9 @@ static tfr_status tfr_wgpu_reduction(tfr_backend *base, const tfr_reduce_desc *d
 
 static tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
   (void)base;
-  (void)d;  // its layout is still being written (src/core/backend_impl.h)
   return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                   "dot_general: not implemented on the webgpu backend yet (any dtype)");
+                   "dot_general: not implemented on the webgpu backend yet (dtype %s)",
+                   tfr_dtype_name(d->dtype));
 }
 
 static tfr_status tfr_wgpu_gather(tfr_backend *base, const tfr_gather_desc *d) {
@@ -125,6 +125,14 @@ static tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d)
   return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                    "scatter: not implemented on the webgpu backend yet (dtype %s)",
                    tfr_dtype_name(d->dtype));
+}
+
+static tfr_status tfr_wgpu_fusion(tfr_backend *base, const tfr_fusion_desc *d) {
+  (void)base;
+  const tfr_fusion_plan *p = d->plan;
+  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                   "fusion: not implemented on the webgpu backend yet (dtype %s)",
+                   tfr_dtype_name(p->value_dtype[p->outputs[0]]));
 }
 
 static const tfr_backend_vtable tfr_wgpu_vtable = {
@@ -142,6 +150,7 @@ static const tfr_backend_vtable tfr_wgpu_vtable = {
     .dot_general = tfr_wgpu_dot_general,
     .gather = tfr_wgpu_gather,
     .scatter = tfr_wgpu_scatter,
+    .fusion = tfr_wgpu_fusion,
 };
 
 // ---------------------------------------------------------------------------
@@ -251,6 +260,8 @@ tfr_status tfr_webgpu_get_stats(const tfr_backend *backend, tfr_webgpu_stats *ou
 // ---------------------------------------------------------------------------
 // Test hooks (src/webgpu/wgpu_testing.h)
 // ---------------------------------------------------------------------------
+
+const tfr_backend_vtable *tfr_wgpu_vtable_for_tests(void) { return &tfr_wgpu_vtable; }
 
 tfr_status tfr_wgpu_test_compile(tfr_backend *backend, const char *variant, const char *source) {
   tfr_wgpu_backend *b = tfr_wgpu_cast(backend);

@@ -23,6 +23,13 @@
 #include "webgpu/wgpu.h"
 
 #define TFR_WGPU_KERNEL_RANK 8
+// copy_strided: 256 invocations of 4 elements each. Four independent
+// accesses per invocation keep more memory requests in flight than one, the
+// usual choice for bandwidth-bound GPU kernels; to be tuned on the H200 with
+// bench/webgpu_runtime.c (lavapipe's timings are dominated by its own
+// per-workgroup cost and say nothing about GPUs).
+#define TFR_WGPU_COPY_WG 256
+#define TFR_WGPU_COPY_EPT 4
 #define TFR_WGPU_TILED_BATCH_RANK 6
 // Elements per copy_strided dispatch: i = group * WG + lid stays in u32.
 #define TFR_WGPU_MAX_DISPATCH_ELEMENTS (INT64_C(1) << 31)
@@ -208,6 +215,23 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
                        op, tfr_dtype_name(in->dtype), tfr_dtype_name(out->dtype));
   }
 
+  if (in->storage == out->storage) {
+    // The core lets `out` be `in` itself (in place), or a disjoint view of
+    // the same storage. In place with one dtype changes nothing. Otherwise a
+    // buffer bound both read-only and writable in one dispatch is refused by
+    // WebGPU when the bound ranges overlap, and windows are aligned outwards:
+    // go through a temporary.
+    bool same = in->dtype == out->dtype && in->offset == out->offset;
+    for (int k = 0; same && k < in->rank; k++) same = in->strides[k] == out->strides[k];
+    if (same) return TFR_OK;
+    tfr_tensor *tmp = NULL;
+    TFR_RETURN_IF_ERROR(tfr_tensor_alloc(&b->base, in->dtype, in->rank, in->shape, false, &tmp));
+    tfr_status st = tfr_wgpu_copy(b, op, in, tmp);
+    if (!st) st = tfr_wgpu_copy(b, op, tmp, out);
+    tfr_tensor_release(tmp);
+    return st;
+  }
+
   tfr_wgpu_plan plan;
   tfr_wgpu_plan_axes(in, out, &plan);
   int tj = tfr_wgpu_transpose_axis(&plan);
@@ -270,7 +294,7 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
     tile = 16;
     rows = 16;
   }
-  tfr_wgsl_override overrides_copy[] = {{"WG", 256}};
+  tfr_wgsl_override overrides_copy[] = {{"WG", TFR_WGPU_COPY_WG}, {"EPT", TFR_WGPU_COPY_EPT}};
   tfr_wgsl_override overrides_tiled[] = {{"TILE", tile}, {"ROWS", rows}};
   tfr_wgsl_variant v = {variant,
                         tj >= 0 ? "transpose_tiled.wgsl" : "copy_strided.wgsl",
@@ -278,7 +302,7 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
                         subst,
                         (int)(sizeof subst / sizeof subst[0]),
                         tj >= 0 ? overrides_tiled : overrides_copy,
-                        tj >= 0 ? 2 : 1};
+                        2};
   WGPUComputePipeline pipeline;
   TFR_RETURN_IF_ERROR(tfr_wgpu_pipeline_get(b, &v, &pipeline));
 
@@ -339,7 +363,8 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
     }
     cp.numel = (uint32_t)numel;
     cp.rank = (uint32_t)nk;
-    groups = (numel + 255) / 256;
+    uint64_t per_group = (uint64_t)TFR_WGPU_COPY_WG * TFR_WGPU_COPY_EPT;
+    groups = (numel + per_group - 1) / per_group;
   }
 
   // One dispatch per index of the host axes (usually exactly one).

@@ -81,6 +81,25 @@ tfr_status tfr_wgpu_buffer_create(tfr_wgpu_backend *b, uint64_t size, WGPUBuffer
   return TFR_OK;
 }
 
+// Releases every pooled buffer (session thread only); returns whether there
+// was any.
+static bool tfr_wgpu_pool_trim(tfr_wgpu_backend *b) {
+  bool any = false;
+  for (int c = 0; c < TFR_WGPU_POOL_CLASSES; c++) {
+    pthread_mutex_lock(&b->pool_lock);
+    tfr_wgpu_buffer_list l = b->pool[c];
+    memset(&b->pool[c], 0, sizeof b->pool[c]);
+    pthread_mutex_unlock(&b->pool_lock);
+    for (int i = 0; i < l.count; i++) b->p->wgpuBufferRelease(l.items[i]);
+    tfr_free(l.items);
+    any |= l.count > 0;
+  }
+  pthread_mutex_lock(&b->pool_lock);
+  b->pool_bytes = 0;
+  pthread_mutex_unlock(&b->pool_lock);
+  return any;
+}
+
 tfr_status tfr_wgpu_storage_alloc(tfr_backend *base, size_t nbytes, bool zero, tfr_storage *out) {
   tfr_wgpu_backend *b = tfr_wgpu_cast(base);
   // The core allocates an op's output before calling the op: this is where a
@@ -115,9 +134,12 @@ tfr_status tfr_wgpu_storage_alloc(tfr_backend *base, size_t nbytes, bool zero, t
   }
   pthread_mutex_unlock(&b->pool_lock);
   if (!buf) {
-    TFR_RETURN_IF_ERROR(tfr_wgpu_buffer_create(
-        b, cap, WGPU_BUFFER_USAGE_STORAGE | WGPU_BUFFER_USAGE_COPY_SRC | WGPU_BUFFER_USAGE_COPY_DST,
-        "tensor", &buf));
+    const WGPUBufferUsage usage =
+        WGPU_BUFFER_USAGE_STORAGE | WGPU_BUFFER_USAGE_COPY_SRC | WGPU_BUFFER_USAGE_COPY_DST;
+    tfr_status st = tfr_wgpu_buffer_create(b, cap, usage, "tensor", &buf);
+    if (st == TFR_ERR_OUT_OF_MEMORY && tfr_wgpu_pool_trim(b))  // the pool's memory first
+      st = tfr_wgpu_buffer_create(b, cap, usage, "tensor", &buf);
+    if (st) return st;
   }
   if (zero) {
     // Recorded, not immediate: a pooled buffer may still be read by recorded
@@ -175,12 +197,7 @@ void tfr_wgpu_release_deferred(tfr_wgpu_backend *b) {
 }
 
 void tfr_wgpu_memory_release(tfr_wgpu_backend *b) {
-  for (int c = 0; c < TFR_WGPU_POOL_CLASSES; c++) {
-    for (int i = 0; i < b->pool[c].count; i++) b->p->wgpuBufferRelease(b->pool[c].items[i]);
-    tfr_free(b->pool[c].items);
-    memset(&b->pool[c], 0, sizeof b->pool[c]);
-  }
-  b->pool_bytes = 0;
+  tfr_wgpu_pool_trim(b);
   tfr_wgpu_release_deferred(b);
   for (int i = 0; i < 2; i++) {
     if (b->staging[i]) b->p->wgpuBufferRelease(b->staging[i]);

@@ -7,7 +7,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/backend_impl.h"
 #include "tenferro/backend.h"
+
+// The webgpu vtable (to check that every slot is filled).
+const tfr_backend_vtable *tfr_wgpu_vtable_for_tests(void);
 
 // Compiles `source` as a kernel named `variant` (no cache, no templating) and
 // drops the pipeline. Errors as for any kernel: TFR_ERR_INTERNAL with the

@@ -11,6 +11,10 @@
 //   {{CONVERT}}    expression of `v` (the loaded element): the value to store
 //   {{STORE}}      statement storing `val` at destination index `k`
 override WG: u32 = 256u;
+// Elements per invocation: workgroup g covers elements [g, g + 1) * WG * EPT,
+// invocation `lid` every WG-th of them from g * WG * EPT + lid, so each step
+// of the loop is a contiguous run across the workgroup (coalesced).
+override EPT: u32 = 4u;
 
 struct Params {
   numel: u32,               // elements of this dispatch, < 2^31
@@ -31,26 +35,29 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) lid: u32) {
   // Grids above maxComputeWorkgroupsPerDimension are folded into 2-D/3-D.
   let group = wid.x + nwg.x * (wid.y + nwg.y * wid.z);
-  let i = group * WG + lid;
-  if (i >= P.numel) {
-    return;
-  }
-  var rem = i;
-  var j = P.src_offset;
-  var k = P.dst_offset;
-  // The outermost axis takes what is left without a division (i < numel),
-  // so a compact copy (one merged axis) divides nothing.
+  let first = group * (WG * EPT) + lid;
   let last = P.rank - 1u;
-  for (var d = 0u; d < last; d++) {
-    let n = P.shape[d >> 2u][d & 3u];
-    let c = rem % n;
-    rem = rem / n;
-    j += c * P.src_stride[d >> 2u][d & 3u];
-    k += c * P.dst_stride[d >> 2u][d & 3u];
+  for (var e = 0u; e < EPT; e++) {
+    let i = first + e * WG;
+    if (i >= P.numel) {
+      return;
+    }
+    var rem = i;
+    var j = P.src_offset;
+    var k = P.dst_offset;
+    // The outermost axis takes what is left without a division (i < numel),
+    // so a compact copy (one merged axis) divides nothing.
+    for (var d = 0u; d < last; d++) {
+      let n = P.shape[d >> 2u][d & 3u];
+      let c = rem % n;
+      rem = rem / n;
+      j += c * P.src_stride[d >> 2u][d & 3u];
+      k += c * P.dst_stride[d >> 2u][d & 3u];
+    }
+    j += rem * P.src_stride[last >> 2u][last & 3u];
+    k += rem * P.dst_stride[last >> 2u][last & 3u];
+    let v = {{LOAD}};
+    let val: {{VALUE_T}} = {{CONVERT}};
+    {{STORE}};
   }
-  j += rem * P.src_stride[last >> 2u][last & 3u];
-  k += rem * P.dst_stride[last >> 2u][last & 3u];
-  let v = {{LOAD}};
-  let val: {{VALUE_T}} = {{CONVERT}};
-  {{STORE}};
 }
