@@ -77,6 +77,16 @@ static tfr_status tfr_plan_check_geometry(const char *op, const char *side, int 
   return tfr_shape_numel(op, rank, shape, &n);
 }
 
+// Compact row-major strides; saturating, since an empty tensor's other
+// extents are unbounded (the strides then only steer layout decisions).
+static void tfr_plan_compact_strides(int rank, const int64_t *shape, int64_t *strides) {
+  int64_t step = 1;
+  for (int k = rank - 1; k >= 0; k--) {
+    strides[k] = step;
+    if (!tfr_mul_i64(step, shape[k] > 0 ? shape[k] : 1, &step)) step = INT64_MAX;
+  }
+}
+
 tfr_status tfr_dot_plan_create(tfr_session *s, tfr_dtype dtype, int lhs_rank,
                                const int64_t *lhs_shape, const int64_t *lhs_strides,
                                int rhs_rank, const int64_t *rhs_shape,
@@ -104,11 +114,12 @@ tfr_status tfr_dot_plan_create(tfr_session *s, tfr_dtype dtype, int lhs_rank,
     if (strides[i] && ranks[i] > 0)
       memcpy(p->strides[i], strides[i], (size_t)ranks[i] * sizeof(int64_t));
     else
-      tfr_compact_strides(ranks[i], p->shape[i], p->strides[i]);
+      tfr_plan_compact_strides(ranks[i], p->shape[i], p->strides[i]);
   }
   tfr_dot_order_contracting(&p->tmpl, p->shape[0], p->strides[0], p->shape[1], p->strides[1]);
+  bool small = tfr_dot_mnk(&p->tmpl, p->shape[0], p->shape[1]) <= TFR_DOT_SMALL_MNK;
   for (int i = 0; i < 2; i++)
-    p->in_place[i] = tfr_dot_operand_direct(&p->tmpl, i, p->shape[i], p->strides[i]);
+    p->in_place[i] = small || tfr_dot_operand_direct(&p->tmpl, i, p->shape[i], p->strides[i]);
   p->backend = s->backend;
   tfr_backend_retain(p->backend);
   *out = p;

@@ -53,10 +53,13 @@ static tfr_status tfr_host_storage_create(size_t nbytes, bool zero, tfr_storage 
 // ---------------------------------------------------------------------------
 
 void tfr_compact_strides(int rank, const int64_t *shape, int64_t *strides) {
+  // An empty tensor may have other extents whose product overflows; its
+  // strides reach no element, so they saturate instead.
   int64_t step = 1;
   for (int k = rank - 1; k >= 0; k--) {
     strides[k] = step;
-    step *= shape[k] > 0 ? shape[k] : 1;
+    int64_t d = shape[k] > 0 ? shape[k] : 1;
+    if (!tfr_mul_i64(step, d, &step) || step > TFR_MAX_NUMEL) step = TFR_MAX_NUMEL;
   }
 }
 
@@ -109,11 +112,15 @@ tfr_status tfr_tensor_header(tfr_storage *storage, tfr_dtype dtype, int rank,
   t->shape = t->dims;
   t->strides = t->dims + rank;
   int64_t n = 1;
+  bool empty = false;
   for (int k = 0; k < rank; k++) {
     t->shape[k] = shape[k];
-    n *= shape[k];
+    if (shape[k] == 0) empty = true;
   }
-  t->numel = n;
+  // Callers validated the element count; an empty shape's other extents may
+  // still multiply past int64, so they are not multiplied at all.
+  for (int k = 0; k < rank && !empty; k++) n *= shape[k];
+  t->numel = empty ? 0 : n;
   if (strides) {
     for (int k = 0; k < rank; k++) t->strides[k] = strides[k];
   } else {

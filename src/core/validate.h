@@ -114,6 +114,15 @@ tfr_status tfr_validate_dot_accumulate(const char *op, tfr_session *s, tfr_dot_d
 void tfr_dot_scalar_one(tfr_dtype dtype, unsigned char *bytes);
 bool tfr_dot_scalar_is_zero(tfr_dtype dtype, const unsigned char *bytes);
 
+// Per batch element, dot products of at most this many multiply-adds run in
+// the cpu backend's strided loop, which reads every layout in place (no
+// packing, no BLAS call). Measured in src/cpu/dot.c.
+#define TFR_DOT_SMALL_MNK 128
+
+// M * N * K per batch element (saturating at INT64_MAX: an empty operand's
+// other extents are unbounded), from the operands' shapes and d's lists.
+int64_t tfr_dot_mnk(const tfr_dot_desc *d, const int64_t *lshape, const int64_t *rshape);
+
 // Layout helpers shared by the op, the plan and the cpu kernel.
 //
 // Merges axes[0..n) (outer to inner) of a tensor of `shape`/`strides` into

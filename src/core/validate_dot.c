@@ -153,6 +153,19 @@ bool tfr_dot_scalar_is_zero(tfr_dtype dtype, const unsigned char *bytes) {
 // Layout
 // ---------------------------------------------------------------------------
 
+static int64_t tfr_dot_mul_sat(int64_t a, int64_t b) {
+  int64_t r;
+  return tfr_mul_i64(a, b, &r) ? r : INT64_MAX;
+}
+
+int64_t tfr_dot_mnk(const tfr_dot_desc *d, const int64_t *lshape, const int64_t *rshape) {
+  int64_t n = 1;
+  for (int i = 0; i < d->nlhs_free; i++) n = tfr_dot_mul_sat(n, lshape[d->lhs_free[i]]);
+  for (int i = 0; i < d->nrhs_free; i++) n = tfr_dot_mul_sat(n, rshape[d->rhs_free[i]]);
+  for (int i = 0; i < d->ncontract; i++) n = tfr_dot_mul_sat(n, lshape[d->lhs_contract[i]]);
+  return n;
+}
+
 bool tfr_dot_merge_axes(int n, const int64_t *axes, const int64_t *shape, const int64_t *strides,
                         int64_t *extent, int64_t *stride) {
   int64_t e = 1, s = 1;
@@ -166,14 +179,15 @@ bool tfr_dot_merge_axes(int n, const int64_t *axes, const int64_t *shape, const 
       *stride = 1;
       return true;
     }
-    int64_t st = strides[axes[i]];
+    int64_t st = strides[axes[i]], span;
     if (!any) {
       s = st;
       any = true;
-    } else if (st != s * e) {
+    } else if (!tfr_mul_i64(s, e, &span) || st != span) {
       return false;
     }
-    e *= ext;
+    // Extents of an empty tensor's other axes are unbounded: no overflow.
+    if (!tfr_mul_i64(e, ext, &e)) return false;
   }
   *extent = e;
   *stride = s;
@@ -232,14 +246,23 @@ bool tfr_dot_operand_direct(const tfr_dot_desc *d, int which, const int64_t *sha
   return tfr_dot_blas_matrix(rows, cols, rs, cs, &trans, &ld);
 }
 
+// |stride| of an axis as a sort key; axes of extent <= 1 count as 0 (their
+// stride is meaningless, possibly INT64_MIN).
+static int64_t tfr_dot_key(const int64_t *shape, const int64_t *strides, int64_t axis) {
+  int64_t st = strides[axis];
+  if (shape[axis] <= 1) return 0;
+  return st == INT64_MIN ? INT64_MAX : llabs(st);
+}
+
 // Sorts contracting pairs (positions into d's lists) by |stride| of one
 // operand, descending; stable so ties keep the config order.
-static void tfr_dot_sort_pairs(int n, int *order, const int64_t *axes, const int64_t *strides) {
+static void tfr_dot_sort_pairs(int n, int *order, const int64_t *axes, const int64_t *shape,
+                               const int64_t *strides) {
   for (int i = 1; i < n; i++) {
     int v = order[i];
-    int64_t a = llabs(strides[axes[v]]);
+    int64_t a = tfr_dot_key(shape, strides, axes[v]);
     int j = i;
-    while (j > 0 && llabs(strides[axes[order[j - 1]]]) < a) {
+    while (j > 0 && tfr_dot_key(shape, strides, axes[order[j - 1]]) < a) {
       order[j] = order[j - 1];
       j--;
     }
@@ -261,8 +284,8 @@ void tfr_dot_order_contracting(tfr_dot_desc *d, const int64_t *lshape, const int
   if (n < 2) return;
   int by_l[TFR_MAX_RANK], by_r[TFR_MAX_RANK];
   for (int i = 0; i < n; i++) by_l[i] = by_r[i] = i;
-  tfr_dot_sort_pairs(n, by_l, d->lhs_contract, lstrides);
-  tfr_dot_sort_pairs(n, by_r, d->rhs_contract, rstrides);
+  tfr_dot_sort_pairs(n, by_l, d->lhs_contract, lshape, lstrides);
+  tfr_dot_sort_pairs(n, by_r, d->rhs_contract, rshape, rstrides);
   bool ll = tfr_dot_merges_in(d, by_l, true, lshape, lstrides);
   bool lr = tfr_dot_merges_in(d, by_l, false, rshape, rstrides);
   bool rl = tfr_dot_merges_in(d, by_r, true, lshape, lstrides);

@@ -1,8 +1,15 @@
 // cpu dot_general. Floats and complex run through OpenBLAS GEMM, one call
 // per batch element; integers through a blocked loop of our own; tiny
-// problems (a few hundred multiply-adds per batch element, e.g. the
-// Hadamard-like contractions einsum produces) through a strided loop that
-// needs no packing and no BLAS call.
+// problems (up to TFR_DOT_SMALL_MNK multiply-adds per batch element, e.g.
+// the Hadamard-like contractions einsum produces) through a strided loop
+// that needs no packing and no BLAS call.
+//
+// Threads: a single GEMM runs on OpenBLAS's own threads (their count is
+// OpenBLAS's setting: OPENBLAS_NUM_THREADS or OMP_NUM_THREADS, not the
+// backend's num_threads). A batch of GEMMs small enough that OpenBLAS runs
+// each on one thread is spread over the backend's OpenMP threads; this is
+// also what keeps a multi-threaded OpenBLAS call out of an OpenMP region
+// (the pthreads build warns about and oversubscribes on that).
 //
 // Layout: an operand whose free and contracting axes each merge into one
 // stride, one of them unit, is handed to BLAS in place (a [K, M] row-major
@@ -23,16 +30,16 @@
 #include <omp.h>
 #endif
 
-// Per batch element, problems of at most this many multiply-adds run in the
-// strided loop: below it a BLAS call (about 90 ns) costs more than the work
-// (measured on batches of n x n x n f32/f64/c128 products: the loop wins at
-// n = 4, BLAS from n = 6).
-#define TFR_DOT_SMALL_MNK 128
+// TFR_DOT_SMALL_MNK (validate.h, 128): per batch element, problems of at most
+// this many multiply-adds run in the strided loop; below it a BLAS call
+// (about 90 ns) costs more than the work (measured on batches of n x n x n
+// f32/f64/c128 products: the loop wins at n = 4, BLAS from n = 6).
 
 // OpenBLAS runs one GEMM on a single thread up to this many multiply-adds
-// (0.3.21 interface/gemm.c: SMP_THRESHOLD_MIN 65536 * GEMM_MULTITHREAD_THRESHOLD
+// (interface/gemm.c: MNK <= SMP_THRESHOLD_MIN 65536 * GEMM_MULTITHREAD_THRESHOLD
 // 4). Batches of such GEMMs are spread over our threads instead; bigger ones
-// run one after the other, each on OpenBLAS's own threads.
+// run one after the other, each on OpenBLAS's own threads. Measured on
+// 32 x 64x64x64 f64: 2 threads take 0.25 ms, one after the other 0.45 ms.
 #define TFR_DOT_BLAS_SERIAL_MNK 262144
 
 // Integer kernel tiles: MB x NB accumulators (32 KiB of u64, in L1/L2) and
@@ -61,9 +68,9 @@ typedef struct tfr_dot_walk {
 
 // Adds the axes of a group: axes0/1/2 are the group's axis numbers in
 // tensors t0/t1/t2 (t2 may be NULL).
-static void tfr_dot_walk_init(tfr_dot_walk *w, int n, const tfr_tensor *t0,
-                              const int64_t *axes0, const tfr_tensor *t1, const int64_t *axes1,
-                              const tfr_tensor *t2, const int64_t *axes2) {
+static void tfr_dot_walk_init(tfr_dot_walk *w, int n, const tfr_tensor *t0, const int64_t *axes0,
+                              const tfr_tensor *t1, const int64_t *axes1, const tfr_tensor *t2,
+                              const int64_t *axes2) {
   w->n = 0;
   w->total = 1;
   for (int i = 0; i < n; i++) {
@@ -139,47 +146,47 @@ typedef struct tfr_dot_combine_ctx {
   bool has_src;  // operand 1 is the temporary; else it counts as zero
 } tfr_dot_combine_ctx;
 
-#define TFR_DOT_COMBINE_REAL(NAME, T, U)                                          \
-  static void NAME(int64_t n, char *const *p, const int64_t *s, const void *vctx) { \
-    const tfr_dot_combine_ctx *c = vctx;                                          \
-    T beta;                                                                       \
-    memcpy(&beta, c->beta, sizeof beta);                                          \
-    char *o = p[0];                                                               \
-    const char *t = c->has_src ? p[1] : NULL;                                     \
-    for (int64_t i = 0; i < n; i++, o += s[0]) {                                  \
-      T v = 0, cur;                                                               \
-      if (t) {                                                                    \
-        memcpy(&v, t, sizeof v);                                                  \
-        t += s[1];                                                                \
-      }                                                                           \
-      if (!c->beta_zero) {                                                        \
-        memcpy(&cur, o, sizeof cur);                                              \
-        v = (T)((U)v + (U)beta * (U)cur);                                         \
-      }                                                                           \
-      memcpy(o, &v, sizeof v);                                                    \
-    }                                                                             \
+#define TFR_DOT_COMBINE_REAL(NAME, T, U)                                                           \
+  static void NAME(int64_t n, char *const *p, const int64_t *s, const void *vctx) {                \
+    const tfr_dot_combine_ctx *c = vctx;                                                           \
+    T beta;                                                                                        \
+    memcpy(&beta, c->beta, sizeof beta);                                                           \
+    char *o = p[0];                                                                                \
+    const char *t = c->has_src ? p[1] : NULL;                                                      \
+    for (int64_t i = 0; i < n; i++, o += s[0]) {                                                   \
+      T v = 0, cur;                                                                                \
+      if (t) {                                                                                     \
+        memcpy(&v, t, sizeof v);                                                                   \
+        t += s[1];                                                                                 \
+      }                                                                                            \
+      if (!c->beta_zero) {                                                                         \
+        memcpy(&cur, o, sizeof cur);                                                               \
+        v = (T)((U)v + (U)beta * (U)cur);                                                          \
+      }                                                                                            \
+      memcpy(o, &v, sizeof v);                                                                     \
+    }                                                                                              \
   }
 
-#define TFR_DOT_COMBINE_COMPLEX(NAME, R)                                          \
-  static void NAME(int64_t n, char *const *p, const int64_t *s, const void *vctx) { \
-    const tfr_dot_combine_ctx *c = vctx;                                          \
-    R beta[2];                                                                    \
-    memcpy(beta, c->beta, sizeof beta);                                           \
-    char *o = p[0];                                                               \
-    const char *t = c->has_src ? p[1] : NULL;                                     \
-    for (int64_t i = 0; i < n; i++, o += s[0]) {                                  \
-      R v[2] = {0, 0}, cur[2];                                                    \
-      if (t) {                                                                    \
-        memcpy(v, t, sizeof v);                                                   \
-        t += s[1];                                                                \
-      }                                                                           \
-      if (!c->beta_zero) {                                                        \
-        memcpy(cur, o, sizeof cur);                                               \
-        v[0] += beta[0] * cur[0] - beta[1] * cur[1];                              \
-        v[1] += beta[0] * cur[1] + beta[1] * cur[0];                              \
-      }                                                                           \
-      memcpy(o, v, sizeof v);                                                     \
-    }                                                                             \
+#define TFR_DOT_COMBINE_COMPLEX(NAME, R)                                                           \
+  static void NAME(int64_t n, char *const *p, const int64_t *s, const void *vctx) {                \
+    const tfr_dot_combine_ctx *c = vctx;                                                           \
+    R beta[2];                                                                                     \
+    memcpy(beta, c->beta, sizeof beta);                                                            \
+    char *o = p[0];                                                                                \
+    const char *t = c->has_src ? p[1] : NULL;                                                      \
+    for (int64_t i = 0; i < n; i++, o += s[0]) {                                                   \
+      R v[2] = {0, 0}, cur[2];                                                                     \
+      if (t) {                                                                                     \
+        memcpy(v, t, sizeof v);                                                                    \
+        t += s[1];                                                                                 \
+      }                                                                                            \
+      if (!c->beta_zero) {                                                                         \
+        memcpy(cur, o, sizeof cur);                                                                \
+        v[0] += beta[0] * cur[0] - beta[1] * cur[1];                                               \
+        v[1] += beta[0] * cur[1] + beta[1] * cur[0];                                               \
+      }                                                                                            \
+      memcpy(o, v, sizeof v);                                                                      \
+    }                                                                                              \
   }
 
 TFR_DOT_COMBINE_REAL(tfr_dot_combine_i32, int32_t, uint32_t)
@@ -237,86 +244,89 @@ typedef struct tfr_dot_naive {
   int64_t lks, rks;
 } tfr_dot_naive;
 
-#define TFR_DOT_NAIVE_REAL(NAME, T, U)                                             \
-  static void NAME(const tfr_dot_naive *c, int64_t begin, int64_t end) {           \
-    const T *L = (const T *)c->L, *R = (const T *)c->R;                            \
-    T *O = (T *)c->O;                                                              \
-    T ta, tb;                                                                      \
-    memcpy(&ta, c->d->alpha, sizeof ta);                                           \
-    memcpy(&tb, c->d->beta, sizeof tb);                                            \
-    U alpha = (U)ta, beta = (U)tb;                                                 \
-    bool acc_form = c->d->accumulate, bz = c->d->beta_zero;                        \
-    tfr_dot_cursor cur;                                                            \
-    tfr_dot_cursor_init(&c->batch, &cur, begin / c->M);                            \
-    int64_t m = begin % c->M;                                                      \
-    for (int64_t it = begin; it < end; it++) {                                     \
-      const T *l = L + cur.off[0] + c->lm[m];                                      \
-      const T *r = R + cur.off[1];                                                 \
-      T *o = O + cur.off[2] + c->om[m];                                            \
-      for (int64_t n = 0; n < c->N; n++) {                                         \
-        const T *rr = r + c->rn[n];                                                \
-        U acc = 0;                                                                 \
-        if (c->kmerged)                                                            \
-          for (int64_t k = 0; k < c->K; k++) acc += (U)l[k * c->lks] * (U)rr[k * c->rks]; \
-        else                                                                       \
-          for (int64_t k = 0; k < c->K; k++) acc += (U)l[c->lk[k]] * (U)rr[c->rk[k]]; \
-        T *p = o + c->on[n];                                                       \
-        if (!acc_form) *p = (T)acc;                                                \
-        else if (bz) *p = (T)(alpha * acc);                                        \
-        else *p = (T)(alpha * acc + beta * (U)*p);                                 \
-      }                                                                            \
-      if (++m == c->M) {                                                           \
-        m = 0;                                                                     \
-        tfr_dot_cursor_next(&c->batch, &cur);                                      \
-      }                                                                            \
-    }                                                                              \
+#define TFR_DOT_NAIVE_REAL(NAME, T, U)                                                             \
+  static void NAME(const tfr_dot_naive *c, int64_t begin, int64_t end) {                           \
+    const T *L = (const T *)c->L, *R = (const T *)c->R;                                            \
+    T *O = (T *)c->O;                                                                              \
+    T ta, tb;                                                                                      \
+    memcpy(&ta, c->d->alpha, sizeof ta);                                                           \
+    memcpy(&tb, c->d->beta, sizeof tb);                                                            \
+    U alpha = (U)ta, beta = (U)tb;                                                                 \
+    bool acc_form = c->d->accumulate, bz = c->d->beta_zero;                                        \
+    tfr_dot_cursor cur;                                                                            \
+    tfr_dot_cursor_init(&c->batch, &cur, begin / c->M);                                            \
+    int64_t m = begin % c->M;                                                                      \
+    for (int64_t it = begin; it < end; it++) {                                                     \
+      const T *l = L + cur.off[0] + c->lm[m];                                                      \
+      const T *r = R + cur.off[1];                                                                 \
+      T *o = O + cur.off[2] + c->om[m];                                                            \
+      for (int64_t n = 0; n < c->N; n++) {                                                         \
+        const T *rr = r + c->rn[n];                                                                \
+        U acc = 0;                                                                                 \
+        if (c->kmerged)                                                                            \
+          for (int64_t k = 0; k < c->K; k++) acc += (U)l[k * c->lks] * (U)rr[k * c->rks];          \
+        else                                                                                       \
+          for (int64_t k = 0; k < c->K; k++) acc += (U)l[c->lk[k]] * (U)rr[c->rk[k]];              \
+        T *p = o + c->on[n];                                                                       \
+        if (!acc_form)                                                                             \
+          *p = (T)acc;                                                                             \
+        else if (bz)                                                                               \
+          *p = (T)(alpha * acc);                                                                   \
+        else                                                                                       \
+          *p = (T)(alpha * acc + beta * (U)*p);                                                    \
+      }                                                                                            \
+      if (++m == c->M) {                                                                           \
+        m = 0;                                                                                     \
+        tfr_dot_cursor_next(&c->batch, &cur);                                                      \
+      }                                                                                            \
+    }                                                                                              \
   }
 
 // Complex: offsets count complex elements; RT is the component type.
-#define TFR_DOT_NAIVE_COMPLEX(NAME, RT)                                             \
-  static void NAME(const tfr_dot_naive *c, int64_t begin, int64_t end) {           \
-    const RT *L = (const RT *)c->L, *Rp = (const RT *)c->R;                           \
-    RT *O = (RT *)c->O;                                                              \
-    RT alpha[2], beta[2];                                                           \
-    memcpy(alpha, c->d->alpha, sizeof alpha);                                      \
-    memcpy(beta, c->d->beta, sizeof beta);                                         \
-    RT sl = c->d->lhs_conj ? -1 : 1, sr = c->d->rhs_conj ? -1 : 1;                  \
-    bool acc_form = c->d->accumulate, bz = c->d->beta_zero;                        \
-    tfr_dot_cursor cur;                                                            \
-    tfr_dot_cursor_init(&c->batch, &cur, begin / c->M);                            \
-    int64_t m = begin % c->M;                                                      \
-    for (int64_t it = begin; it < end; it++) {                                     \
-      const RT *l = L + 2 * (cur.off[0] + c->lm[m]);                                \
-      const RT *r = Rp + 2 * cur.off[1];                                            \
-      RT *o = O + 2 * (cur.off[2] + c->om[m]);                                      \
-      for (int64_t n = 0; n < c->N; n++) {                                         \
-        const RT *rr = r + 2 * c->rn[n];                                            \
-        RT are = 0, aim = 0;                                                        \
-        for (int64_t k = 0; k < c->K; k++) {                                       \
-          const RT *x = l + 2 * (c->kmerged ? k * c->lks : c->lk[k]);               \
-          const RT *y = rr + 2 * (c->kmerged ? k * c->rks : c->rk[k]);              \
-          RT xr = x[0], xi = sl * x[1], yr = y[0], yi = sr * y[1];                  \
-          are += xr * yr - xi * yi;                                                \
-          aim += xr * yi + xi * yr;                                                \
-        }                                                                          \
-        RT *p = o + 2 * c->on[n];                                                   \
-        if (acc_form) {                                                            \
-          RT vr = alpha[0] * are - alpha[1] * aim, vi = alpha[0] * aim + alpha[1] * are; \
-          if (!bz) {                                                               \
-            vr += beta[0] * p[0] - beta[1] * p[1];                                 \
-            vi += beta[0] * p[1] + beta[1] * p[0];                                 \
-          }                                                                        \
-          are = vr;                                                                \
-          aim = vi;                                                                \
-        }                                                                          \
-        p[0] = are;                                                                \
-        p[1] = aim;                                                                \
-      }                                                                            \
-      if (++m == c->M) {                                                           \
-        m = 0;                                                                     \
-        tfr_dot_cursor_next(&c->batch, &cur);                                      \
-      }                                                                            \
-    }                                                                              \
+#define TFR_DOT_NAIVE_COMPLEX(NAME, RT)                                                            \
+  static void NAME(const tfr_dot_naive *c, int64_t begin, int64_t end) {                           \
+    const RT *L = (const RT *)c->L, *Rp = (const RT *)c->R;                                        \
+    RT *O = (RT *)c->O;                                                                            \
+    RT alpha[2], beta[2];                                                                          \
+    memcpy(alpha, c->d->alpha, sizeof alpha);                                                      \
+    memcpy(beta, c->d->beta, sizeof beta);                                                         \
+    RT sl = c->d->lhs_conj ? -1 : 1, sr = c->d->rhs_conj ? -1 : 1;                                 \
+    bool acc_form = c->d->accumulate, bz = c->d->beta_zero;                                        \
+    tfr_dot_cursor cur;                                                                            \
+    tfr_dot_cursor_init(&c->batch, &cur, begin / c->M);                                            \
+    int64_t m = begin % c->M;                                                                      \
+    for (int64_t it = begin; it < end; it++) {                                                     \
+      const RT *l = L + 2 * (cur.off[0] + c->lm[m]);                                               \
+      const RT *r = Rp + 2 * cur.off[1];                                                           \
+      RT *o = O + 2 * (cur.off[2] + c->om[m]);                                                     \
+      for (int64_t n = 0; n < c->N; n++) {                                                         \
+        const RT *rr = r + 2 * c->rn[n];                                                           \
+        RT are = 0, aim = 0;                                                                       \
+        for (int64_t k = 0; k < c->K; k++) {                                                       \
+          const RT *x = l + 2 * (c->kmerged ? k * c->lks : c->lk[k]);                              \
+          const RT *y = rr + 2 * (c->kmerged ? k * c->rks : c->rk[k]);                             \
+          RT xr = x[0], xi = sl * x[1], yr = y[0], yi = sr * y[1];                                 \
+          are += xr * yr - xi * yi;                                                                \
+          aim += xr * yi + xi * yr;                                                                \
+        }                                                                                          \
+        RT *p = o + 2 * c->on[n];                                                                  \
+        if (acc_form) {                                                                            \
+          RT vr = alpha[0] * are - alpha[1] * aim, vi = alpha[0] * aim + alpha[1] * are;           \
+          if (!bz) {                                                                               \
+            vr += beta[0] * p[0] - beta[1] * p[1];                                                 \
+            vi += beta[0] * p[1] + beta[1] * p[0];                                                 \
+          }                                                                                        \
+          are = vr;                                                                                \
+          aim = vi;                                                                                \
+        }                                                                                          \
+        p[0] = are;                                                                                \
+        p[1] = aim;                                                                                \
+      }                                                                                            \
+      if (++m == c->M) {                                                                           \
+        m = 0;                                                                                     \
+        tfr_dot_cursor_next(&c->batch, &cur);                                                      \
+      }                                                                                            \
+    }                                                                                              \
   }
 
 TFR_DOT_NAIVE_REAL(tfr_dot_naive_i32, int32_t, uint32_t)
@@ -360,17 +370,15 @@ static tfr_status tfr_dot_run_naive(tfr_cpu_backend *cpu, const tfr_dot_desc *d)
   size_t count = 2 * (size_t)(c.M + c.N + c.K);
   int64_t *tab = tfr_alloc(count * sizeof(int64_t));
   if (!tab) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "cpu dot_general: out of host memory");
-  int64_t *lm = tab, *om = lm + c.M, *rn = om + c.M, *on = rn + c.N, *lk = on + c.N,
-          *rk = lk + c.K;
+  int64_t *lm = tab, *om = lm + c.M, *rn = om + c.M, *on = rn + c.N, *lk = on + c.N, *rk = lk + c.K;
   tfr_dot_walk_table(&wm, lm, om);
   tfr_dot_walk_table(&wn, rn, on);
   tfr_dot_walk_table(&wk, lk, rk);
   int64_t ke;
-  c.kmerged =
-      tfr_dot_merge_axes(d->ncontract, d->lhs_contract, d->lhs->shape, d->lhs->strides, &ke,
-                         &c.lks) &&
-      tfr_dot_merge_axes(d->ncontract, d->rhs_contract, d->rhs->shape, d->rhs->strides, &ke,
-                         &c.rks);
+  c.kmerged = tfr_dot_merge_axes(d->ncontract, d->lhs_contract, d->lhs->shape, d->lhs->strides, &ke,
+                                 &c.lks) &&
+              tfr_dot_merge_axes(d->ncontract, d->rhs_contract, d->rhs->shape, d->rhs->strides, &ke,
+                                 &c.rks);
   c.lm = lm;
   c.om = om;
   c.rn = rn;
@@ -416,43 +424,43 @@ typedef struct tfr_dot_intk {
   int64_t lsm, lsk, rsk, osm;  // strides in elements
 } tfr_dot_intk;
 
-#define TFR_DOT_INT_TILE(NAME, T, U)                                                  \
-  static void NAME(const tfr_dot_intk *c, int64_t b, int64_t i0, int64_t j0) {       \
-    U acc[TFR_DOT_INT_MB][TFR_DOT_INT_NB];                                            \
-    tfr_dot_cursor cur;                                                               \
-    tfr_dot_cursor_init(&c->batch, &cur, b);                                          \
-    const T *A = (const T *)c->L + cur.off[0];                                        \
-    const T *B = (const T *)c->R + cur.off[1];                                        \
-    T *C = (T *)c->O + cur.off[2];                                                    \
-    int64_t mi = c->M - i0 < TFR_DOT_INT_MB ? c->M - i0 : TFR_DOT_INT_MB;             \
-    int64_t nj = c->N - j0 < TFR_DOT_INT_NB ? c->N - j0 : TFR_DOT_INT_NB;             \
-    for (int64_t i = 0; i < mi; i++)                                                  \
-      for (int64_t j = 0; j < nj; j++) acc[i][j] = 0;                                 \
-    for (int64_t k0 = 0; k0 < c->K; k0 += TFR_DOT_INT_KB) {                           \
-      int64_t k1 = c->K - k0 < TFR_DOT_INT_KB ? c->K : k0 + TFR_DOT_INT_KB;           \
-      for (int64_t i = 0; i < mi; i++) {                                              \
-        const T *a = A + (i0 + i) * c->lsm;                                           \
-        U *restrict row = acc[i];                                                     \
-        for (int64_t k = k0; k < k1; k++) {                                           \
-          U av = (U)a[k * c->lsk];                                                    \
-          const T *restrict br = B + k * c->rsk + j0;                                 \
-          for (int64_t j = 0; j < nj; j++) row[j] += av * (U)br[j];                   \
-        }                                                                             \
-      }                                                                               \
-    }                                                                                 \
-    T ta, tb;                                                                         \
-    memcpy(&ta, c->d->alpha, sizeof ta);                                              \
-    memcpy(&tb, c->d->beta, sizeof tb);                                               \
-    U alpha = (U)ta, beta = (U)tb;                                                    \
-    for (int64_t i = 0; i < mi; i++) {                                                \
-      T *o = C + (i0 + i) * c->osm + j0;                                              \
-      if (!c->d->accumulate)                                                          \
-        for (int64_t j = 0; j < nj; j++) o[j] = (T)acc[i][j];                         \
-      else if (c->d->beta_zero)                                                       \
-        for (int64_t j = 0; j < nj; j++) o[j] = (T)(alpha * acc[i][j]);               \
-      else                                                                            \
-        for (int64_t j = 0; j < nj; j++) o[j] = (T)(alpha * acc[i][j] + beta * (U)o[j]); \
-    }                                                                                 \
+#define TFR_DOT_INT_TILE(NAME, T, U)                                                               \
+  static void NAME(const tfr_dot_intk *c, int64_t b, int64_t i0, int64_t j0) {                     \
+    U acc[TFR_DOT_INT_MB][TFR_DOT_INT_NB];                                                         \
+    tfr_dot_cursor cur;                                                                            \
+    tfr_dot_cursor_init(&c->batch, &cur, b);                                                       \
+    const T *A = (const T *)c->L + cur.off[0];                                                     \
+    const T *B = (const T *)c->R + cur.off[1];                                                     \
+    T *C = (T *)c->O + cur.off[2];                                                                 \
+    int64_t mi = c->M - i0 < TFR_DOT_INT_MB ? c->M - i0 : TFR_DOT_INT_MB;                          \
+    int64_t nj = c->N - j0 < TFR_DOT_INT_NB ? c->N - j0 : TFR_DOT_INT_NB;                          \
+    for (int64_t i = 0; i < mi; i++)                                                               \
+      for (int64_t j = 0; j < nj; j++) acc[i][j] = 0;                                              \
+    for (int64_t k0 = 0; k0 < c->K; k0 += TFR_DOT_INT_KB) {                                        \
+      int64_t k1 = c->K - k0 < TFR_DOT_INT_KB ? c->K : k0 + TFR_DOT_INT_KB;                        \
+      for (int64_t i = 0; i < mi; i++) {                                                           \
+        const T *a = A + (i0 + i) * c->lsm;                                                        \
+        U *restrict row = acc[i];                                                                  \
+        for (int64_t k = k0; k < k1; k++) {                                                        \
+          U av = (U)a[k * c->lsk];                                                                 \
+          const T *restrict br = B + k * c->rsk + j0;                                              \
+          for (int64_t j = 0; j < nj; j++) row[j] += av * (U)br[j];                                \
+        }                                                                                          \
+      }                                                                                            \
+    }                                                                                              \
+    T ta, tb;                                                                                      \
+    memcpy(&ta, c->d->alpha, sizeof ta);                                                           \
+    memcpy(&tb, c->d->beta, sizeof tb);                                                            \
+    U alpha = (U)ta, beta = (U)tb;                                                                 \
+    for (int64_t i = 0; i < mi; i++) {                                                             \
+      T *o = C + (i0 + i) * c->osm + j0;                                                           \
+      if (!c->d->accumulate)                                                                       \
+        for (int64_t j = 0; j < nj; j++) o[j] = (T)acc[i][j];                                      \
+      else if (c->d->beta_zero)                                                                    \
+        for (int64_t j = 0; j < nj; j++) o[j] = (T)(alpha * acc[i][j]);                            \
+      else                                                                                         \
+        for (int64_t j = 0; j < nj; j++) o[j] = (T)(alpha * acc[i][j] + beta * (U)o[j]);           \
+    }                                                                                              \
   }
 
 TFR_DOT_INT_TILE(tfr_dot_int_tile_i32, int32_t, uint32_t)
@@ -460,8 +468,7 @@ TFR_DOT_INT_TILE(tfr_dot_int_tile_i64, int64_t, uint64_t)
 
 static void tfr_dot_run_int(tfr_cpu_backend *cpu, const tfr_dot_desc *d, int64_t M, int64_t N,
                             int64_t K, int64_t lsm, int64_t lsk, int64_t rsk, int64_t osm) {
-  tfr_dot_intk c = {.d = d, .M = M, .N = N, .K = K, .lsm = lsm, .lsk = lsk, .rsk = rsk,
-                    .osm = osm};
+  tfr_dot_intk c = {.d = d, .M = M, .N = N, .K = K, .lsm = lsm, .lsk = lsk, .rsk = rsk, .osm = osm};
   c.L = tfr_tensor_host_ptr(d->lhs);
   c.R = tfr_tensor_host_ptr(d->rhs);
   c.O = tfr_tensor_host_ptr(d->out);
@@ -501,8 +508,8 @@ static CBLAS_TRANSPOSE tfr_dot_op(const tfr_dot_mat *m) {
 }
 
 static void tfr_dot_gemm(tfr_dtype dt, const tfr_dot_mat *a, const tfr_dot_mat *b, int M, int N,
-                         int K, const unsigned char *alpha, const unsigned char *beta,
-                         int64_t aoff, int64_t boff, char *c, int ldc) {
+                         int K, const unsigned char *alpha, const unsigned char *beta, int64_t aoff,
+                         int64_t boff, char *c, int ldc) {
   CBLAS_TRANSPOSE ta = tfr_dot_op(a), tb = tfr_dot_op(b);
   size_t es = tfr_dtype_size(dt);
   const void *A = a->base + aoff * (int64_t)es, *B = b->base + boff * (int64_t)es;
@@ -664,9 +671,10 @@ tfr_status tfr_cpu_dot_general(tfr_backend *b, const tfr_dot_desc *d) {
   tfr_cpu_backend *cpu = tfr_cpu_cast(b);
   if (d->out->numel == 0) return TFR_OK;
   int64_t M = 1, N = 1, K = 1;
-  for (int i = 0; i < d->nlhs_free; i++) M *= d->lhs->shape[d->lhs_free[i]];
-  for (int i = 0; i < d->nrhs_free; i++) N *= d->rhs->shape[d->rhs_free[i]];
-  for (int i = 0; i < d->ncontract; i++) K *= d->lhs->shape[d->lhs_contract[i]];
+  // Saturating: an empty operand's other extents may be huge.
+  for (int i = 0; i < d->nlhs_free; i++) M = tfr_dot_mul_sat(M, d->lhs->shape[d->lhs_free[i]]);
+  for (int i = 0; i < d->nrhs_free; i++) N = tfr_dot_mul_sat(N, d->rhs->shape[d->rhs_free[i]]);
+  for (int i = 0; i < d->ncontract; i++) K = tfr_dot_mul_sat(K, d->lhs->shape[d->lhs_contract[i]]);
   if (K == 0 || d->alpha_zero) {
     tfr_dot_combine(cpu, d, d->out, NULL);
     return TFR_OK;

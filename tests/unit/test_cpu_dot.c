@@ -182,7 +182,8 @@ static void tfr_check_tensor(const char *name, const char *what, const tfr_tenso
   double worst;
   int64_t bad = tfr_mismatch(dt, got, want, n, tol, &worst);
   free(got);
-  if (bad >= 0) fail_msg("case %s (%s): element %lld differs (tol %g)", name, what, (long long)bad, tol);
+  if (bad >= 0)
+    fail_msg("case %s (%s): element %lld differs (tol %g)", name, what, (long long)bad, tol);
 }
 
 static bool tfr_bitwise_equal(const tfr_tensor *a, const tfr_tensor *b) {
@@ -527,7 +528,8 @@ static void test_beta_zero_never_reads(void **state) {
         TFR_ASSERT_OK(tfr_tensor_view(base, 2, (int64_t[]){M, N}, st, 0, &o));
         double alpha = az ? 0.0 : 2.0, beta = 0.0;
         TFR_ASSERT_OK(tfr_dot_general_accumulate(s, a, b, &mm, &alpha, &beta, o));
-        double *got = malloc((size_t)(M * N) * sizeof *got + 8), *want = malloc((size_t)(M * N) * sizeof *want + 8);
+        size_t nb = (size_t)(M * N) * sizeof(double);
+        double *got = malloc(nb + 8), *want = malloc(nb + 8);
         TFR_ASSERT_OK(tfr_tensor_read(o, got, (size_t)(M * N) * sizeof *got));
         TFR_ASSERT_OK(tfr_tensor_read(ref, want, (size_t)(M * N) * sizeof *want));
         for (int64_t i = 0; i < M * N; i++) assert_true(got[i] == alpha * want[i]);
@@ -569,6 +571,55 @@ static void test_nan_operand_and_real_conj(void **state) {
     tfr_tensor_release(x);
     tfr_tensor_release(y);
   }
+}
+
+// Empty operands may have huge other extents: no overflow anywhere (UBSan
+// checks), empty or zero results.
+static void test_empty_huge_extents(void **state) {
+  tfr_test_env *env = *state;
+  tfr_session *s = env->session;
+  const int64_t h = INT64_C(1) << 40;
+  tfr_tensor *a = NULL, *b = NULL, *c = NULL, *out = NULL;
+  // Views with explicit strides (compact strides of such shapes overflow in
+  // the tensor module itself); the zero extent between the huge ones keeps
+  // the tensor module's element count small.
+  tfr_tensor *base = NULL;
+  TFR_ASSERT_OK(tfr_tensor_zeros_host(TFR_F64, 1, (int64_t[]){1}, &base));
+  TFR_ASSERT_OK(tfr_tensor_view(base, 3, (int64_t[]){h, 0, h}, (int64_t[]){h, h, 1}, 0, &a));
+  TFR_ASSERT_OK(tfr_tensor_view(base, 3, (int64_t[]){h, 0, h}, (int64_t[]){h, h, 1}, 0, &b));
+  TFR_ASSERT_OK(tfr_tensor_view(base, 3, (int64_t[]){2, 0, h}, (int64_t[]){1, 1, 1}, 0, &c));
+  tfr_dot_config cfg = {.num_contracting_dims = 2, .lhs_contracting_dimensions = (int64_t[]){0, 2},
+                        .rhs_contracting_dimensions = (int64_t[]){0, 2}};
+  TFR_ASSERT_OK(tfr_dot_general(s, a, b, &cfg, &out));
+  assert_int_equal(tfr_tensor_rank(out), 2);
+  assert_int_equal(tfr_tensor_numel(out), 0);
+  tfr_tensor_release(out);
+  tfr_dot_plan *plan = NULL;
+  TFR_ASSERT_OK(tfr_dot_plan_create_like(s, a, b, &cfg, &plan));
+  TFR_ASSERT_OK(tfr_dot_plan_execute(s, plan, a, b, &out));
+  assert_int_equal(tfr_tensor_numel(out), 0);
+  tfr_tensor_release(out);
+  tfr_dot_plan_release(plan);
+  // A plan with compact strides of such shapes (computed saturating).
+  tfr_dot_config c01 = {.num_contracting_dims = 2, .lhs_contracting_dimensions = (int64_t[]){0, 1},
+                        .rhs_contracting_dimensions = (int64_t[]){0, 1}};
+  TFR_ASSERT_OK(tfr_dot_plan_create(s, TFR_F64, 3, (int64_t[]){h, h, 0}, NULL, 3,
+                                    (int64_t[]){h, h, 0}, NULL, &c01, &plan));
+  assert_int_equal(tfr_dot_plan_result_rank(plan), 2);
+  assert_int_equal(tfr_dot_plan_result_shape(plan)[0], 0);
+  tfr_dot_plan_release(plan);
+  // K = 0 with a huge contracting partner: zeros of shape [2, 3].
+  tfr_tensor *d = NULL;
+  TFR_ASSERT_OK(tfr_tensor_view(base, 3, (int64_t[]){h, 0, 3}, (int64_t[]){1, 1, 1}, 0, &d));
+  tfr_dot_config k0 = {.num_contracting_dims = 2, .lhs_contracting_dimensions = (int64_t[]){2, 1},
+                       .rhs_contracting_dimensions = (int64_t[]){0, 1}};
+  TFR_ASSERT_OK(tfr_dot_general(s, c, d, &k0, &out));
+  double v[6];
+  TFR_ASSERT_OK(tfr_tensor_read(out, v, sizeof v));
+  for (int i = 0; i < 6; i++) assert_true(v[i] == 0.0);
+  tfr_tensor_release(out);
+  tfr_tensor *list[] = {a, b, c, d, base};
+  for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) tfr_tensor_release(list[i]);
 }
 
 // ---------------------------------------------------------------------------
@@ -619,6 +670,12 @@ static void test_plan_basics(void **state) {
   TFR_ASSERT_OK(tfr_dot_plan_execute(s, plan, as2, bt, &o1));
   assert_true(tfr_bitwise_equal(o1, ref2));
   tfr_tensor_release(o1);
+  tfr_dot_plan *tiny = NULL;  // tiny problems: the strided loop reads any layout
+  TFR_ASSERT_OK(tfr_dot_plan_create(s, TFR_F64, 2, (int64_t[]){3, 4}, (int64_t[]){-8, 2}, 2,
+                                    (int64_t[]){4, 5}, (int64_t[]){0, 3}, &mm, &tiny));
+  assert_true(tfr_dot_plan_reads_in_place(tiny, TFR_DOT_LHS));
+  assert_true(tfr_dot_plan_reads_in_place(tiny, TFR_DOT_RHS));
+  tfr_dot_plan_release(tiny);
   // NULL-tolerant cleanups.
   tfr_dot_plan_unpack(NULL, TFR_DOT_LHS);
   tfr_dot_plan_unpack(plan, (tfr_dot_operand)5);
@@ -833,6 +890,7 @@ int main(void) {
       cmocka_unit_test(test_no_session),
       cmocka_unit_test(test_beta_zero_never_reads),
       cmocka_unit_test(test_nan_operand_and_real_conj),
+      cmocka_unit_test(test_empty_huge_extents),
       cmocka_unit_test(test_plan_basics),
       cmocka_unit_test(test_plan_pack_invalidation),
       cmocka_unit_test(test_plan_errors),
