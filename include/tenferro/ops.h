@@ -405,7 +405,9 @@ TFR_API TFR_NODISCARD tfr_status tfr_dot_general(tfr_session *session, const tfr
 // The accumulating form: out = alpha * dot_general(lhs, rhs) + beta * out.
 //   alpha, beta  pointers to one value of the operands' dtype (e.g. a
 //                `double` for f64, two floats for c64). With beta zero `out`
-//                is never read (NaN in it does not propagate).
+//                is never read (NaN in it does not propagate); with alpha
+//                zero lhs and rhs are not read (BLAS's convention: out =
+//                beta * out even if an operand holds NaN).
 //   out          a tensor of the result's shape and dtype on the session's
 //                backend, any strides without self-overlap, not overlapping
 //                lhs or rhs.
@@ -518,10 +520,14 @@ typedef struct tfr_scatter_config {
 } tfr_scatter_config;
 
 // StableHLO `scatter`: a copy of `operand` with `updates` combined in at the
-// windows `scatter_indices` select; windows that do not fit are skipped.
-// Duplicate indices combine in index order (row-major over the update scatter
-// dims), so results are deterministic.
-//   operand, updates  same dtype.   scatter_indices  i32 or i64.
+// windows `scatter_indices` select; a window with any element out of bounds
+// is skipped whole. Duplicate indices combine in index order (row-major over
+// the update scatter dims), so results are deterministic.
+//   operand, updates  same dtype: replace, maximum, minimum take every dtype
+//                     (bool: maximum = or, minimum = and; complex:
+//                     lexicographic, real part then imaginary, NaN
+//                     propagating); add and multiply take numeric dtypes.
+//   scatter_indices   i32 or i64.
 TFR_API TFR_NODISCARD tfr_status tfr_scatter(tfr_session *session, const tfr_tensor *operand,
                                              const tfr_tensor *scatter_indices,
                                              const tfr_tensor *updates,
