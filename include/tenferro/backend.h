@@ -42,11 +42,15 @@ typedef enum tfr_backend_kind {
   TFR_BACKEND_WEBGPU = 2,
 } tfr_backend_kind;
 
+// The most threads a cpu backend takes.
+#define TFR_CPU_MAX_THREADS 1024
+
 // Options of the cpu backend. Zero-initialise, then set what you need; a
 // NULL pointer means all defaults.
 typedef struct tfr_cpu_options {
-  // Threads for parallel kernels; 0 = OpenMP's default (OMP_NUM_THREADS or the
-  // number of cores). 1 runs everything on the calling thread.
+  // Threads for parallel kernels, 0 .. TFR_CPU_MAX_THREADS; 0 = OpenMP's
+  // default (OMP_NUM_THREADS or the number of cores). 1 runs everything on the
+  // calling thread.
   int num_threads;
   // Bytes of freed tensor buffers kept for reuse; 0 = the default
   // (256 MiB); SIZE_MAX = unlimited. Buffers over the cap are freed at once.
@@ -63,7 +67,8 @@ typedef struct tfr_cpu_native {
 // Creates a cpu backend.
 //   options  NULL for defaults; see tfr_cpu_options.
 //   out      receives the backend; release with tfr_backend_release.
-// Errors: TFR_ERR_INVALID_ARGUMENT (NULL out, num_threads < 0),
+// Errors: TFR_ERR_INVALID_ARGUMENT (NULL out, num_threads outside
+//         [0, TFR_CPU_MAX_THREADS]),
 //         TFR_ERR_OUT_OF_MEMORY.
 TFR_API TFR_NODISCARD tfr_status tfr_backend_create_cpu(const tfr_cpu_options *options,
                                                         tfr_backend **out);

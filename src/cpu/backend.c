@@ -134,9 +134,10 @@ tfr_status tfr_backend_create_cpu(const tfr_cpu_options *options, tfr_backend **
   *out = NULL;
   tfr_cpu_options opts = {0};
   if (options) opts = *options;
-  if (opts.num_threads < 0)
+  if (opts.num_threads < 0 || opts.num_threads > TFR_CPU_MAX_THREADS)
     return tfr_error(TFR_ERR_INVALID_ARGUMENT,
-                     "backend_create_cpu: num_threads is %d, must be >= 0", opts.num_threads);
+                     "backend_create_cpu: num_threads is %d, must be in [0, %d]", opts.num_threads,
+                     TFR_CPU_MAX_THREADS);
   tfr_cpu_backend *cpu = tfr_calloc(1, sizeof *cpu);
   if (!cpu) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "backend_create_cpu: out of host memory");
   tfr_status st = tfr_backend_init(&cpu->base, &tfr_cpu_vtable, TFR_BACKEND_CPU, "cpu", true, true);

@@ -853,6 +853,16 @@ tfr_status tfr_npy_save(const char *path, const tfr_tensor *t) {
   size_t nbytes = tfr_tensor_nbytes(t);
   bool strided = nbytes > 0 && !tfr_tensor_is_contiguous(t);
 
+  // The file is replaced by a rename, which would turn a device, a FIFO or a
+  // symbolic link into a regular file: only regular files (or nothing) may
+  // stand at `path`. An existing file's permission bits are kept.
+  struct stat old_st;
+  bool have_old = lstat(path, &old_st) == 0;
+  if (have_old && !S_ISREG(old_st.st_mode))
+    return npy_fail(&c, TFR_ERR_IO,
+                    "is not a regular file (a device, FIFO, directory or symbolic link); "
+                    "not replaced");
+
   // Everything that can run out of memory happens before the file exists.
   static atomic_ulong npy_tmp_counter;
   size_t name_cap = strlen(path) + 64;
@@ -891,6 +901,7 @@ tfr_status tfr_npy_save(const char *path, const tfr_tensor *t) {
     else
       st = npy_write_all(&w, tfr_tensor_host_ptr(t), nbytes);
   }
+  if (!st && have_old) (void)fchmod(fd, old_st.st_mode & 07777);
   // Data must be on disk before the rename makes it visible under `path`.
   if (!st && fsync(fd) != 0) {
     char what[1100];

@@ -805,17 +805,35 @@ static void test_save_errors(void **state) {
   TFR_ASSERT_ERROR(tfr_npy_save(TMP_DIR "/no/such/dir/x.npy", t), TFR_ERR_IO,
                    "npy_save: " TMP_DIR "/no/such/dir/x.npy: cannot create the temporary file",
                    "No such file or directory");
-  // The target is a directory: the rename fails, the temporary file goes.
+  // The target is a directory, a symbolic link or a FIFO: refused before any
+  // temporary file exists (a rename would replace them by a regular file).
   const char *dir = TMP_DIR "/a-directory.npy";
   make_dir(dir);
-  TFR_ASSERT_ERROR(tfr_npy_save(dir, t), TFR_ERR_IO, "cannot rename");
+  TFR_ASSERT_ERROR(tfr_npy_save(dir, t), TFR_ERR_IO, "not a regular file");
   assert_int_equal(count_tmp_files(TMP_DIR), 0);
   rmdir(dir);
+  const char *link_path = TMP_DIR "/a-link.npy", *fifo = TMP_DIR "/a-fifo.npy";
+  unlink(link_path);
+  unlink(fifo);
+  assert_int_equal(symlink("elsewhere.npy", link_path), 0);
+  TFR_ASSERT_ERROR(tfr_npy_save(link_path, t), TFR_ERR_IO, "a-link.npy", "not a regular file");
+  struct stat ls;
+  assert_int_equal(lstat(link_path, &ls), 0);
+  assert_true(S_ISLNK(ls.st_mode));
+  unlink(link_path);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  TFR_ASSERT_ERROR(tfr_npy_save(fifo, t), TFR_ERR_IO, "not a regular file");
+  unlink(fifo);
+  assert_int_equal(count_tmp_files(TMP_DIR), 0);
 
-  // Replacing an existing file.
+  // Replacing an existing file keeps its permission bits.
   const char *path = TMP_DIR "/replace.npy";
   write_whole(path, "old", 3);
+  assert_int_equal(chmod(path, 0600), 0);
   TFR_ASSERT_OK(tfr_npy_save(path, t));
+  struct stat ps;
+  assert_int_equal(stat(path, &ps), 0);
+  assert_int_equal(ps.st_mode & 0777, 0600);
   tfr_tensor *back = NULL;
   TFR_ASSERT_OK(tfr_npy_load(path, &back));
   assert_same_tensor(t, back);

@@ -90,7 +90,8 @@ static int tfr_instance_load(const char *file, const char *path_name, tfr_instan
     fprintf(stderr, "tenferro contract: %s: %s\n", file, strerror(errno));
     return 1;
   }
-  cJSON *root = cJSON_ParseWithLength(text, len);
+  // The whole file must be one JSON value: trailing bytes are an error.
+  cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, NULL, 1);
   free(text);
   if (!root) return tfr_instance_error(file, "not valid JSON");
   int rc = 1;
@@ -142,7 +143,10 @@ static int tfr_instance_load(const char *file, const char *path_name, tfr_instan
     const cJSON *p = cJSON_GetObjectItemCaseSensitive(paths, path_name);
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(p, "path");
     if (!cJSON_IsArray(list)) {
-      fprintf(stderr, "tenferro contract: %s: no \"paths\".\"%s\".\"path\" list\n", file, path_name);
+      fprintf(stderr,
+              "tenferro contract: %s: no \"paths\".\"%s\".\"path\" list (use --path greedy or "
+              "--path optimal to find one)\n",
+              file, path_name);
       goto done;
     }
     in->path_len = cJSON_GetArraySize(list);
@@ -151,8 +155,11 @@ static int tfr_instance_load(const char *file, const char *path_name, tfr_instan
     for (int s = 0; s < in->path_len; s++) {
       const cJSON *pair = cJSON_GetArrayItem(list, s);
       const cJSON *a = cJSON_GetArrayItem(pair, 0), *b = cJSON_GetArrayItem(pair, 1);
-      if (cJSON_GetArraySize(pair) != 2 || !cJSON_IsNumber(a) || !cJSON_IsNumber(b)) {
-        fprintf(stderr, "tenferro contract: %s: path step %d is not a pair of positions\n", file, s);
+      if (cJSON_GetArraySize(pair) != 2 || !cJSON_IsNumber(a) || !cJSON_IsNumber(b) ||
+          a->valuedouble != floor(a->valuedouble) || b->valuedouble != floor(b->valuedouble) ||
+          fabs(a->valuedouble) > 1e9 || fabs(b->valuedouble) > 1e9) {
+        fprintf(stderr, "tenferro contract: %s: path step %d is not a pair of integer positions\n",
+                file, s);
         goto done;
       }
       in->path[2 * s] = (int32_t)a->valuedouble;
@@ -173,12 +180,20 @@ done:
 static tfr_status tfr_make_operand(tfr_dtype dtype, int rank, const int64_t *shape, uint64_t seed,
                                    tfr_tensor **out) {
   int64_t n = 1;
-  for (int k = 0; k < rank; k++) n *= shape[k];
+  for (int k = 0; k < rank; k++)
+    if (__builtin_mul_overflow(n, shape[k], &n) || n > (INT64_C(1) << 50)) {
+      fprintf(stderr, "tenferro contract: an operand's shape has more than 2^50 elements\n");
+      return TFR_ERR_INVALID_ARGUMENT;
+    }
   int parts = (dtype == TFR_C64 || dtype == TFR_C128) ? 2 : 1;
   bool single = dtype == TFR_F32 || dtype == TFR_C64;
   size_t es = tfr_dtype_size(dtype);
   void *buf = malloc((size_t)n * es + 16);
-  if (!buf) return TFR_ERR_OUT_OF_MEMORY;
+  if (!buf) {
+    fprintf(stderr, "tenferro contract: cannot allocate %.3g bytes for an operand\n",
+            (double)n * (double)es);
+    return TFR_ERR_OUT_OF_MEMORY;
+  }
   uint64_t st = seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
   for (int64_t i = 0; i < n * parts; i++) {
     double v;
@@ -253,9 +268,13 @@ static int tfr_contract_run(const tfr_contract_args *a) {
       return 2;
     }
   }
+  if (strcmp(a->backend, "webgpu") == 0) {
+    fprintf(stderr, "tenferro contract: --backend webgpu cannot contract yet: dot_general has no "
+                    "webgpu kernel so far; use --backend cpu\n");
+    return 2;
+  }
   if (strcmp(a->backend, "cpu") != 0) {
-    fprintf(stderr, "tenferro contract: unknown --backend '%s' (this build has: %s)\n", a->backend,
-            tfr_backends_compiled());
+    fprintf(stderr, "tenferro contract: unknown --backend '%s' (cpu or webgpu)\n", a->backend);
     return 2;
   }
   tfr_instance in;
@@ -298,12 +317,20 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   printf("\n");
   // Refuse before allocating when the largest intermediate cannot fit.
   double need = (double)info->largest_intermediate * (double)tfr_dtype_size(dtype);
+  double operand_bytes = 0;
+  for (int i = 0; i < in.n; i++) {
+    double n = (double)tfr_dtype_size(dtype);
+    for (int k = 0; k < in.ranks[i]; k++) n *= (double)in.shapes[i][k];
+    operand_bytes += n;
+  }
   double avail = tfr_mem_available();
-  if (avail > 0 && need > avail) {
+  // The operands live throughout; the largest step result comes on top
+  // (a lower bound of the peak: its inputs are alive too).
+  if (avail > 0 && operand_bytes + need > avail) {
     fprintf(stderr,
-            "tenferro contract: %s: the largest intermediate needs %.3g bytes, only %.3g are "
-            "available\n",
-            a->instance, need, avail);
+            "tenferro contract: %s: the operands (%.3g bytes) and the largest intermediate "
+            "(%.3g bytes) need more than the %.3g bytes available\n",
+            a->instance, operand_bytes, need, avail);
     goto done;
   }
   tfr_cpu_options copts = {.num_threads = a->threads};
@@ -319,7 +346,9 @@ static int tfr_contract_run(const tfr_contract_args *a) {
     goto done;
   }
   for (int i = 0; i < in.n; i++) {
-    if (tfr_make_operand(dtype, in.ranks[i], in.shapes[i], a->seed + (uint64_t)i, &ops[i]) != TFR_OK) {
+    tfr_status mst = tfr_make_operand(dtype, in.ranks[i], in.shapes[i], a->seed + (uint64_t)i, &ops[i]);
+    if (mst == TFR_ERR_OUT_OF_MEMORY || mst == TFR_ERR_INVALID_ARGUMENT) goto done;  // reported
+    if (mst != TFR_OK) {
       rc = tfr_cli_fail("making operands");
       goto done;
     }
@@ -411,13 +440,24 @@ int tfr_cli_contract(int argc, char **argv) {
     else if (strcmp(arg, "--backend") == 0 && has_value) a.backend = argv[++i];
     else if (strcmp(arg, "--save-inputs") == 0 && has_value) a.save_dir = argv[++i];
     else if (strcmp(arg, "-o") == 0 && has_value) a.out_path = argv[++i];
-    else if (strcmp(arg, "--seed") == 0 && has_value) a.seed = strtoull(argv[++i], NULL, 10);
+    else if (strcmp(arg, "--seed") == 0 && has_value) {
+      char *end;
+      errno = 0;
+      const char *v = argv[++i];
+      a.seed = strtoull(v, &end, 10);
+      if (*v == '\0' || *v == '-' || *end || errno) {
+        fprintf(stderr, "tenferro contract: --seed needs a non-negative integer, got '%s'\n", v);
+        return 2;
+      }
+    }
     else if ((strcmp(arg, "--repeat") == 0 || strcmp(arg, "--threads") == 0) && has_value) {
       char *end;
       long v = strtol(argv[++i], &end, 10);
       bool rep = strcmp(arg, "--repeat") == 0;
-      if (*end || v < (rep ? 1 : 0) || v > 100000) {
-        fprintf(stderr, "tenferro contract: %s needs an integer >= %d\n", arg, rep ? 1 : 0);
+      long most = rep ? 100000 : TFR_CPU_MAX_THREADS;
+      if (*end || v < (rep ? 1 : 0) || v > most) {
+        fprintf(stderr, "tenferro contract: %s needs an integer in [%d, %ld]\n", arg, rep ? 1 : 0,
+                most);
         return 2;
       }
       if (rep) a.repeat = (int)v;

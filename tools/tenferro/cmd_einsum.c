@@ -1,4 +1,5 @@
 // `tenferro einsum EXPR A.npy B.npy ... -o OUT.npy`: numpy's einsum on .npy files.
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,8 @@ static void tfr_einsum_usage(FILE *f) {
 static int tfr_read_path_file(const char *file, int32_t **out, int *len) {
   FILE *f = fopen(file, "r");
   if (!f) {
-    perror(file);
+    fprintf(stderr, "tenferro einsum: --path '%s' is neither greedy, optimal nor a readable path "
+                    "file: %s\n", file, strerror(errno));
     return 1;
   }
   int cap = 64, n = 0;
@@ -83,13 +85,20 @@ int tfr_cli_einsum(int argc, char **argv) {
     else files[nfiles++] = argv[i];
   }
   if (!expr || nfiles == 0 || !out_path) {
+    fprintf(stderr, "tenferro einsum: missing %s\n\n",
+            !expr ? "the expression" : nfiles == 0 ? "operand files" : "-o OUT.npy");
     tfr_einsum_usage(stderr);
     free(files);
     return 2;
   }
+  if (strcmp(backend, "webgpu") == 0) {
+    fprintf(stderr, "tenferro einsum: --backend webgpu cannot contract yet: dot_general has no "
+                    "webgpu kernel so far; use --backend cpu\n");
+    free(files);
+    return 2;
+  }
   if (strcmp(backend, "cpu") != 0) {
-    fprintf(stderr, "tenferro einsum: unknown --backend '%s' (this build has: %s)\n", backend,
-            tfr_backends_compiled());
+    fprintf(stderr, "tenferro einsum: unknown --backend '%s' (cpu or webgpu)\n", backend);
     free(files);
     return 2;
   }

@@ -31,7 +31,11 @@ static void tfr_cli_usage(FILE *f) {
 }
 
 int tfr_cli_fail(const char *what) {
-  fprintf(stderr, "tenferro: %s: %s\n", what, tfr_last_error_message());
+  // Library messages start with the op ("einsum: ..."): no need to say it twice.
+  const char *msg = tfr_last_error_message();
+  size_t n = strlen(what);
+  if (strncmp(msg, what, n) == 0 && msg[n] == ':') fprintf(stderr, "tenferro: %s\n", msg);
+  else fprintf(stderr, "tenferro: %s: %s\n", what, msg);
   return 1;
 }
 
