@@ -533,6 +533,95 @@ TFR_API TFR_NODISCARD tfr_status tfr_scatter(tfr_session *session, const tfr_ten
                                              const tfr_tensor *updates,
                                              const tfr_scatter_config *config, tfr_tensor **out);
 
+// ===========================================================================
+// Windows and bit casts
+// ===========================================================================
+//
+// Window arguments of tfr_reduce_window and tfr_select_and_scatter, for an
+// operand of rank r (each array borrowed for the call):
+//   window_dimensions  int64[r], each >= 1 (may be NULL only when r = 0).
+//   window_strides     int64[r], each >= 1; NULL means all 1.
+//   padding            int64[r][2] row-major, {low, high} per axis (the
+//                      StableHLO `padding` attribute flattened); NULL means
+//                      no padding.
+// A window along axis k covers (window_dimensions[k] - 1) * window_dilation
+// + 1 elements of the padded (and base-dilated) operand; the number of
+// windows along k is floor((padded - dilated_window) / stride) + 1, or 0 when
+// the padded extent is 0 or smaller than the dilated window.
+
+// StableHLO `reduce_window` with a one-op body: each result element reduces
+// one window of the operand, padded with init_value and base-dilated (holes
+// of init_value between elements), starting from init_value. A window is
+// reduced sequentially in row-major window order (acc = combiner(acc, x)),
+// which fixes the rounding of float sums and products.
+//   operand           any shape and strides; dtype as `combiner` allows
+//                     (tfr_reduce_combiner: add/multiply numeric, maximum/
+//                     minimum bool, int, float, and/or/xor bool, int).
+//   init_value        rank 0, operand's dtype.
+//   window_dimensions, window_strides, padding  see above. padding may be
+//                     negative (crops), as long as each padded extent is >= 0.
+//   base_dilations    int64[r], each >= 1; NULL means all 1.
+//   window_dilations  int64[r], each >= 1; NULL means all 1.
+//   out               new compact tensor of operand's dtype, rank r, extents
+//                     the number of windows per axis (may be empty).
+// Errors: the common ones; TFR_ERR_INVALID_ARGUMENT for an invalid combiner,
+//         init_value not rank 0 or of another dtype, a window dimension,
+//         stride or dilation < 1, a NULL window_dimensions for r > 0, or a
+//         negative padded extent (the message names the argument and axis).
+TFR_API TFR_NODISCARD tfr_status tfr_reduce_window(
+    tfr_session *session, const tfr_tensor *operand, const tfr_tensor *init_value,
+    tfr_reduce_combiner combiner, const int64_t *window_dimensions,
+    const int64_t *window_strides, const int64_t *base_dilations,
+    const int64_t *window_dilations, const int64_t *padding, tfr_tensor **out);
+
+// StableHLO `select_and_scatter` (the gradient of max/min pooling) with a
+// compare select body and a one-op scatter body. In each window of the padded
+// operand one element is selected: the first, replaced by each following
+// element e (row-major window order) unless compare(selected, e) holds under
+// `select_direction` (so GE selects the first maximum, LE the first minimum;
+// with NaN the comparison fails and the later element is taken). Padded
+// positions are never selected; a window of padding only selects nothing.
+// The result starts as init_value everywhere; each source element is combined
+// into the selected position of its window, acc = scatter_combiner(acc,
+// source), the windows reaching one position taken in row-major order.
+//   operand           any shape r; a dtype allowed by scatter_combiner (as
+//                     in tfr_reduce_window); complex only with EQ and NE.
+//   source            operand's dtype, rank r, extents the number of windows
+//                     per axis (no dilations).
+//   init_value        rank 0, operand's dtype.
+//   select_direction  the select body's comparison_direction.
+//   scatter_combiner  the scatter body (tfr_reduce_combiner).
+//   window_dimensions, window_strides, padding  see above; padding >= 0.
+//   out               new compact tensor, operand's shape and dtype.
+// Errors: the common ones; TFR_ERR_INVALID_ARGUMENT for an invalid direction
+//         or combiner, source of another dtype, rank or extents, init_value
+//         not rank 0 or of another dtype, window dimensions/strides < 1,
+//         negative padding; TFR_ERR_UNSUPPORTED_DTYPE for an ordering
+//         direction on complex or a combiner that excludes the dtype.
+TFR_API TFR_NODISCARD tfr_status tfr_select_and_scatter(
+    tfr_session *session, const tfr_tensor *operand, const tfr_tensor *source,
+    const tfr_tensor *init_value, tfr_compare_direction select_direction,
+    tfr_reduce_combiner scatter_combiner, const int64_t *window_dimensions,
+    const int64_t *window_strides, const int64_t *padding, tfr_tensor **out);
+
+// StableHLO `bitcast_convert`: the operand's bytes (row-major, each element
+// little-endian as stored) read as `dtype`.
+//   operand  any shape and strides. Complex converts only to complex and
+//            real only to real (spec C2); bool only to bool (other bytes
+//            would not be 0/1).
+//   dtype    the result's dtype. Equal element sizes keep the shape
+//            (i32 <-> f32, i64 <-> f64, c64 <-> c64, ...). A smaller target
+//            adds a last axis of extent size(operand) / size(dtype) (f64 ->
+//            i32[..., 2]); a larger one needs a last axis of extent
+//            size(dtype) / size(operand) and removes it (c64[..., 2] -> c128).
+//   out      new compact tensor of `dtype`.
+// Errors: the common ones; TFR_ERR_INVALID_ARGUMENT for complex <-> real or a
+//         last axis of the wrong extent (or rank 0) when widening;
+//         TFR_ERR_UNSUPPORTED_DTYPE for an invalid dtype or bool <-> non-bool.
+TFR_API TFR_NODISCARD tfr_status tfr_bitcast_convert(tfr_session *session,
+                                                     const tfr_tensor *operand, tfr_dtype dtype,
+                                                     tfr_tensor **out);
+
 #ifdef __cplusplus
 }
 #endif

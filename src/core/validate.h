@@ -156,4 +156,33 @@ tfr_status tfr_dot_pack(tfr_backend *b, const tfr_dot_desc *d, int which, tfr_te
 // same d) and renumbers that operand's axis lists.
 void tfr_dot_use_packed(tfr_dot_desc *d, int which, const tfr_tensor *packed);
 
+// ---------------------------------------------------------------------------
+// Windows and bit casts (src/core/validate_window.c)
+// ---------------------------------------------------------------------------
+// Each checks the StableHLO constraints of its op (messages name the op, the
+// argument, the value and the spec's constraint label). Optional arrays may
+// be NULL: window_strides, base_dilations, window_dilations (all 1) and
+// padding (all 0); window_dimensions only for rank 0.
+
+// reduce_window: writes the result shape (operand's rank) to out_shape.
+tfr_status tfr_validate_reduce_window(tfr_session *s, const tfr_tensor *operand,
+                                      const tfr_tensor *init_value, tfr_reduce_combiner combiner,
+                                      const int64_t *window_dimensions,
+                                      const int64_t *window_strides,
+                                      const int64_t *base_dilations,
+                                      const int64_t *window_dilations, const int64_t *padding,
+                                      int64_t *out_shape);
+// select_and_scatter: the result has the operand's shape.
+tfr_status tfr_validate_select_and_scatter(tfr_session *s, const tfr_tensor *operand,
+                                           const tfr_tensor *source,
+                                           const tfr_tensor *init_value,
+                                           tfr_compare_direction select_direction,
+                                           tfr_reduce_combiner scatter_combiner,
+                                           const int64_t *window_dimensions,
+                                           const int64_t *window_strides,
+                                           const int64_t *padding);
+// bitcast_convert: writes the result rank and shape (int64[TFR_MAX_RANK]).
+tfr_status tfr_validate_bitcast_convert(tfr_session *s, const tfr_tensor *operand,
+                                        tfr_dtype dtype, int *out_rank, int64_t *out_shape);
+
 #endif  // TENFERRO_SRC_CORE_VALIDATE_H_

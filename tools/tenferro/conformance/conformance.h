@@ -8,6 +8,7 @@
 //   ops_indexing.c     op handlers: slice, reverse, pad, concatenate, dynamic_slice,
 //                      dynamic_update_slice, gather, scatter
 //   ops_reduction.c    op handlers: reduce, dot_general
+//   ops_window.c       op handlers: reduce_window, select_and_scatter, bitcast_convert
 //   tolerance.c        op classes and the tolerance table (the reviewed numbers)
 //   compare.c          element comparison (compare.h)
 //   report.c           tallies and the printed table
@@ -131,6 +132,7 @@ extern const tfr_conf_op tfr_conf_ops_elementwise[];
 extern const tfr_conf_op tfr_conf_ops_structural[];
 extern const tfr_conf_op tfr_conf_ops_indexing[];
 extern const tfr_conf_op tfr_conf_ops_reduction[];
+extern const tfr_conf_op tfr_conf_ops_window[];
 
 // The handler of op `name`, or NULL when the library has no public function
 // for it.

@@ -11,6 +11,7 @@ static const tfr_conf_op *const tfr_conf_op_tables[] = {
     tfr_conf_ops_structural,
     tfr_conf_ops_indexing,
     tfr_conf_ops_reduction,
+    tfr_conf_ops_window,
 };
 
 const tfr_conf_op *tfr_conf_op_find(const char *name, bool chlo) {
