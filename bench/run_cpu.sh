@@ -16,7 +16,9 @@ if [ "$#" -eq 0 ]; then
     exp:f32:4096x4096 sum_all:f64:4096x4096 sum_axis0:f64:4096x4096 sum_last:f64:4096x4096 \
     max_all:f64:4096x4096 transpose:f64:4096x4096 convert_f32:f64:4096x4096 \
     compare_select:f64:4096x4096 add:f64:1000 exp:f64:1000 \
-    chain5_unfused:f64:10000000 chain5_fused:f64:10000000
+    chain5_unfused:f64:10000000 chain5_fused:f64:10000000 \
+    matmul:f64:512x512 matmul:f64:2048x2048 matmul:c128:512x512 matmul:c128:2048x2048 \
+    matmul_lhsT:f64:2048x2048 bmm:f64:32x64x64 rank4:f64:48x48x48x48 gemv:f64:4096x4096
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

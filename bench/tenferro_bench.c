@@ -106,6 +106,49 @@ static tfr_status tfr_b_chain_fused(tfr_session *s, tfr_tensor *const *in, tfr_t
   return st;
 }
 
+// dot_general cases (bench/dot_cases.md): every input has the case's shape.
+static tfr_status tfr_b_matmul(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  tfr_dot_config c = {.num_contracting_dims = 1,
+                      .lhs_contracting_dimensions = (int64_t[]){1},
+                      .rhs_contracting_dimensions = (int64_t[]){0}};
+  return tfr_dot_general(s, in[0], in[1], &c, out);
+}
+static tfr_status tfr_b_matmul_lhsT(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  tfr_tensor *at = NULL;
+  tfr_status st = tfr_tensor_view_transpose(in[0], (int64_t[]){1, 0}, &at);
+  if (!st) st = tfr_b_matmul(s, (tfr_tensor *const[]){at, in[1]}, out);
+  tfr_tensor_release(at);
+  return st;
+}
+static tfr_status tfr_b_bmm(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  tfr_dot_config c = {.num_batching_dims = 1,
+                      .lhs_batching_dimensions = (int64_t[]){0},
+                      .rhs_batching_dimensions = (int64_t[]){0},
+                      .num_contracting_dims = 1,
+                      .lhs_contracting_dimensions = (int64_t[]){2},
+                      .rhs_contracting_dimensions = (int64_t[]){1}};
+  return tfr_dot_general(s, in[0], in[1], &c, out);
+}
+// Rank 4 x rank 4 over two axes: abcd,cdef->abef.
+static tfr_status tfr_b_rank4(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  tfr_dot_config c = {.num_contracting_dims = 2,
+                      .lhs_contracting_dimensions = (int64_t[]){2, 3},
+                      .rhs_contracting_dimensions = (int64_t[]){0, 1}};
+  return tfr_dot_general(s, in[0], in[1], &c, out);
+}
+// Matrix-vector: a @ b[0] (the vector is the first row of the second input).
+static tfr_status tfr_b_gemv(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  const int64_t *sh = tfr_tensor_shape(in[1]);
+  tfr_tensor *row = NULL;
+  tfr_status st = tfr_tensor_view(in[1], 1, (int64_t[]){sh[1]}, NULL, 0, &row);
+  tfr_dot_config c = {.num_contracting_dims = 1,
+                      .lhs_contracting_dimensions = (int64_t[]){1},
+                      .rhs_contracting_dimensions = (int64_t[]){0}};
+  if (!st) st = tfr_dot_general(s, in[0], row, &c, out);
+  tfr_tensor_release(row);
+  return st;
+}
+
 static const tfr_bench_op tfr_bench_ops[] = {
     {"add", "np.add(a, b)", 2, tfr_b_add, 2, 1},
     {"multiply", "np.multiply(a, b)", 2, tfr_b_multiply, 2, 1},
@@ -119,6 +162,11 @@ static const tfr_bench_op tfr_bench_ops[] = {
     {"compare_select", "np.where(a > b, a, b)", 2, tfr_b_compare_select, 2, 1},
     {"chain5_unfused", "np.exp(a * b + c) * a - b", 3, tfr_b_chain_unfused, 3, 1},
     {"chain5_fused", "np.exp(a * b + c) * a - b", 3, tfr_b_chain_fused, 3, 1},
+    {"matmul", "np.matmul(a, b)", 2, tfr_b_matmul, 2, 1},
+    {"matmul_lhsT", "np.matmul(a.T, b)", 2, tfr_b_matmul_lhsT, 2, 1},
+    {"bmm", "np.matmul(a, b)", 2, tfr_b_bmm, 2, 1},
+    {"rank4", "np.tensordot(a, b, ([2, 3], [0, 1]))", 2, tfr_b_rank4, 2, 0},
+    {"gemv", "a @ b[0]", 2, tfr_b_gemv, 1, 0},
 };
 #define TFR_BENCH_NOPS (sizeof tfr_bench_ops / sizeof tfr_bench_ops[0])
 

@@ -6,7 +6,9 @@
 // ceiling on this device).
 //
 // usage: tenferro-bench-webgpu-runtime [--quick] [--transpose-size N] [--adapter I]
+//                                      [--only transfers|dispatch|transpose]
 //   --quick             fewer repeats and sizes (a smoke run)
+//   --only S            run one section (variant runs with TFR_WEBGPU_* knobs)
 //   --transpose-size N  edge of the square f32 matrix (default 8192; lowered
 //                       to the largest power of two whose matrix fits the
 //                       device's maxStorageBufferBindingSize, e.g. 4096 on lavapipe)
@@ -169,17 +171,27 @@ static double tfr_bench_dispatch(const tfr_webgpu_options *o, int reps, bool rou
 // Transpose
 // ---------------------------------------------------------------------------
 
-// Seconds per call of op (transpose or copy) on `x`, best of 3 trials.
-static double tfr_time_op(tfr_session *s, const tfr_tensor *x, bool transpose, int reps,
-                          const tfr_tensor *probe) {
+typedef enum tfr_bench_op { TFR_OP_TRANSPOSE, TFR_OP_COPY, TFR_OP_COPY_INTO } tfr_bench_op;
+
+// Seconds per call of `op` on `x`, best of 3 trials. `probe` (a one-element
+// device tensor, NULL on the cpu backend) is downloaded after each trial so
+// that the queue is idle when the clock stops. (The first H200 run passed `x`
+// itself as the probe: each trial then also downloaded all 256 MiB of it at
+// the host's ~1.3 GB/s, and that download, not the kernels, was the 20.9 ms.)
+// TFR_OP_COPY_INTO writes into `into`, allocated once.
+static double tfr_time_op(tfr_session *s, const tfr_tensor *x, tfr_bench_op op, int reps,
+                          const tfr_tensor *probe, tfr_tensor *into) {
   int64_t perm[2] = {1, 0};
   double best = 1e30;
   for (int trial = 0; trial < 4; trial++) {  // trial 0 is the warm-up
     double t0 = tfr_now();
     for (int r = 0; r < reps; r++) {
       tfr_tensor *y = NULL;
-      TFR_CHECK(transpose ? "transpose" : "copy",
-                transpose ? tfr_transpose(s, x, perm, &y) : tfr_copy(s, x, &y));
+      switch (op) {
+        case TFR_OP_TRANSPOSE: TFR_CHECK("transpose", tfr_transpose(s, x, perm, &y)); break;
+        case TFR_OP_COPY: TFR_CHECK("copy", tfr_copy(s, x, &y)); break;
+        case TFR_OP_COPY_INTO: TFR_CHECK("copy_into", tfr_copy_into(s, x, into)); break;
+      }
       tfr_tensor_release(y);
     }
     if (probe) tfr_sync(s, probe);
@@ -189,6 +201,27 @@ static double tfr_time_op(tfr_session *s, const tfr_tensor *x, bool transpose, i
   return best;
 }
 
+// Checks on the device's results (fresh data, not zeros): y == x for a copy,
+// y == x^T for a transpose. Exits on a mismatch.
+static void tfr_check_result(tfr_session *s, const tfr_tensor *hx, const tfr_tensor *dy,
+                             int64_t edge, bool transposed, const char *what) {
+  tfr_tensor *hy = NULL;
+  TFR_CHECK("download", tfr_download(s, dy, &hy));
+  void *px = NULL, *py = NULL;
+  TFR_CHECK("host data", tfr_tensor_host_data((tfr_tensor *)hx, &px));
+  TFR_CHECK("host data", tfr_tensor_host_data(hy, &py));
+  const float *a = px, *b = py;
+  int64_t bad = 0;
+  for (int64_t i = 0; i < edge; i++)
+    for (int64_t j = 0; j < edge; j++)
+      bad += b[i * edge + j] != (transposed ? a[j * edge + i] : a[i * edge + j]);
+  tfr_tensor_release(hy);
+  if (bad) {
+    fprintf(stderr, "tenferro-bench-webgpu-runtime: %s: %" PRId64 " wrong elements\n", what, bad);
+    exit(1);
+  }
+}
+
 static void tfr_bench_transpose(tfr_backend *gpu, tfr_backend *cpu, int64_t edge, bool quick) {
   tfr_webgpu_adapter_info info;
   TFR_CHECK("adapter info", tfr_webgpu_get_adapter_info(gpu, &info));
@@ -196,23 +229,50 @@ static void tfr_bench_transpose(tfr_backend *gpu, tfr_backend *cpu, int64_t edge
   while (edge > 256 && (uint64_t)(edge * edge * 4) > info.max_storage_buffer_binding_size) edge /= 2;
   int64_t shape[2] = {edge, edge};
   double bytes = 2.0 * (double)(edge * edge * 4);  // read + written
-  int reps = quick ? 2 : edge >= 8192 ? 10 : 5;
+  int reps = quick ? 2 : edge >= 8192 ? 50 : 20;
   printf("\ntranspose %" PRId64 "x%" PRId64 " f32 (%d repeats)%s\n", edge, edge, reps,
          edge != want ? "  [smaller than asked: the device's maxStorageBufferBindingSize]" : "");
   tfr_tensor *h = tfr_host_f32(2, shape);
 
   tfr_session *s = NULL;
   TFR_CHECK("session_begin", tfr_session_begin(gpu, &s));
-  tfr_tensor *d = NULL;
+  int64_t one = 1;
+  tfr_tensor *h1 = tfr_host_f32(1, &one), *probe = NULL, *d = NULL, *into = NULL;
+  TFR_CHECK("upload", tfr_upload(s, h1, &probe));
   TFR_CHECK("upload", tfr_upload(s, h, &d));
-  double t_tr = tfr_time_op(s, d, true, reps, d);
-  double t_cp = tfr_time_op(s, d, false, reps, d);
+  // Correctness on this device first (also warms the pipelines).
+  {
+    int64_t perm[2] = {1, 0};
+    tfr_tensor *y = NULL;
+    TFR_CHECK("transpose", tfr_transpose(s, d, perm, &y));
+    tfr_check_result(s, h, y, edge, true, "transpose");
+    tfr_tensor_release(y);
+    TFR_CHECK("copy", tfr_copy(s, d, &y));
+    tfr_check_result(s, h, y, edge, false, "copy");
+    into = y;  // the preallocated output of copy_into
+  }
+  double t_tr = tfr_time_op(s, d, TFR_OP_TRANSPOSE, reps, probe, NULL);
+  double t_cp = tfr_time_op(s, d, TFR_OP_COPY, reps, probe, NULL);
+  double t_ci = tfr_time_op(s, d, TFR_OP_COPY_INTO, reps, probe, into);
+  // What the first run's harness added to each trial: one download of `d`.
+  double t0 = tfr_now();
+  tfr_sync(s, d);
+  double t_whole = tfr_now() - t0;
+  t0 = tfr_now();
+  tfr_sync(s, probe);
+  double t_probe = tfr_now() - t0;
+  tfr_tensor_release(into);
   tfr_tensor_release(d);
+  tfr_tensor_release(probe);
+  tfr_tensor_release(h1);
   TFR_CHECK("session_end", tfr_session_end(s));
 
-  TFR_CHECK("session_begin", tfr_session_begin(cpu, &s));
-  double t_cpu = tfr_time_op(s, h, true, reps, NULL);
-  TFR_CHECK("session_end", tfr_session_end(s));
+  double t_cpu = 0;
+  if (cpu) {
+    TFR_CHECK("session_begin", tfr_session_begin(cpu, &s));
+    t_cpu = tfr_time_op(s, h, TFR_OP_TRANSPOSE, quick ? 2 : 10, NULL, NULL);
+    TFR_CHECK("session_end", tfr_session_end(s));
+  }
   tfr_tensor_release(h);
 
   printf("                                        ms       GB/s   vs webgpu transpose\n");
@@ -220,12 +280,19 @@ static void tfr_bench_transpose(tfr_backend *gpu, tfr_backend *cpu, int64_t edge
          bytes / t_tr * 1e-9);
   printf("  webgpu copy, same bytes          %9.3f  %9.2f   %.2f\n", t_cp * 1e3,
          bytes / t_cp * 1e-9, t_tr / t_cp);
-  printf("  cpu backend transpose            %9.3f  %9.2f   %.2f\n", t_cpu * 1e3,
-         bytes / t_cpu * 1e-9, t_tr / t_cpu);
+  printf("  webgpu copy_into (output kept)   %9.3f  %9.2f   %.2f\n", t_ci * 1e3,
+         bytes / t_ci * 1e-9, t_tr / t_ci);
+  if (cpu)
+    printf("  cpu backend transpose            %9.3f  %9.2f   %.2f\n", t_cpu * 1e3,
+           bytes / t_cpu * 1e-9, t_tr / t_cpu);
+  printf("  sync by downloading 1 element    %9.3f\n", t_probe * 1e3);
+  printf("  sync by downloading the input    %9.3f   (what the first run's harness added per trial)\n",
+         t_whole * 1e3);
 }
 
 int main(int argc, char **argv) {
   bool quick = false;
+  const char *only = NULL;
   int64_t edge = 8192;
   tfr_webgpu_options o;
   memset(&o, 0, sizeof o);
@@ -234,12 +301,14 @@ int main(int argc, char **argv) {
       quick = true;
     } else if (strcmp(argv[i], "--transpose-size") == 0 && i + 1 < argc) {
       edge = strtoll(argv[++i], NULL, 10);
+    } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      only = argv[++i];
     } else if (strcmp(argv[i], "--adapter") == 0 && i + 1 < argc) {
       o.adapter_index = atoi(argv[++i]);
     } else {
       fprintf(stderr,
               "usage: tenferro-bench-webgpu-runtime [--quick] [--transpose-size N] "
-              "[--adapter I]\n");
+              "[--adapter I] [--only transfers|dispatch|transpose]\n");
       return 2;
     }
   }
@@ -254,21 +323,24 @@ int main(int argc, char **argv) {
   printf("tenferro %s, webgpu on %s (%s, %s), backend ready in %.0f ms\n", tfr_version_string(),
          info.name, info.adapter_type, info.driver, t_create * 1e3);
 
-  tfr_bench_transfers(gpu, quick);
+  if (!only || strcmp(only, "transfers") == 0) tfr_bench_transfers(gpu, quick);
 
-  int reps = quick ? 200 : 2000;
-  tfr_webgpu_options o64 = o, o1 = o;
-  o64.dispatches_per_submit = 64;
-  o1.dispatches_per_submit = 1;
-  double us64 = tfr_bench_dispatch(&o64, reps, false);
-  double us1 = tfr_bench_dispatch(&o1, reps, false);
-  double us_rt = tfr_bench_dispatch(&o1, reps / 4, true);
-  printf("\ndispatch cost: tfr_copy of 64 f32 (%d repeats)      us per op\n", reps);
-  printf("  64 dispatches per submit                       %8.2f\n", us64);
-  printf("  1 dispatch per submit                          %8.2f\n", us1);
-  printf("  1 per submit, download after each (round trip) %8.2f\n", us_rt);
+  if (!only || strcmp(only, "dispatch") == 0) {
+    int reps = quick ? 200 : 2000;
+    tfr_webgpu_options o64 = o, o1 = o;
+    o64.dispatches_per_submit = 64;
+    o1.dispatches_per_submit = 1;
+    double us64 = tfr_bench_dispatch(&o64, reps, false);
+    double us1 = tfr_bench_dispatch(&o1, reps, false);
+    double us_rt = tfr_bench_dispatch(&o1, reps / 4, true);
+    printf("\ndispatch cost: tfr_copy of 64 f32 (%d repeats)      us per op\n", reps);
+    printf("  64 dispatches per submit                       %8.2f\n", us64);
+    printf("  1 dispatch per submit                          %8.2f\n", us1);
+    printf("  1 per submit, download after each (round trip) %8.2f\n", us_rt);
+  }
 
-  tfr_bench_transpose(gpu, cpu, edge, quick);
+  if (!only || strcmp(only, "transpose") == 0)
+    tfr_bench_transpose(gpu, only ? NULL : cpu, edge, quick);
   tfr_webgpu_stats st;
   TFR_CHECK("stats", tfr_webgpu_get_stats(gpu, &st));
   printf("\nbackend stats: %" PRIu64 " buffers created, %" PRIu64 " pool hits, %" PRIu64

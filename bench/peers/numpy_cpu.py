@@ -28,6 +28,11 @@ OPS = {
     "compare_select": (2, lambda a, b: np.where(a > b, a, b)),
     "chain5_unfused": (3, lambda a, b, c: np.exp(a * b + c) * a - b),
     "chain5_fused": (3, lambda a, b, c: np.exp(a * b + c) * a - b),
+    "matmul": (2, lambda a, b: np.matmul(a, b)),
+    "matmul_lhsT": (2, lambda a, b: np.matmul(a.T, b)),
+    "bmm": (2, lambda a, b: np.matmul(a, b)),
+    "rank4": (2, lambda a, b: np.tensordot(a, b, ([2, 3], [0, 1]))),
+    "gemv": (2, lambda a, b: a @ b[0]),
 }
 
 

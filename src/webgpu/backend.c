@@ -1,6 +1,7 @@
 // The webgpu backend object: creation, the vtable, sessions, native handles,
 // statistics, the op families not written yet, and the test hooks.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "webgpu/wgpu.h"
@@ -210,6 +211,27 @@ tfr_status tfr_backend_create_webgpu(const tfr_webgpu_options *options, tfr_back
   b->pool_cap = o.pool_cap_bytes ? o.pool_cap_bytes : TFR_WGPU_DEFAULT_POOL_CAP;
   b->per_submit = o.dispatches_per_submit ? o.dispatches_per_submit : TFR_WGPU_DEFAULT_PER_SUBMIT;
   b->transfer_chunk = TFR_WGPU_TRANSFER_CHUNK;
+  b->upload_chunk = TFR_WGPU_UPLOAD_CHUNK;
+  b->upload_direct_max = TFR_WGPU_UPLOAD_DIRECT_MAX;
+  // Tuning knob (bytes of one upload piece; 0: every upload through
+  // wgpuQueueWriteBuffer), for bench/webgpu_runtime.c.
+  b->copy_wg = TFR_WGPU_COPY_WG;
+  b->copy_ept = TFR_WGPU_COPY_EPT;
+  b->copy_vec = true;
+  b->copy_b2b = false;
+  const char *env = getenv("TFR_WEBGPU_COPY_WG");
+  if (env && atoi(env) >= 32 && atoi(env) <= 1024) b->copy_wg = (uint32_t)atoi(env);
+  env = getenv("TFR_WEBGPU_COPY_EPT");
+  if (env && atoi(env) >= 1 && atoi(env) <= 64) b->copy_ept = (uint32_t)atoi(env);
+  env = getenv("TFR_WEBGPU_COPY_VEC");
+  if (env && env[0]) b->copy_vec = atoi(env) != 0;
+  env = getenv("TFR_WEBGPU_COPY_B2B");
+  if (env && env[0]) b->copy_b2b = atoi(env) != 0;
+  env = getenv("TFR_WEBGPU_UPLOAD_CHUNK");
+  if (env && env[0]) {
+    unsigned long long v = strtoull(env, NULL, 0);
+    b->upload_chunk = v ? (v + 3) & ~3ULL : 0;
+  }
   st = tfr_wgpu_device_create(b, &o);
   if (!st) st = tfr_wgpu_queue_init(b);
   if (!st) st = tfr_wgpu_pipelines_init(b);
@@ -317,5 +339,9 @@ void tfr_wgpu_test_limits(tfr_backend *backend, uint32_t max_groups_per_dim,
                           uint64_t transfer_chunk) {
   tfr_wgpu_backend *b = tfr_wgpu_cast(backend);
   if (max_groups_per_dim) b->max_groups_per_dim = max_groups_per_dim;
-  if (transfer_chunk) b->transfer_chunk = transfer_chunk;
+  if (transfer_chunk) {
+    b->transfer_chunk = transfer_chunk;
+    b->upload_chunk = transfer_chunk;  // uploads of any size in pieces, staged
+    b->upload_direct_max = 0;
+  }
 }

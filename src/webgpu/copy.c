@@ -23,13 +23,12 @@
 #include "webgpu/wgpu.h"
 
 #define TFR_WGPU_KERNEL_RANK 8
-// copy_strided: 256 invocations of 4 elements each. Four independent
-// accesses per invocation keep more memory requests in flight than one, the
-// usual choice for bandwidth-bound GPU kernels; to be tuned on the H200 with
-// bench/webgpu_runtime.c (lavapipe's timings are dominated by its own
-// per-workgroup cost and say nothing about GPUs).
-#define TFR_WGPU_COPY_WG 256
-#define TFR_WGPU_COPY_EPT 4
+// copy_strided: TFR_WGPU_COPY_WG (256) invocations of TFR_WGPU_COPY_EPT (4)
+// elements each (wgpu.h; TFR_WEBGPU_COPY_WG / _EPT override them for tuning).
+// Four independent accesses per invocation keep more memory requests in
+// flight than one. A compact copy (one merged axis, unit strides, same dtype)
+// whose byte range and offsets are multiples of 16 moves 16-byte elements
+// (vec4<u32>): four times fewer, wider accesses.
 #define TFR_WGPU_TILED_BATCH_RANK 6
 // Elements per copy_strided dispatch: i = group * WG + lid stays in u32.
 #define TFR_WGPU_MAX_DISPATCH_ELEMENTS (INT64_C(1) << 31)
@@ -147,10 +146,11 @@ static int tfr_wgpu_transpose_axis(const tfr_wgpu_plan *p) {
 
 // The bound range of `t`'s buffer that elements [off + lo, off + hi] need,
 // and `off` relative to its start (in elements; in bytes for 1-byte types).
+// `es` is the byte size of the kernel's element (the dtype's, or 16 for a
+// vectorised compact copy); `off`, `lo`, `hi` count such elements.
 static tfr_status tfr_wgpu_window(tfr_wgpu_backend *b, const char *op, const char *name,
-                                  const tfr_tensor *t, int64_t off, int64_t lo, int64_t hi,
-                                  tfr_wgpu_binding *bind, uint32_t *rel) {
-  int64_t es = (int64_t)tfr_dtype_size(t->dtype);
+                                  const tfr_tensor *t, int64_t es, int64_t off, int64_t lo,
+                                  int64_t hi, tfr_wgpu_binding *bind, uint32_t *rel) {
   // Offsets must be multiples of the device's alignment, and of the element
   // size so that the relative offset counts whole elements.
   int64_t align = b->limits.minStorageBufferOffsetAlignment;
@@ -236,6 +236,30 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
   tfr_wgpu_plan_axes(in, out, &plan);
   int tj = tfr_wgpu_transpose_axis(&plan);
 
+  // Compact copies: one merged axis, unit strides in both, one dtype.
+  int64_t ues = (int64_t)tfr_dtype_size(in->dtype);  // bytes of the kernel's source element
+  int64_t udes = (int64_t)tfr_dtype_size(out->dtype);  // and destination element
+  int64_t in_off = in->offset, out_off = out->offset;  // in such elements
+  if (in->dtype == out->dtype && tj < 0 && plan.nd == 1 && plan.src[0] == 1 && plan.dst[0] == 1) {
+    int64_t bytes = plan.shape[0] * ues, sb = in_off * ues, db = out_off * ues;
+    if (b->copy_b2b && bytes % 4 == 0 && sb % 4 == 0 && db % 4 == 0) {
+      // The raw peer (TFR_WEBGPU_COPY_B2B=1): the queue's own buffer copy.
+      WGPUCommandEncoder enc;
+      TFR_RETURN_IF_ERROR(tfr_wgpu_copy_encoder(b, &enc));
+      b->p->wgpuCommandEncoderCopyBufferToBuffer(enc, in->storage->device, (uint64_t)sb,
+                                                 out->storage->device, (uint64_t)db,
+                                                 (uint64_t)bytes);
+      return tfr_wgpu_check(b, op);
+    }
+    if (b->copy_vec && ues < 16 && bytes % 16 == 0 && sb % 16 == 0 && db % 16 == 0) {
+      ues = udes = 16;
+      plan.shape[0] = bytes / 16;
+      in_off = sb / 16;
+      out_off = db / 16;
+      se = de = &tfr_wgpu_raw[16];
+    }
+  }
+
   // Kernel axes (k_axes) and the outer axes iterated here (h_axes).
   int k_axes[TFR_MAX_RANK], h_axes[TFR_MAX_RANK];
   int nk = 0, nh = 0;
@@ -294,7 +318,7 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
     tile = 16;
     rows = 16;
   }
-  tfr_wgsl_override overrides_copy[] = {{"WG", TFR_WGPU_COPY_WG}, {"EPT", TFR_WGPU_COPY_EPT}};
+  tfr_wgsl_override overrides_copy[] = {{"WG", b->copy_wg}, {"EPT", b->copy_ept}};
   tfr_wgsl_override overrides_tiled[] = {{"TILE", tile}, {"ROWS", rows}};
   tfr_wgsl_variant v = {variant,
                         tj >= 0 ? "transpose_tiled.wgsl" : "copy_strided.wgsl",
@@ -363,22 +387,23 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
     }
     cp.numel = (uint32_t)numel;
     cp.rank = (uint32_t)nk;
-    uint64_t per_group = (uint64_t)TFR_WGPU_COPY_WG * TFR_WGPU_COPY_EPT;
+    uint64_t per_group = (uint64_t)b->copy_wg * b->copy_ept;
     groups = (numel + per_group - 1) / per_group;
   }
 
   // One dispatch per index of the host axes (usually exactly one).
   int64_t idx[TFR_MAX_RANK] = {0};
   for (;;) {
-    int64_t soff = in->offset, doff = out->offset;
+    int64_t soff = in_off, doff = out_off;
     for (int i = 0; i < nh; i++) {
       soff += idx[i] * plan.src[h_axes[i]];
       doff += idx[i] * plan.dst[h_axes[i]];
     }
     tfr_wgpu_binding sb, db;
     uint32_t srel = 0, drel = 0;
-    TFR_RETURN_IF_ERROR(tfr_wgpu_window(b, op, "source", in, soff, slo, shi, &sb, &srel));
-    TFR_RETURN_IF_ERROR(tfr_wgpu_window(b, op, "destination", out, doff, dlo, dhi, &db, &drel));
+    TFR_RETURN_IF_ERROR(tfr_wgpu_window(b, op, "source", in, ues, soff, slo, shi, &sb, &srel));
+    TFR_RETURN_IF_ERROR(
+        tfr_wgpu_window(b, op, "destination", out, udes, doff, dlo, dhi, &db, &drel));
     if (tj >= 0) {
       tp.src_offset = srel;
       tp.dst_offset = drel;

@@ -10,9 +10,10 @@
 // Ordering: every command goes through the one queue, in order. A buffer that
 // returns to the pool while recorded dispatches still read it can therefore be
 // handed to a later op of the same session at once (that op's writes are
-// recorded after the reads). Uploads use wgpuQueueWriteBuffer, which the queue
-// orders before *later* submits only, so an upload first submits what is
-// recorded.
+// recorded after the reads). Large uploads record a copy from a staging
+// buffer into the session's encoder, after what is recorded; small ones use
+// wgpuQueueWriteBuffer, which the queue orders before *later* submits only, so
+// such an upload first submits what is recorded.
 #include <stdio.h>
 #include <string.h>
 
@@ -83,6 +84,8 @@ tfr_status tfr_wgpu_buffer_create(tfr_wgpu_backend *b, uint64_t size, WGPUBuffer
 
 // Releases every pooled buffer (session thread only); returns whether there
 // was any.
+static void tfr_wgpu_upload_slots_release(tfr_wgpu_backend *b);
+
 static bool tfr_wgpu_pool_trim(tfr_wgpu_backend *b) {
   bool any = false;
   for (int c = 0; c < TFR_WGPU_POOL_CLASSES; c++) {
@@ -197,6 +200,7 @@ void tfr_wgpu_release_deferred(tfr_wgpu_backend *b) {
 }
 
 void tfr_wgpu_memory_release(tfr_wgpu_backend *b) {
+  tfr_wgpu_upload_slots_release(b);
   tfr_wgpu_pool_trim(b);
   tfr_wgpu_release_deferred(b);
   for (int i = 0; i < 2; i++) {
@@ -227,6 +231,129 @@ static void tfr_wgpu_gather_host(const tfr_tensor *t, unsigned char *dst) {
   }
 }
 
+// Through wgpuQueueWriteBuffer: no wait, but Dawn stages every write in host
+// memory of its own, and a write above its 4 MiB ring gets a freshly allocated
+// (and freshly faulted) staging buffer each time: ~3 GB/s on the H200's host.
+// Used for small uploads, and for all when TFR_WEBGPU_UPLOAD_CHUNK=0.
+static tfr_status tfr_wgpu_upload_direct(tfr_wgpu_backend *b, WGPUBuffer buf,
+                                         const unsigned char *src, size_t nbytes) {
+  // The queue orders a write before *later* submits only: submit what is
+  // recorded first.
+  tfr_status st = tfr_wgpu_flush(b, "upload");
+  size_t whole = nbytes & ~(size_t)3;
+  // Pieces of at most transfer_chunk bytes: Dawn stages each write in a
+  // buffer of its size, and lavapipe crashes on mapped buffers of 2 GiB.
+  for (size_t off = 0; !st && off < whole; off += b->transfer_chunk) {
+    size_t n = whole - off < b->transfer_chunk ? whole - off : (size_t)b->transfer_chunk;
+    b->p->wgpuQueueWriteBuffer(b->queue, buf, off, src + off, n);
+  }
+  if (!st && whole < nbytes) {  // writes are multiples of 4 bytes: pad the tail
+    unsigned char tail[4] = {0, 0, 0, 0};
+    memcpy(tail, src + whole, nbytes - whole);
+    b->p->wgpuQueueWriteBuffer(b->queue, buf, whole, tail, 4);
+  }
+  return st;
+}
+
+static void tfr_wgpu_on_upload_mapped(uint32_t status, WGPUStringView message, void *ud1,
+                                      void *ud2) {
+  (void)message;
+  (void)ud2;
+  *(uint32_t *)ud1 = status;
+}
+
+// Waits until upload slot `i` is mapped again (its last copy done).
+static tfr_status tfr_wgpu_upload_slot_wait(tfr_wgpu_backend *b, int i) {
+  if (!b->upload_pending[i]) return TFR_OK;
+  tfr_status st = tfr_wgpu_wait(b, b->upload_future[i], "upload");
+  b->upload_pending[i] = false;
+  tfr_status check = tfr_wgpu_check(b, "upload");
+  if (check) st = check;
+  if (!st && b->upload_status[i] != WGPU_STATUS_SUCCESS)
+    st = tfr_error(TFR_ERR_INTERNAL, "upload: webgpu: mapping a staging buffer failed (status %u)",
+                   b->upload_status[i]);
+  if (st) {  // its state is unknown: make a new one next time
+    b->p->wgpuBufferRelease(b->upload[i]);
+    b->upload[i] = NULL;
+  }
+  return st;
+}
+
+// Releases the upload slots, after their pending maps (which reference the
+// backend) have completed.
+static void tfr_wgpu_upload_slots_release(tfr_wgpu_backend *b) {
+  for (int i = 0; i < TFR_WGPU_UPLOAD_SLOTS; i++) {
+    if (!b->upload[i]) continue;
+    if (b->upload_pending[i]) {
+      tfr_status ignored = tfr_wgpu_wait(b, b->upload_future[i], "upload");
+      (void)ignored;
+      b->upload_pending[i] = false;
+    }
+    b->p->wgpuBufferRelease(b->upload[i]);
+    b->upload[i] = NULL;
+    pthread_mutex_lock(&b->pool_lock);
+    b->other_bytes -= b->upload_size;
+    pthread_mutex_unlock(&b->pool_lock);
+  }
+}
+
+// Through our own staging buffers (MapWrite|CopySrc, created mapped, reused):
+// per piece, wait until the slot is mapped again, copy the host bytes into it,
+// unmap, record a buffer copy into the session's encoder (after what is
+// recorded, so ordering is the encoder's), submit, and ask for the next map
+// without waiting. The host fills slot k+1 while the device copies slot k.
+static tfr_status tfr_wgpu_upload_staged(tfr_wgpu_backend *b, WGPUBuffer buf,
+                                         const unsigned char *src, size_t nbytes) {
+  const tfr_wgpu_procs *p = b->p;
+  uint64_t chunk = b->upload_chunk;
+  if (b->upload_size != chunk) tfr_wgpu_upload_slots_release(b);  // a test changed it
+  b->upload_size = chunk;
+  for (size_t off = 0; off < nbytes; off += (size_t)chunk) {
+    size_t n = nbytes - off < chunk ? nbytes - off : (size_t)chunk;
+    uint64_t n4 = ((uint64_t)n + 3) & ~(uint64_t)3;
+    int i = b->upload_next;
+    b->upload_next = (i + 1) % TFR_WGPU_UPLOAD_SLOTS;
+    if (!b->upload[i]) {
+      WGPUBufferDescriptor d;
+      memset(&d, 0, sizeof d);
+      d.label = tfr_wgpu_str("upload staging");
+      d.usage = WGPU_BUFFER_USAGE_MAP_WRITE | WGPU_BUFFER_USAGE_COPY_SRC;
+      d.size = chunk;
+      d.mappedAtCreation = 1;
+      b->upload[i] = p->wgpuDeviceCreateBuffer(b->device, &d);
+      TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "upload"));
+      if (!b->upload[i])
+        return tfr_error(TFR_ERR_OUT_OF_MEMORY,
+                         "upload: webgpu: cannot create a %llu-byte staging buffer on %s",
+                         (unsigned long long)chunk, b->info.name);
+      b->upload_pending[i] = false;
+      pthread_mutex_lock(&b->pool_lock);
+      b->buffers_created++;
+      b->other_bytes += chunk;
+      pthread_mutex_unlock(&b->pool_lock);
+    } else {
+      TFR_RETURN_IF_ERROR(tfr_wgpu_upload_slot_wait(b, i));
+    }
+    unsigned char *mapped = p->wgpuBufferGetMappedRange(b->upload[i], 0, (size_t)n4);
+    if (!mapped)
+      return tfr_error(TFR_ERR_INTERNAL, "upload: webgpu: wgpuBufferGetMappedRange returned NULL");
+    memcpy(mapped, src + off, n);
+    if (n4 > n) memset(mapped + n, 0, (size_t)(n4 - n));
+    p->wgpuBufferUnmap(b->upload[i]);
+    WGPUCommandEncoder enc;
+    TFR_RETURN_IF_ERROR(tfr_wgpu_copy_encoder(b, &enc));
+    p->wgpuCommandEncoderCopyBufferToBuffer(enc, b->upload[i], 0, buf, off, n4);
+    TFR_RETURN_IF_ERROR(tfr_wgpu_flush(b, "upload"));
+    b->upload_status[i] = 0;
+    WGPUBufferMapCallbackInfo cb = {NULL, WGPU_CALLBACK_MODE_WAIT_ANY_ONLY,
+                                    tfr_wgpu_on_upload_mapped, &b->upload_status[i], NULL};
+    b->upload_future[i] = p->wgpuBufferMapAsync(b->upload[i], WGPU_MAP_MODE_WRITE, 0,
+                                                (size_t)chunk, cb);
+    b->upload_pending[i] = true;
+  }
+  return TFR_OK;
+}
+
 tfr_status tfr_wgpu_upload(tfr_backend *base, const tfr_tensor *host, tfr_tensor *out) {
   tfr_wgpu_backend *b = tfr_wgpu_cast(base);
   TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "upload"));
@@ -242,20 +369,12 @@ tfr_status tfr_wgpu_upload(tfr_backend *base, const tfr_tensor *host, tfr_tensor
     tfr_wgpu_gather_host(host, gathered);
     src = gathered;
   }
-  tfr_status st = tfr_wgpu_flush(b, "upload");
   WGPUBuffer buf = out->storage->device;
-  size_t whole = nbytes & ~(size_t)3;
-  // Pieces of at most transfer_chunk bytes: Dawn stages each write in a
-  // buffer of its size, and lavapipe crashes on mapped buffers of 2 GiB.
-  for (size_t off = 0; !st && off < whole; off += b->transfer_chunk) {
-    size_t n = whole - off < b->transfer_chunk ? whole - off : (size_t)b->transfer_chunk;
-    b->p->wgpuQueueWriteBuffer(b->queue, buf, off, src + off, n);
-  }
-  if (!st && whole < nbytes) {  // writes are multiples of 4 bytes: pad the tail
-    unsigned char tail[4] = {0, 0, 0, 0};
-    memcpy(tail, src + whole, nbytes - whole);
-    b->p->wgpuQueueWriteBuffer(b->queue, buf, whole, tail, 4);
-  }
+  tfr_status st;
+  if (b->upload_chunk && nbytes > b->upload_direct_max)
+    st = tfr_wgpu_upload_staged(b, buf, src, nbytes);
+  else
+    st = tfr_wgpu_upload_direct(b, buf, src, nbytes);
   tfr_free_aligned(gathered);
   if (st) return st;
   return tfr_wgpu_check(b, "upload");

@@ -33,6 +33,7 @@ typedef uint64_t WGPUMapMode;
 #define WGPU_BUFFER_USAGE_STORAGE UINT64_C(0x80)
 #define WGPU_SHADER_STAGE_COMPUTE UINT64_C(0x4)
 #define WGPU_MAP_MODE_READ UINT64_C(0x1)
+#define WGPU_MAP_MODE_WRITE UINT64_C(0x2)
 #define WGPU_WHOLE_SIZE UINT64_MAX
 #define WGPU_STRLEN SIZE_MAX  // WGPUStringView.length of a NUL-terminated input
 
@@ -711,6 +712,7 @@ TFR_ABI_AT(WGPUCommandBufferDescriptor, label, 8);
     (WGPUBuffer buffer, WGPUMapMode mode, size_t offset, size_t size,                          \
      WGPUBufferMapCallbackInfo callbackInfo))                                                   \
   X(const void *, wgpuBufferGetConstMappedRange, (WGPUBuffer buffer, size_t offset, size_t size)) \
+  X(void *, wgpuBufferGetMappedRange, (WGPUBuffer buffer, size_t offset, size_t size))        \
   X(void, wgpuBufferUnmap, (WGPUBuffer buffer))                                                 \
   X(void, wgpuBufferRelease, (WGPUBuffer buffer))                                               \
   X(WGPUShaderModule, wgpuDeviceCreateShaderModule,                                             \

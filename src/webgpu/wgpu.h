@@ -40,6 +40,14 @@ tfr_status tfr_wgpu_load(const tfr_wgpu_procs **out_procs, const char **out_path
 // Largest piece of one transfer: bounds the staging memory, and keeps every
 // single copy far below the 2 GiB at which lavapipe crashes.
 #define TFR_WGPU_TRANSFER_CHUNK ((uint64_t)64 << 20)
+// Upload staging: TFR_WGPU_UPLOAD_SLOTS mapped buffers of TFR_WGPU_UPLOAD_CHUNK
+// bytes; uploads below TFR_WGPU_UPLOAD_DIRECT_MAX bytes use wgpuQueueWriteBuffer.
+#define TFR_WGPU_UPLOAD_SLOTS 4
+#define TFR_WGPU_UPLOAD_CHUNK ((uint64_t)8 << 20)
+#define TFR_WGPU_UPLOAD_DIRECT_MAX ((uint64_t)256 << 10)
+// copy_strided.wgsl: 256 invocations of 4 elements each (see copy.c).
+#define TFR_WGPU_COPY_WG 256
+#define TFR_WGPU_COPY_EPT 4
 #define TFR_WGPU_DEFAULT_POOL_CAP ((size_t)1 << 30)
 #define TFR_WGPU_DEFAULT_PER_SUBMIT 64
 #define TFR_WGPU_MAX_PER_SUBMIT 4096
@@ -96,6 +104,24 @@ typedef struct tfr_wgpu_backend {
   WGPUBuffer staging[2];
   uint64_t staging_size[2];
   uint64_t transfer_chunk;        // TFR_WGPU_TRANSFER_CHUNK (tests lower it)
+  // MapWrite|CopySrc buffers for uploads, kept mapped between uses: the host
+  // writes piece k into one while the device copies earlier pieces out of the
+  // others (see tfr_wgpu_upload). Reused memory: Dawn's wgpuQueueWriteBuffer
+  // stages a large write in a freshly allocated host buffer every time.
+  WGPUBuffer upload[TFR_WGPU_UPLOAD_SLOTS];
+  uint64_t upload_size;           // bytes of each
+  WGPUFuture upload_future[TFR_WGPU_UPLOAD_SLOTS];
+  bool upload_pending[TFR_WGPU_UPLOAD_SLOTS];   // a map asked for and not yet waited for
+  uint32_t upload_status[TFR_WGPU_UPLOAD_SLOTS];
+  int upload_next;
+  uint64_t upload_chunk;          // TFR_WGPU_UPLOAD_CHUNK (tests lower it)
+  uint64_t upload_direct_max;     // smaller uploads go through wgpuQueueWriteBuffer
+  // Compact-copy tuning (copy.c; environment knobs read at creation):
+  // TFR_WEBGPU_COPY_WG / _EPT (invocations per workgroup, elements per
+  // invocation), TFR_WEBGPU_COPY_VEC=0 (no 16-byte elements for compact
+  // copies), TFR_WEBGPU_COPY_B2B=1 (compact copies as buffer-to-buffer copies).
+  uint32_t copy_wg, copy_ept;
+  bool copy_vec, copy_b2b;
 
   // Recording (only the session's thread touches these).
   WGPUCommandEncoder encoder;
