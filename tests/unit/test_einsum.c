@@ -224,12 +224,15 @@ static void test_integer_labels(void **state) {
   TFR_ASSERT_OK(tfr_einsum_plan_execute(env->session, p, (const tfr_tensor *[]){x, y}, &r));
   TFR_ASSERT_OK(tfr_einsum(env->session, "bij,bjk->bik", 2, (const tfr_tensor *[]){x, y}, NULL, &r2));
   tfr_expect_close(r, r2, "integer labels");
+  tfr_tensor_release(r2);
   // Executing a plan with other shapes is refused.
   TFR_ASSERT_ERROR(tfr_einsum_plan_execute(env->session, p, (const tfr_tensor *[]){y, x}, &r2),
                    TFR_ERR_INVALID_ARGUMENT, "operand 0");
+  assert_null(r2);
+  tfr_einsum_plan_release(p);
   TFR_ASSERT_ERROR(tfr_einsum_plan_create_labels(2, ranks, shapes, labels, 1, (int32_t[]){9}, NULL, &p),
                    TFR_ERR_INVALID_ARGUMENT, "label 9");
-  tfr_einsum_plan_release(p);
+  assert_null(p);
   tfr_tensor_release(r);
   tfr_tensor_release(x);
   tfr_tensor_release(y);
