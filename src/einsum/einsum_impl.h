@@ -27,6 +27,14 @@ struct tfr_einsum_plan {
   int32_t *path;         // int32[2 * num_steps], numpy pair format
   tfr_einsum_path_info info;
   double *step_flops;    // double[num_steps]
+  // The path's tensors in SSA order (n operands, then one per step): their
+  // distinct labels (sorted ids), the step that consumes each (-1: the
+  // result) and the tensor it is contracted with there.
+  int num_nodes;
+  int **node_labels;
+  int *node_count;
+  int *consumer;
+  int *partner;
   void (*progress)(void *ctx, int steps_done, int num_steps, double flops_done);
   void *progress_ctx;
 };

@@ -1,6 +1,7 @@
 // Executing an einsum plan through the public op API: views for diagonals
 // and broadcast axes, reduce_sum for labels only one operand still needs,
 // one dot_general per path step, one transpose at the end.
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@ typedef struct tfr_item {
   tfr_tensor *t;
   int rank;
   int labels[TFR_MAX_RANK];
+  int node;  // its tensor in the plan's SSA numbering
 } tfr_item;
 
 // Replaces it->t by a view without broadcast axes (extent 1 where the label
@@ -79,42 +81,427 @@ static int tfr_find_label(const tfr_item *it, int l) {
   return -1;
 }
 
-// One path step: out = contraction of a and b (both consumed).
-static tfr_status tfr_contract_pair(tfr_session *s, tfr_item *a, tfr_item *b, int *refs,
-                                    tfr_item *out) {
-  TFR_RETURN_IF_ERROR(tfr_item_sum_local(s, a, refs));
-  TFR_RETURN_IF_ERROR(tfr_item_sum_local(s, b, refs));
-  int64_t lb[TFR_MAX_RANK], rb[TFR_MAX_RANK], lc[TFR_MAX_RANK], rc[TFR_MAX_RANK];
-  int nb = 0, nc = 0, nr = 0;
-  int batch_labels[TFR_MAX_RANK];
-  for (int k = 0; k < a->rank; k++) {
-    int l = a->labels[k];
-    int kb = tfr_find_label(b, l);
-    if (kb < 0) continue;
-    if (refs[l] > 2) {  // someone else (or the output) still needs it
-      lb[nb] = k;
-      rb[nb] = kb;
-      batch_labels[nb++] = l;
-    } else {
-      lc[nc] = k;
-      rc[nc++] = kb;
-    }
+// A view of `it` with the axes of `labels` (nr of them, a superset of the
+// item's labels): stride 0 along the labels the item does not have.
+static tfr_status tfr_item_broadcast_view(const tfr_item *it, int nr, const int *labels,
+                                          const int64_t *shape, tfr_tensor **out) {
+  int64_t strides[TFR_MAX_RANK];
+  const int64_t *st = tfr_tensor_strides(it->t);
+  for (int j = 0; j < nr; j++) {
+    int k = tfr_find_label(it, labels[j]);
+    strides[j] = k < 0 ? 0 : st[k];
   }
-  // Result labels: batch, then a's free, then b's free (dot_general's order).
-  for (int q = 0; q < nb; q++) out->labels[nr++] = batch_labels[q];
-  for (int k = 0; k < a->rank; k++)
-    if (tfr_find_label(b, a->labels[k]) < 0) out->labels[nr++] = a->labels[k];
-  for (int k = 0; k < b->rank; k++)
-    if (tfr_find_label(a, b->labels[k]) < 0) out->labels[nr++] = b->labels[k];
+  return tfr_tensor_view(it->t, nr, shape, strides, tfr_tensor_offset(it->t), out);
+}
+
+// ---------------------------------------------------------------------------
+// Layouts of the dot_general steps
+//
+// dot_general reads an operand in place (a strided BLAS matrix, batch axes
+// anywhere) when its free axes merge into one stride, its contracting axes
+// into another, and one of the two is the unit stride; any other operand it
+// packs into a compact copy first. A step's result comes out as [batch,
+// lhs free, rhs free]. So the layout a step gives its result decides whether
+// the step that consumes it must copy it again. Here each step chooses, from
+// the plan (which step consumes the result, with which tensor):
+//   * the order of the batch labels and which operand is lhs (free), and
+//   * for an operand that needs a copy anyway, the order of that copy (the
+//     same work as dot_general's packing),
+// so that the result is read in place by its consumer where possible; an
+// operand far smaller than the result is also copied when that is what it
+// takes. The last result is aimed at the output's order (no final
+// transpose). On long chains this removes most copies (and with them most
+// OpenMP regions, whose spinning threads slow OpenBLAS's down).
+// ---------------------------------------------------------------------------
+
+// Key of a result label: its role at the consumer (batch, free, or
+// contracting, the last ordered like the partner tensor when it exists).
+#define TFR_KEY_FREE 1000000
+#define TFR_KEY_CON 2000000
+
+static bool tfr_sorted_has(const int *v, int n, int x) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (v[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && v[lo] == x;
+}
+
+// Axes of `it` outside axis k (larger |stride|): k's place in memory order.
+static int tfr_memory_rank(const tfr_item *it, int k) {
+  const int64_t *sh = tfr_tensor_shape(it->t), *st = tfr_tensor_strides(it->t);
+  int r = 0;
+  for (int q = 0; q < it->rank; q++)
+    if (q != k && sh[q] > 1 &&
+        (llabs(st[q]) > llabs(st[k]) || (llabs(st[q]) == llabs(st[k]) && q < k)))
+      r++;
+  return r;
+}
+
+typedef struct tfr_consumer {
+  const tfr_einsum_plan *plan;
+  int node, step, partner, result;  // step < 0: node is the einsum's result
+  // The partner when it exists already and will be read in place there:
+  // then the contracting labels must follow its order.
+  const tfr_item *partner_item;
+  const tfr_item *partner_any;  // the partner when it exists, read in place or not
+} tfr_consumer;
+
+static int tfr_consumer_key(const tfr_consumer *c, int l) {
+  const tfr_einsum_plan *p = c->plan;
+  if (c->step < 0) {  // the output's position
+    for (int j = 0; j < p->expr.num_out; j++)
+      if (p->expr.out_labels[j] == l) return j;
+    return TFR_KEY_CON;
+  }
+  if (!tfr_sorted_has(p->node_labels[c->partner], p->node_count[c->partner], l)) return TFR_KEY_FREE;
+  if (tfr_sorted_has(p->node_labels[c->result], p->node_count[c->result], l)) return 0;
+  int k = c->partner_item ? tfr_find_label(c->partner_item, l) : -1;
+  return TFR_KEY_CON + (k < 0 ? 0 : tfr_memory_rank(c->partner_item, k));
+}
+
+// Stable insertion sort of labels by key.
+static void tfr_sort_by_key(int n, int *labels, const int *keys_in) {
+  int keys[TFR_MAX_RANK];
+  memcpy(keys, keys_in, (size_t)n * sizeof(int));
+  for (int i = 1; i < n; i++) {
+    int l = labels[i], k = keys[i], j = i;
+    for (; j > 0 && keys[j - 1] > k; j--) {
+      labels[j] = labels[j - 1];
+      keys[j] = keys[j - 1];
+    }
+    labels[j] = l;
+    keys[j] = k;
+  }
+}
+
+// Whether a compact tensor with these keys per axis (outer to inner) is read
+// in place by its consumer: the free labels one run, the contracting ones
+// another in increasing key order, one of the runs innermost. The result of
+// the einsum: in the output's order.
+static bool tfr_keys_direct(int n, const int *keys, const int64_t *ext, bool result) {
+  int cls[TFR_MAX_RANK], kk[TFR_MAX_RANK], m = 0;
+  for (int j = 0; j < n; j++) {
+    if (ext[j] == 1) continue;
+    cls[m] = keys[j] >= TFR_KEY_CON ? 2 : keys[j] >= TFR_KEY_FREE ? 1 : 0;
+    kk[m++] = keys[j];
+  }
+  if (result) {
+    for (int j = 1; j < m; j++)
+      if (kk[j] <= kk[j - 1]) return false;
+    return true;
+  }
+  bool any = false;
+  for (int c = 1; c <= 2; c++) {
+    int first = -1, last = -1;
+    for (int j = 0; j < m; j++)
+      if (cls[j] == c) {
+        if (first < 0) first = j;
+        last = j;
+      }
+    if (first < 0) continue;
+    any = true;
+    for (int j = first; j <= last; j++)
+      if (cls[j] != c || (j > first && kk[j] < kk[j - 1])) return false;
+  }
+  return !any || cls[m - 1] != 0;
+}
+
+// Whether labels ls[0..n) of `x`, outer to inner, merge into one stride.
+static bool tfr_item_merge(const tfr_item *x, int n, const int *ls, int64_t *extent,
+                           int64_t *stride) {
+  const int64_t *sh = tfr_tensor_shape(x->t), *st = tfr_tensor_strides(x->t);
+  int64_t e = 1, s = 1;
+  bool any = false;
+  for (int i = n - 1; i >= 0; i--) {
+    int k = tfr_find_label(x, ls[i]);
+    if (sh[k] == 1) continue;
+    if (!any) s = st[k];
+    else if (st[k] != s * e) return false;
+    any = true;
+    e *= sh[k];
+  }
+  *extent = e;
+  *stride = s;
+  return true;
+}
+
+// Whether dot_general reads x in place with these free and contracting
+// labels (tfr_dot_blas_matrix's rule: one unit stride, the other a leading
+// dimension at least the extent it spans).
+static bool tfr_item_direct(const tfr_item *x, int nf, const int *fr, int nc, const int *con) {
+  int64_t M, K, fs, cs;
+  if (!tfr_item_merge(x, nf, fr, &M, &fs) || !tfr_item_merge(x, nc, con, &K, &cs)) return false;
+  if (M <= 1 && K <= 1) return true;
+  if (K <= 1) return fs >= 1;
+  if (M <= 1) return cs >= 1;
+  return (cs == 1 && fs >= K) || (fs == 1 && cs >= M);
+}
+
+// The contracting labels ordered as they lie in x's memory, outer first.
+static void tfr_order_by_memory(const tfr_item *x, int nc, const int *con, int *out) {
+  int keys[TFR_MAX_RANK];
+  for (int q = 0; q < nc; q++) {
+    out[q] = con[q];
+    keys[q] = tfr_memory_rank(x, tfr_find_label(x, con[q]));
+  }
+  tfr_sort_by_key(nc, out, keys);
+}
+
+static void tfr_consumer_init(tfr_consumer *c, const tfr_einsum_plan *plan, int node,
+                              const tfr_item *items, int len) {
+  c->plan = plan;
+  c->node = node;
+  c->step = plan->consumer[node];
+  c->partner = plan->partner[node];
+  c->result = plan->expr.n + c->step;
+  c->partner_item = c->partner_any = NULL;
+  for (int i = 0; c->step >= 0 && i < len; i++)
+    if (items[i].node == c->partner) c->partner_item = &items[i];
+  const tfr_item *p = c->partner_item;
+  c->partner_any = p;
+  if (!p) return;
+  // The partner's roles there: labels it shares with `node` that the
+  // consumer's result keeps are batch, the other shared ones contracting;
+  // of its own labels those the result keeps are free (the others it sums
+  // first, keeping the order of the rest).
+  int fr[TFR_MAX_RANK], con[TFR_MAX_RANK], nf = 0, nc = 0;
+  for (int k = 0; k < p->rank; k++) {
+    int l = p->labels[k];
+    bool shared = tfr_sorted_has(plan->node_labels[node], plan->node_count[node], l);
+    bool kept = tfr_sorted_has(plan->node_labels[c->result], plan->node_count[c->result], l);
+    if (!shared && kept) fr[nf++] = l;
+    else if (shared && !kept) con[nc++] = l;
+  }
+  int order[TFR_MAX_RANK];
+  tfr_order_by_memory(p, nc, con, order);
+  if (!tfr_item_direct(p, nf, fr, nc, order)) c->partner_item = NULL;
+}
+
+// Replaces x by a compact copy with labels in the order `labels`.
+static tfr_status tfr_item_transpose(tfr_session *s, tfr_item *x, const int *labels) {
+  int64_t perm[TFR_MAX_RANK];
+  for (int j = 0; j < x->rank; j++) perm[j] = tfr_find_label(x, labels[j]);
+  tfr_tensor *t = NULL;
+  TFR_RETURN_IF_ERROR(tfr_transpose(s, x->t, perm, &t));
+  tfr_tensor_release(x->t);
+  x->t = t;
+  memcpy(x->labels, labels, (size_t)x->rank * sizeof(int));
+  return TFR_OK;
+}
+
+// A step that sums over nothing (every shared label is kept: Hadamard,
+// outer and batched outer products, common in networks with hyperedges) is
+// one elementwise multiply of two broadcast views. dot_general would see
+// M = N = K = 1 per batch element (its strided loop, walking up to 25 batch
+// axes element by element) or K = 1 GEMMs, both far slower than a multiply.
+// The result's order is free: the larger operand's order (it streams through
+// memory, the other operand's own labels outermost), stably sorted for the
+// consumer: labels the partner there lacks first, then the shared ones in
+// the partner's memory order when it exists (so a following multiply streams
+// both), those it sums over last (a run dot_general reads in place); the
+// einsum's result in the output's order.
+static tfr_status tfr_multiply_pair(tfr_session *s, const tfr_consumer *cons, const tfr_item *a,
+                                    const tfr_item *b, tfr_item *out) {
+  const tfr_item *big = a, *small = b;
+  if (tfr_tensor_numel(b->t) > tfr_tensor_numel(a->t)) {
+    big = b;
+    small = a;
+  }
+  int nr = big->rank;
+  for (int k = 0; k < small->rank; k++) nr += tfr_find_label(big, small->labels[k]) < 0;
   if (nr > TFR_MAX_RANK)
     return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: an intermediate would have rank %d (max %d)",
                      nr, TFR_MAX_RANK);
+  nr = 0;
+  for (int k = 0; k < small->rank; k++)
+    if (tfr_find_label(big, small->labels[k]) < 0) out->labels[nr++] = small->labels[k];
+  for (int k = 0; k < big->rank; k++) out->labels[nr++] = big->labels[k];
+  out->rank = nr;
+  int keys[TFR_MAX_RANK];
+  const tfr_einsum_plan *p = cons->plan;
+  for (int j = 0; j < nr; j++) {
+    int l = out->labels[j];
+    if (cons->step < 0) {
+      keys[j] = tfr_consumer_key(cons, l);
+    } else if (!tfr_sorted_has(p->node_labels[cons->partner], p->node_count[cons->partner], l)) {
+      keys[j] = 0;
+    } else {
+      int k = cons->partner_any ? tfr_find_label(cons->partner_any, l) : -1;
+      int rank = k < 0 ? 0 : 1 + tfr_memory_rank(cons->partner_any, k);
+      bool kept = tfr_sorted_has(p->node_labels[cons->result], p->node_count[cons->result], l);
+      keys[j] = (kept ? TFR_KEY_FREE : TFR_KEY_CON) + rank;
+    }
+  }
+  tfr_sort_by_key(nr, out->labels, keys);
+  int64_t shape[TFR_MAX_RANK];
+  for (int j = 0; j < nr; j++) {
+    int k = tfr_find_label(a, out->labels[j]);
+    shape[j] = k >= 0 ? tfr_tensor_shape(a->t)[k]
+                      : tfr_tensor_shape(b->t)[tfr_find_label(b, out->labels[j])];
+  }
+  tfr_tensor *va = NULL, *vb = NULL;
+  tfr_status st = tfr_item_broadcast_view(a, nr, out->labels, shape, &va);
+  if (!st) st = tfr_item_broadcast_view(b, nr, out->labels, shape, &vb);
+  if (!st) st = tfr_multiply(s, va, vb, &out->t);
+  tfr_tensor_release(va);
+  tfr_tensor_release(vb);
+  return st;
+}
+
+// One dot_general step (it sums over at least one shared label).
+static tfr_status tfr_dot_pair(tfr_session *s, const tfr_consumer *cons, tfr_item *a, tfr_item *b,
+                               const int *refs, tfr_item *out) {
+  int bat[TFR_MAX_RANK], con[TFR_MAX_RANK], fr[2][TFR_MAX_RANK], nf[2] = {0, 0};
+  int nb = 0, nc = 0;
+  for (int k = 0; k < a->rank; k++) {
+    int l = a->labels[k];
+    if (tfr_find_label(b, l) < 0) fr[0][nf[0]++] = l;
+    else if (refs[l] > 2) bat[nb++] = l;  // someone else (or the output) still needs it
+    else con[nc++] = l;
+  }
+  for (int k = 0; k < b->rank; k++)
+    if (tfr_find_label(a, b->labels[k]) < 0) fr[1][nf[1]++] = b->labels[k];
+  int nr = nb + nf[0] + nf[1];
+  if (nr > TFR_MAX_RANK)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: an intermediate would have rank %d (max %d)",
+                     nr, TFR_MAX_RANK);
+  tfr_item *x[2] = {a, b};
+  // Keys and extents of the result's labels, by label.
+  int bkey[TFR_MAX_RANK], fkey[2][TFR_MAX_RANK];
+  int64_t bext[TFR_MAX_RANK], fext[2][TFR_MAX_RANK];
+  for (int q = 0; q < nb; q++) {
+    bkey[q] = tfr_consumer_key(cons, bat[q]);
+    bext[q] = tfr_tensor_shape(a->t)[tfr_find_label(a, bat[q])];
+  }
+  tfr_sort_by_key(nb, bat, bkey);
+  for (int q = 0; q < nb; q++) {
+    bkey[q] = tfr_consumer_key(cons, bat[q]);
+    bext[q] = tfr_tensor_shape(a->t)[tfr_find_label(a, bat[q])];
+  }
+  // The contracting order: the bigger operand's memory order when it can be
+  // read in place, else the smaller one's.
+  int big = tfr_tensor_numel(b->t) > tfr_tensor_numel(a->t) ? 1 : 0;
+  int order[TFR_MAX_RANK];
+  tfr_order_by_memory(x[big], nc, con, order);
+  bool direct[2];
+  direct[big] = tfr_item_direct(x[big], nf[big], fr[big], nc, order);
+  if (!direct[big]) {
+    int other[TFR_MAX_RANK];
+    tfr_order_by_memory(x[1 - big], nc, con, other);
+    if (tfr_item_direct(x[1 - big], nf[1 - big], fr[1 - big], nc, other))
+      memcpy(order, other, (size_t)nc * sizeof(int));
+  }
+  direct[1 - big] = tfr_item_direct(x[1 - big], nf[1 - big], fr[1 - big], nc, order);
+  // A copied operand's free labels go in the consumer's order.
+  int sorted[2][TFR_MAX_RANK];
+  for (int i = 0; i < 2; i++) {
+    memcpy(sorted[i], fr[i], (size_t)nf[i] * sizeof(int));
+    for (int q = 0; q < nf[i]; q++) {
+      fkey[i][q] = tfr_consumer_key(cons, fr[i][q]);
+      fext[i][q] = tfr_tensor_shape(x[i]->t)[tfr_find_label(x[i], fr[i][q])];
+    }
+  }
+  // Candidates: which operands are copied (those that must be, then also the
+  // small ones), which is lhs; the first whose result suits the consumer.
+  int64_t rnumel = 1;
+  for (int q = 0; q < nb; q++) rnumel *= bext[q];
+  for (int i = 0; i < 2; i++)
+    for (int q = 0; q < nf[i]; q++) rnumel *= fext[i][q];
+  // Cost: the elements copied now, plus the result's when its consumer (or
+  // the final transpose) must copy it.
+  bool copy[2] = {!direct[0], !direct[1]}, best_copy[2] = {copy[0], copy[1]};
+  int best_swap = 0;
+  double best_cost = INFINITY;
+  for (int extra = 0; extra < 4; extra++) {
+    bool c[2] = {copy[0] || (extra & 1), copy[1] || (extra & 2)};
+    if (extra && c[0] == copy[0] && c[1] == copy[1]) continue;
+    double copied = (c[0] ? (double)tfr_tensor_numel(a->t) : 0) + (c[1] ? (double)tfr_tensor_numel(b->t) : 0);
+    for (int swap = 0; swap < 2; swap++) {
+      int keys[TFR_MAX_RANK], m = 0;
+      int64_t ext[TFR_MAX_RANK];
+      for (int q = 0; q < nb; q++) {
+        keys[m] = bkey[q];
+        ext[m++] = bext[q];
+      }
+      for (int side = 0; side < 2; side++) {
+        int i = side ^ swap;
+        int fk[TFR_MAX_RANK];
+        int64_t fe[TFR_MAX_RANK];
+        memcpy(fk, fkey[i], (size_t)nf[i] * sizeof(int));
+        memcpy(fe, fext[i], (size_t)nf[i] * sizeof(int64_t));
+        if (c[i]) {  // sorted by key (insertion sort of key/extent pairs)
+          for (int p = 1; p < nf[i]; p++)
+            for (int q = p; q > 0 && fk[q - 1] > fk[q]; q--) {
+              int tk = fk[q];
+              fk[q] = fk[q - 1];
+              fk[q - 1] = tk;
+              int64_t te = fe[q];
+              fe[q] = fe[q - 1];
+              fe[q - 1] = te;
+            }
+        }
+        for (int q = 0; q < nf[i]; q++) {
+          keys[m] = fk[q];
+          ext[m++] = fe[q];
+        }
+      }
+      bool ok = tfr_keys_direct(m, keys, ext, cons->step < 0);
+      double cost = copied + (ok ? 0 : (double)rnumel);
+      if (cost < best_cost) {
+        best_cost = cost;
+        best_swap = swap;
+        best_copy[0] = c[0];
+        best_copy[1] = c[1];
+      }
+    }
+  }
+  for (int i = 0; i < 2; i++) {
+    if (!best_copy[i]) continue;
+    tfr_sort_by_key(nf[i], sorted[i], fkey[i]);
+    int labels[TFR_MAX_RANK], m = 0;
+    for (int q = 0; q < nb; q++) labels[m++] = bat[q];
+    for (int q = 0; q < nf[i]; q++) labels[m++] = sorted[i][q];
+    for (int q = 0; q < nc; q++) labels[m++] = order[q];
+    TFR_RETURN_IF_ERROR(tfr_item_transpose(s, x[i], labels));
+  }
+  const tfr_item *lhs = x[best_swap], *rhs = x[1 - best_swap];
+  int64_t lb[TFR_MAX_RANK], rb[TFR_MAX_RANK], lc[TFR_MAX_RANK], rc[TFR_MAX_RANK];
+  for (int q = 0; q < nb; q++) {
+    lb[q] = tfr_find_label(lhs, bat[q]);
+    rb[q] = tfr_find_label(rhs, bat[q]);
+  }
+  for (int q = 0; q < nc; q++) {
+    lc[q] = tfr_find_label(lhs, order[q]);
+    rc[q] = tfr_find_label(rhs, order[q]);
+  }
+  // Result labels: batch, then lhs's free, then rhs's free (dot_general's order).
+  nr = 0;
+  for (int q = 0; q < nb; q++) out->labels[nr++] = bat[q];
+  for (int k = 0; k < lhs->rank; k++)
+    if (tfr_find_label(rhs, lhs->labels[k]) < 0) out->labels[nr++] = lhs->labels[k];
+  for (int k = 0; k < rhs->rank; k++)
+    if (tfr_find_label(lhs, rhs->labels[k]) < 0) out->labels[nr++] = rhs->labels[k];
   out->rank = nr;
   tfr_dot_config cfg = {nb, lb, rb, nc, lc, rc, false, false};
-  TFR_RETURN_IF_ERROR(tfr_dot_general(s, a->t, b->t, &cfg, &out->t));
+  return tfr_dot_general(s, lhs->t, rhs->t, &cfg, &out->t);
+}
+
+// One path step: out = contraction of a and b (both consumed).
+static tfr_status tfr_contract_pair(tfr_session *s, const tfr_consumer *cons, tfr_item *a,
+                                    tfr_item *b, int *refs, tfr_item *out) {
+  TFR_RETURN_IF_ERROR(tfr_item_sum_local(s, a, refs));
+  TFR_RETURN_IF_ERROR(tfr_item_sum_local(s, b, refs));
+  bool sums = false;
+  for (int k = 0; k < a->rank && !sums; k++)
+    sums = refs[a->labels[k]] <= 2 && tfr_find_label(b, a->labels[k]) >= 0;
+  if (sums) TFR_RETURN_IF_ERROR(tfr_dot_pair(s, cons, a, b, refs, out));
+  else TFR_RETURN_IF_ERROR(tfr_multiply_pair(s, cons, a, b, out));
   for (int k = 0; k < a->rank; k++) refs[a->labels[k]]--;
   for (int k = 0; k < b->rank; k++) refs[b->labels[k]]--;
-  for (int k = 0; k < nr; k++) refs[out->labels[k]]++;
+  for (int k = 0; k < out->rank; k++) refs[out->labels[k]]++;
   return TFR_OK;
 }
 
@@ -155,6 +542,7 @@ tfr_status tfr_einsum_plan_execute(tfr_session *session, const tfr_einsum_plan *
   for (int i = 0; i < n; i++) {
     tfr_tensor_retain((tfr_tensor *)operands[i]);
     items[i].t = (tfr_tensor *)operands[i];
+    items[i].node = i;
   }
   for (int i = 0; !st && i < n; i++) st = tfr_item_normalise(&items[i], e->labels[i], e);
   for (int i = 0; !st && i < n; i++)
@@ -165,8 +553,10 @@ tfr_status tfr_einsum_plan_execute(tfr_session *session, const tfr_einsum_plan *
   double flops_done = 0;
   for (int step = 0; !st && step < plan->num_steps; step++) {
     int pa = plan->path[2 * step], pb = plan->path[2 * step + 1];
-    tfr_item r = {0};
-    st = tfr_contract_pair(session, &items[pa], &items[pb], refs, &r);
+    tfr_item r = {.node = n + step};
+    tfr_consumer cons;
+    tfr_consumer_init(&cons, plan, n + step, items, len);
+    st = tfr_contract_pair(session, &cons, &items[pa], &items[pb], refs, &r);
     if (st) break;
     tfr_tensor_release(items[pa].t);
     tfr_tensor_release(items[pb].t);
@@ -251,6 +641,11 @@ void tfr_einsum_plan_release(tfr_einsum_plan *plan) {
   tfr_einsum_expr_free(&plan->expr);
   tfr_free(plan->path);
   tfr_free(plan->step_flops);
+  for (int i = 0; plan->node_labels && i < plan->num_nodes; i++) tfr_free(plan->node_labels[i]);
+  tfr_free(plan->node_labels);
+  tfr_free(plan->node_count);
+  tfr_free(plan->consumer);
+  tfr_free(plan->partner);
   tfr_free(plan);
 }
 

@@ -352,10 +352,19 @@ tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options 
   tfr_free(ssa);
   if (st) return st;
 
-  // Statistics (and validation of a given path) by replaying the positions.
+  // Statistics (and validation of a given path) by replaying the positions;
+  // the replay's nodes (label sets, who consumes them) stay with the plan
+  // for the layout choices of tfr_einsum_plan_execute.
   st = tfr_search_init(&s, e);
   int *list = tfr_alloc(((size_t)n + 1) * sizeof(int));
-  if (!st && !list) st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
+  plan->num_nodes = 2 * n - 1;
+  plan->consumer = tfr_alloc(2 * (size_t)n * sizeof(int));
+  plan->partner = tfr_alloc(2 * (size_t)n * sizeof(int));
+  plan->node_labels = tfr_calloc(2 * (size_t)n, sizeof(int *));
+  plan->node_count = tfr_calloc(2 * (size_t)n, sizeof(int));
+  if (!st && (!list || !plan->consumer || !plan->partner || !plan->node_labels || !plan->node_count))
+    st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
+  for (int i = 0; !st && i < 2 * n; i++) plan->consumer[i] = plan->partner[i] = -1;
   int len = n;
   for (int i = 0; !st && i < n; i++) list[i] = i;
   tfr_einsum_path_info info = {0};
@@ -384,6 +393,9 @@ tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options 
       break;
     }
     if ((int64_t)size > info.largest_intermediate) info.largest_intermediate = (int64_t)size;
+    plan->consumer[list[pa]] = plan->consumer[list[pb]] = step;
+    plan->partner[list[pa]] = list[pb];
+    plan->partner[list[pb]] = list[pa];
     int lo = pa < pb ? pa : pb, hi = pa < pb ? pb : pa;
     memmove(&list[hi], &list[hi + 1], (size_t)(len - hi - 1) * sizeof(int));
     len--;
@@ -400,6 +412,12 @@ tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options 
   info.log10_flops = info.flops > 0 ? log10(info.flops) : 0;
   info.log2_largest = info.largest_intermediate > 0 ? log2((double)info.largest_intermediate) : 0;
   plan->info = info;
+  if (!st)
+    for (int i = 0; i < s.num_nodes; i++) {  // the plan takes the label sets over
+      plan->node_labels[i] = s.nodes[i].labels;
+      plan->node_count[i] = s.nodes[i].count;
+      s.nodes[i].labels = NULL;
+    }
   tfr_free(list);
   tfr_search_free(&s);
   return st;
