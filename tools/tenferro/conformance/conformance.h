@@ -233,4 +233,17 @@ typedef struct tfr_conf_options {
 bool tfr_conf_run_paths(const tfr_conf_options *opt, int npaths, char *const *paths,
                         tfr_conf_report *r);
 
+// One-op bodies of reduce, reduce_window and select_and_scatter, by the op
+// name the corpus writes, with the dtype kinds tfr_reduce allows
+// (ops_reduction.c).
+typedef struct tfr_conf_reducer_info {
+  const char *name;
+  tfr_reduce_combiner combiner;
+  unsigned kinds;  // TFR_CONF_M_* bits
+} tfr_conf_reducer_info;
+#define TFR_CONF_NUM_REDUCERS 7
+extern const tfr_conf_reducer_info tfr_conf_reducers[TFR_CONF_NUM_REDUCERS];
+// The body named `name`, or NULL.
+const tfr_conf_reducer_info *tfr_conf_reducer(const char *name);
+
 #endif  // TENFERRO_TOOLS_TENFERRO_CONFORMANCE_CONFORMANCE_H_

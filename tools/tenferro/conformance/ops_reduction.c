@@ -4,13 +4,10 @@
 
 #include "conformance.h"
 
-// The corpus writes a reduce body as the name of its one op (`reducer`);
-// tfr_reduce takes the same set as a combiner. Dtype groups from ops.h.
-static const struct {
-  const char *name;
-  tfr_reduce_combiner combiner;
-  unsigned kinds;
-} tfr_conf_reducers[] = {
+// The corpus writes a one-op body (reduce's and reduce_window's `reducer`,
+// select_and_scatter's `combiner`) as the name of its op; the API takes the
+// same set as a tfr_reduce_combiner. Dtype groups from ops.h.
+const tfr_conf_reducer_info tfr_conf_reducers[TFR_CONF_NUM_REDUCERS] = {
     {"add", TFR_REDUCE_ADD, TFR_CONF_M_NUMERIC},
     {"multiply", TFR_REDUCE_MULTIPLY, TFR_CONF_M_NUMERIC},
     {"maximum", TFR_REDUCE_MAXIMUM, TFR_CONF_M_BOOL | TFR_CONF_M_INT | TFR_CONF_M_FLOAT},
@@ -20,10 +17,10 @@ static const struct {
     {"xor", TFR_REDUCE_XOR, TFR_CONF_M_BOOL | TFR_CONF_M_INT},
 };
 
-static int tfr_conf_reducer(const char *name) {
-  for (size_t i = 0; i < sizeof tfr_conf_reducers / sizeof tfr_conf_reducers[0]; i++)
-    if (strcmp(tfr_conf_reducers[i].name, name) == 0) return (int)i;
-  return -1;
+const tfr_conf_reducer_info *tfr_conf_reducer(const char *name) {
+  for (int i = 0; i < TFR_CONF_NUM_REDUCERS; i++)
+    if (strcmp(tfr_conf_reducers[i].name, name) == 0) return &tfr_conf_reducers[i];
+  return NULL;
 }
 
 static const char *tfr_conf_check_reduce(const tfr_conf_op *op, const tfr_conf_case *c,
@@ -34,13 +31,13 @@ static const char *tfr_conf_check_reduce(const tfr_conf_op *op, const tfr_conf_c
   // StableHLO allows several inputs reduced together (argmax and friends);
   // tfr_reduce takes one.
   if (in->noperands != 2) return "no variadic reduce";
-  int k = tfr_conf_reducer(name);
-  if (k < 0) {
+  const tfr_conf_reducer_info *r = tfr_conf_reducer(name);
+  if (!r) {
     snprintf(buf, TFR_CONF_MSG, "no reduce with reducer %.40s", name);
     return buf;
   }
   const tfr_conf_dtype *dt = tfr_conf_operand_type(c, in, 0)->dtype;
-  if (!(tfr_conf_reducers[k].kinds & (1u << dt->kind))) {
+  if (!(r->kinds & (1u << dt->kind))) {
     snprintf(buf, TFR_CONF_MSG, "no reduce %s on %s", name, tfr_conf_kind_name(dt));
     return buf;
   }
@@ -52,12 +49,12 @@ static bool tfr_conf_run_reduce(const tfr_conf_op *op, tfr_conf_exec *x, const t
   if (!tfr_conf_want_operands(x, in, 2)) return false;
   const char *name = tfr_conf_attr_string(in, "reducer", x->msg);
   if (!name) return false;
-  int k = tfr_conf_reducer(name);
-  if (k < 0) return tfr_conf_fail(x, "reduce: unknown reducer \"%.40s\"", name);
+  const tfr_conf_reducer_info *r = tfr_conf_reducer(name);
+  if (!r) return tfr_conf_fail(x, "reduce: unknown reducer \"%.40s\"", name);
   int64_t dims[TFR_MAX_RANK];
   int n;
   if (!tfr_conf_attr_ints(in, "dimensions", dims, TFR_MAX_RANK, &n, x->msg)) return false;
-  tfr_status st = tfr_reduce(x->session, args[0], args[1], tfr_conf_reducers[k].combiner, n, dims,
+  tfr_status st = tfr_reduce(x->session, args[0], args[1], r->combiner, n, dims,
                              out);
   return st ? tfr_conf_lib_fail(x, in, st) : true;
 }

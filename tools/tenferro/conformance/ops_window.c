@@ -5,29 +5,6 @@
 
 #include "conformance.h"
 
-// The corpus writes the one-op bodies (reduce_window's `reducer`,
-// select_and_scatter's `combiner`) by op name; the API takes them as a
-// tfr_reduce_combiner, with tfr_reduce's dtype groups (ops.h).
-static const struct {
-  const char *name;
-  tfr_reduce_combiner combiner;
-  unsigned kinds;
-} tfr_conf_window_bodies[] = {
-    {"add", TFR_REDUCE_ADD, TFR_CONF_M_NUMERIC},
-    {"multiply", TFR_REDUCE_MULTIPLY, TFR_CONF_M_NUMERIC},
-    {"maximum", TFR_REDUCE_MAXIMUM, TFR_CONF_M_BOOL | TFR_CONF_M_INT | TFR_CONF_M_FLOAT},
-    {"minimum", TFR_REDUCE_MINIMUM, TFR_CONF_M_BOOL | TFR_CONF_M_INT | TFR_CONF_M_FLOAT},
-    {"and", TFR_REDUCE_AND, TFR_CONF_M_BOOL | TFR_CONF_M_INT},
-    {"or", TFR_REDUCE_OR, TFR_CONF_M_BOOL | TFR_CONF_M_INT},
-    {"xor", TFR_REDUCE_XOR, TFR_CONF_M_BOOL | TFR_CONF_M_INT},
-};
-
-static int tfr_conf_window_body(const char *name) {
-  for (size_t i = 0; i < sizeof tfr_conf_window_bodies / sizeof tfr_conf_window_bodies[0]; i++)
-    if (strcmp(tfr_conf_window_bodies[i].name, name) == 0) return (int)i;
-  return -1;
-}
-
 // Skip reason for body `key` of `in` on its operand 0, or NULL (also when the
 // attribute is malformed: the run reports that).
 static const char *tfr_conf_check_body(const tfr_conf_case *c, const tfr_conf_instr *in,
@@ -35,13 +12,13 @@ static const char *tfr_conf_check_body(const tfr_conf_case *c, const tfr_conf_in
   char err[TFR_CONF_MSG];
   const char *name = tfr_conf_attr_string(in, key, err);
   if (!name || in->noperands < 1) return NULL;
-  int k = tfr_conf_window_body(name);
-  if (k < 0) {
+  const tfr_conf_reducer_info *r = tfr_conf_reducer(name);
+  if (!r) {
     snprintf(buf, TFR_CONF_MSG, "no %s with %s %.40s", in->op, key, name);
     return buf;
   }
   const tfr_conf_dtype *dt = tfr_conf_operand_type(c, in, 0)->dtype;
-  if (!(tfr_conf_window_bodies[k].kinds & (1u << dt->kind))) {
+  if (!(r->kinds & (1u << dt->kind))) {
     snprintf(buf, TFR_CONF_MSG, "no %s %s on %s", in->op, name, tfr_conf_kind_name(dt));
     return buf;
   }
@@ -52,9 +29,9 @@ static bool tfr_conf_body(tfr_conf_exec *x, const tfr_conf_instr *in, const char
                           tfr_reduce_combiner *out) {
   const char *name = tfr_conf_attr_string(in, key, x->msg);
   if (!name) return false;
-  int k = tfr_conf_window_body(name);
-  if (k < 0) return tfr_conf_fail(x, "%s: unknown %s \"%.40s\"", in->op, key, name);
-  *out = tfr_conf_window_bodies[k].combiner;
+  const tfr_conf_reducer_info *r = tfr_conf_reducer(name);
+  if (!r) return tfr_conf_fail(x, "%s: unknown %s \"%.40s\"", in->op, key, name);
+  *out = r->combiner;
   return true;
 }
 
