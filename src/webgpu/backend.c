@@ -288,7 +288,7 @@ const tfr_backend_vtable *tfr_wgpu_vtable_for_tests(void) { return &tfr_wgpu_vta
 tfr_status tfr_wgpu_test_compile(tfr_backend *backend, const char *variant, const char *source) {
   tfr_wgpu_backend *b = tfr_wgpu_cast(backend);
   WGPUComputePipeline pipeline = NULL;
-  TFR_RETURN_IF_ERROR(tfr_wgpu_compile(b, variant, source, NULL, 0, &pipeline));
+  TFR_RETURN_IF_ERROR(tfr_wgpu_compile(b, variant, source, NULL, 0, 0, 0, &pipeline));
   b->p->wgpuComputePipelineRelease(pipeline);
   return TFR_OK;
 }

@@ -148,7 +148,7 @@ static int tfr_wgpu_transpose_axis(const tfr_wgpu_plan *p) {
 // and `off` relative to its start (in elements; in bytes for 1-byte types).
 // `es` is the byte size of the kernel's element (the dtype's, or 16 for a
 // vectorised compact copy); `off`, `lo`, `hi` count such elements.
-static tfr_status tfr_wgpu_window(tfr_wgpu_backend *b, const char *op, const char *name,
+tfr_status tfr_wgpu_window(tfr_wgpu_backend *b, const char *op, const char *name,
                                   const tfr_tensor *t, int64_t es, int64_t off, int64_t lo,
                                   int64_t hi, tfr_wgpu_binding *bind, uint32_t *rel) {
   // Offsets must be multiples of the device's alignment, and of the element
@@ -172,7 +172,7 @@ static tfr_status tfr_wgpu_window(tfr_wgpu_backend *b, const char *op, const cha
   return TFR_OK;
 }
 
-static void tfr_wgpu_reach(int n, const int64_t *shape, const int64_t *stride, int64_t *lo,
+void tfr_wgpu_reach(int n, const int64_t *shape, const int64_t *stride, int64_t *lo,
                            int64_t *hi) {
   *lo = *hi = 0;
   for (int d = 0; d < n; d++) {
@@ -326,7 +326,9 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
                         subst,
                         (int)(sizeof subst / sizeof subst[0]),
                         tj >= 0 ? overrides_tiled : overrides_copy,
-                        2};
+                        2,
+                        1,
+                        1};
   WGPUComputePipeline pipeline;
   TFR_RETURN_IF_ERROR(tfr_wgpu_pipeline_get(b, &v, &pipeline));
 

@@ -174,11 +174,13 @@ static void tfr_wgpu_dump(const char *variant, const char *source) {
 }
 
 tfr_status tfr_wgpu_compile(tfr_wgpu_backend *b, const char *variant, const char *source,
-                            const tfr_wgsl_override *overrides, int noverrides,
-                            WGPUComputePipeline *out) {
+                            const tfr_wgsl_override *overrides, int noverrides, int nread,
+                            int nwrite, WGPUComputePipeline *out) {
   *out = NULL;
   const tfr_wgpu_procs *p = b->p;
   TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, variant));
+  WGPUPipelineLayout layout;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_layout_get(b, nread, nwrite, NULL, &layout));
   tfr_wgpu_dump(variant, source);
 
   WGPUShaderSourceWGSL wgsl;
@@ -232,7 +234,7 @@ tfr_status tfr_wgpu_compile(tfr_wgpu_backend *b, const char *variant, const char
   WGPUComputePipelineDescriptor pd;
   memset(&pd, 0, sizeof pd);
   pd.label = tfr_wgpu_str(variant);
-  pd.layout = b->pipeline_layout;
+  pd.layout = layout;
   pd.compute.module = module;
   pd.compute.entryPoint = tfr_wgpu_str("main");
   pd.compute.constantCount = (size_t)noverrides;
@@ -256,35 +258,64 @@ tfr_status tfr_wgpu_compile(tfr_wgpu_backend *b, const char *variant, const char
 // The cache
 // ---------------------------------------------------------------------------
 
-tfr_status tfr_wgpu_pipelines_init(tfr_wgpu_backend *b) {
-  const tfr_wgpu_procs *p = b->p;
-  WGPUBindGroupLayoutEntry e[3];
-  memset(e, 0, sizeof e);
-  static const uint32_t types[3] = {WGPU_BUFFER_BINDING_UNIFORM,
-                                    WGPU_BUFFER_BINDING_READ_ONLY_STORAGE,
-                                    WGPU_BUFFER_BINDING_STORAGE};
-  for (uint32_t i = 0; i < 3; i++) {
-    e[i].binding = i;
-    e[i].visibility = WGPU_SHADER_STAGE_COMPUTE;
-    e[i].buffer.type = types[i];
+tfr_status tfr_wgpu_layout_get(tfr_wgpu_backend *b, int nread, int nwrite,
+                               WGPUBindGroupLayout *bind, WGPUPipelineLayout *pipeline) {
+  if (nread == 0 && nwrite == 0) nread = nwrite = 1;
+  if (nread < 0 || nread > TFR_WGPU_MAX_READ || nwrite < 1 || nwrite > TFR_WGPU_MAX_WRITE)
+    return tfr_error(TFR_ERR_INTERNAL, "webgpu: binding signature %d read + %d write is out of range",
+                     nread, nwrite);
+  if ((uint32_t)(nread + nwrite) > b->limits.maxStorageBuffersPerShaderStage)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "webgpu: a kernel needs %d storage buffers, more than the %u per shader "
+                     "stage of %s",
+                     nread + nwrite, b->limits.maxStorageBuffersPerShaderStage, b->info.name);
+  if (!b->pipeline_layout[nread][nwrite]) {
+    const tfr_wgpu_procs *p = b->p;
+    WGPUBindGroupLayoutEntry e[1 + TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE];
+    memset(e, 0, sizeof e);
+    int n = 1 + nread + nwrite;
+    for (int i = 0; i < n; i++) {
+      e[i].binding = (uint32_t)i;
+      e[i].visibility = WGPU_SHADER_STAGE_COMPUTE;
+      e[i].buffer.type = i == 0       ? WGPU_BUFFER_BINDING_UNIFORM
+                         : i <= nread ? WGPU_BUFFER_BINDING_READ_ONLY_STORAGE
+                                      : WGPU_BUFFER_BINDING_STORAGE;
+    }
+    char label[64];
+    snprintf(label, sizeof label, "tenferro params+%dr+%dw", nread, nwrite);
+    WGPUBindGroupLayoutDescriptor ld;
+    memset(&ld, 0, sizeof ld);
+    ld.label = tfr_wgpu_str(label);
+    ld.entryCount = (size_t)n;
+    ld.entries = e;
+    WGPUBindGroupLayout bl = p->wgpuDeviceCreateBindGroupLayout(b->device, &ld);
+    TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "webgpu"));
+    if (!bl) return tfr_error(TFR_ERR_INTERNAL, "webgpu: cannot create the bind group layout %s", label);
+    WGPUPipelineLayoutDescriptor pld;
+    memset(&pld, 0, sizeof pld);
+    pld.bindGroupLayoutCount = 1;
+    pld.bindGroupLayouts = &bl;
+    WGPUPipelineLayout pl = p->wgpuDeviceCreatePipelineLayout(b->device, &pld);
+    tfr_status st = tfr_wgpu_check(b, "webgpu");
+    if (!st && !pl)
+      st = tfr_error(TFR_ERR_INTERNAL, "webgpu: cannot create the pipeline layout %s", label);
+    if (st) {
+      if (pl) p->wgpuPipelineLayoutRelease(pl);
+      p->wgpuBindGroupLayoutRelease(bl);
+      return st;
+    }
+    b->bind_layout[nread][nwrite] = bl;
+    b->pipeline_layout[nread][nwrite] = pl;
   }
-  WGPUBindGroupLayoutDescriptor ld;
-  memset(&ld, 0, sizeof ld);
-  ld.label = tfr_wgpu_str("tenferro params+src+dst");
-  ld.entryCount = 3;
-  ld.entries = e;
-  b->bind_layout = p->wgpuDeviceCreateBindGroupLayout(b->device, &ld);
-  TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "backend_create_webgpu"));
-  if (!b->bind_layout)
-    return tfr_error(TFR_ERR_INTERNAL, "backend_create_webgpu: cannot create the bind group layout");
-  WGPUPipelineLayoutDescriptor pld;
-  memset(&pld, 0, sizeof pld);
-  pld.bindGroupLayoutCount = 1;
-  pld.bindGroupLayouts = &b->bind_layout;
-  b->pipeline_layout = p->wgpuDeviceCreatePipelineLayout(b->device, &pld);
-  TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "backend_create_webgpu"));
-  if (!b->pipeline_layout)
-    return tfr_error(TFR_ERR_INTERNAL, "backend_create_webgpu: cannot create the pipeline layout");
+  if (bind) *bind = b->bind_layout[nread][nwrite];
+  if (pipeline) *pipeline = b->pipeline_layout[nread][nwrite];
+  return TFR_OK;
+}
+
+tfr_status tfr_wgpu_pipelines_init(tfr_wgpu_backend *b) {
+  // The copy kernels' signature, so that a device that cannot make layouts
+  // fails at creation rather than at the first op.
+  TFR_RETURN_IF_ERROR(tfr_wgpu_layout_get(b, 1, 1, NULL, NULL));
   return TFR_OK;
 }
 
@@ -297,10 +328,13 @@ void tfr_wgpu_pipelines_release(tfr_wgpu_backend *b) {
   b->pipelines = NULL;
   b->npipelines = b->pipelines_capacity = 0;
   atomic_store(&b->pipelines_count, 0);
-  if (b->pipeline_layout) b->p->wgpuPipelineLayoutRelease(b->pipeline_layout);
-  if (b->bind_layout) b->p->wgpuBindGroupLayoutRelease(b->bind_layout);
-  b->pipeline_layout = NULL;
-  b->bind_layout = NULL;
+  for (int r = 0; r <= TFR_WGPU_MAX_READ; r++)
+    for (int w = 0; w <= TFR_WGPU_MAX_WRITE; w++) {
+      if (b->pipeline_layout[r][w]) b->p->wgpuPipelineLayoutRelease(b->pipeline_layout[r][w]);
+      if (b->bind_layout[r][w]) b->p->wgpuBindGroupLayoutRelease(b->bind_layout[r][w]);
+      b->pipeline_layout[r][w] = NULL;
+      b->bind_layout[r][w] = NULL;
+    }
 }
 
 static uint64_t tfr_wgpu_hash(const char *s) {
@@ -316,6 +350,10 @@ tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
   for (int i = 0; i < v->noverrides && n < (int)sizeof key; i++)
     n += snprintf(key + n, sizeof key - (size_t)n, " %s=%u", v->overrides[i].name,
                   v->overrides[i].value);
+  if ((v->nread || v->nwrite) && n < (int)sizeof key)
+    n += snprintf(key + n, sizeof key - (size_t)n, " %dr%dw", v->nread, v->nwrite);
+  if (n >= (int)sizeof key)
+    return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: the cache key is too long", v->variant);
   uint64_t h = tfr_wgpu_hash(key);
   for (int i = 0; i < b->npipelines; i++)
     if (b->pipelines[i].hash == h && strcmp(b->pipelines[i].key, key) == 0) {
@@ -347,7 +385,8 @@ tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
   tfr_free(t.data);
   if (st) return st;
   WGPUComputePipeline pipeline = NULL;
-  st = tfr_wgpu_compile(b, v->variant, source, v->overrides, v->noverrides, &pipeline);
+  st = tfr_wgpu_compile(b, v->variant, source, v->overrides, v->noverrides, v->nread, v->nwrite,
+                        &pipeline);
   tfr_free(source);
   if (st) return st;
 

@@ -97,12 +97,22 @@ void tfr_wgpu_fold_grid(uint64_t groups, uint32_t max_per_dim, uint32_t grid[3])
 tfr_status tfr_wgpu_dispatch(tfr_wgpu_backend *b, WGPUComputePipeline pipeline,
                              const void *params, size_t params_size, tfr_wgpu_binding src,
                              tfr_wgpu_binding dst, uint64_t groups) {
+  tfr_wgpu_binding bindings[2] = {src, dst};
+  return tfr_wgpu_dispatch_n(b, pipeline, params, params_size, bindings, 1, 1, groups);
+}
+
+tfr_status tfr_wgpu_dispatch_n(tfr_wgpu_backend *b, WGPUComputePipeline pipeline,
+                               const void *params, size_t params_size,
+                               const tfr_wgpu_binding *bindings, int nread, int nwrite,
+                               uint64_t groups) {
   assert(params_size <= TFR_WGPU_PARAM_SLOT && b->recorded < b->per_submit);
   if (groups == 0) return TFR_OK;
   uint64_t m = b->max_groups_per_dim;
   if (groups > m * m * m)
     return tfr_error(TFR_ERR_INTERNAL, "webgpu: %llu workgroups exceed a %llu^3 grid",
                      (unsigned long long)groups, (unsigned long long)m);
+  WGPUBindGroupLayout layout;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_layout_get(b, nread, nwrite, &layout, NULL));
   const tfr_wgpu_procs *p = b->p;
   TFR_RETURN_IF_ERROR(tfr_wgpu_open_encoder(b));
   if (!b->pass) {
@@ -115,27 +125,27 @@ tfr_status tfr_wgpu_dispatch(tfr_wgpu_backend *b, WGPUComputePipeline pipeline,
     }
   }
   size_t offset = b->arena_used;
-  memcpy(b->arena + offset, params, params_size);
+  if (params_size) memcpy(b->arena + offset, params, params_size);
   b->arena_used += TFR_WGPU_PARAM_SLOT;
 
-  WGPUBindGroupEntry entries[3];
+  WGPUBindGroupEntry entries[1 + TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE];
+  int n = 1 + nread + nwrite;
   memset(entries, 0, sizeof entries);
   entries[0].binding = 0;
   entries[0].buffer = b->uniforms;
   entries[0].offset = offset;
-  entries[0].size = (params_size + 15) & ~(size_t)15;  // uniform structs are 16-byte multiples
-  entries[1].binding = 1;
-  entries[1].buffer = src.buffer;
-  entries[1].offset = src.offset;
-  entries[1].size = src.size;
-  entries[2].binding = 2;
-  entries[2].buffer = dst.buffer;
-  entries[2].offset = dst.offset;
-  entries[2].size = dst.size;
+  // Uniform structs are 16-byte multiples; an empty one still binds 16.
+  entries[0].size = params_size ? (params_size + 15) & ~(size_t)15 : 16;
+  for (int i = 1; i < n; i++) {
+    entries[i].binding = (uint32_t)i;
+    entries[i].buffer = bindings[i - 1].buffer;
+    entries[i].offset = bindings[i - 1].offset;
+    entries[i].size = bindings[i - 1].size;
+  }
   WGPUBindGroupDescriptor bd;
   memset(&bd, 0, sizeof bd);
-  bd.layout = b->bind_layout;
-  bd.entryCount = 3;
+  bd.layout = layout;
+  bd.entryCount = (size_t)n;
   bd.entries = entries;
   WGPUBindGroup group = p->wgpuDeviceCreateBindGroup(b->device, &bd);
   if (!group) {

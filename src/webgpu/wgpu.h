@@ -51,6 +51,11 @@ tfr_status tfr_wgpu_load(const tfr_wgpu_procs **out_procs, const char **out_path
 #define TFR_WGPU_DEFAULT_POOL_CAP ((size_t)1 << 30)
 #define TFR_WGPU_DEFAULT_PER_SUBMIT 64
 #define TFR_WGPU_MAX_PER_SUBMIT 4096
+// Storage buffers of one kernel: at most this many read-only and read-write
+// ones (and never more in all than the device's
+// maxStorageBuffersPerShaderStage, at least 8 on every WebGPU device).
+#define TFR_WGPU_MAX_READ 8
+#define TFR_WGPU_MAX_WRITE 4
 
 typedef struct tfr_wgpu_buffer_list {
   WGPUBuffer *items;
@@ -134,10 +139,11 @@ typedef struct tfr_wgpu_backend {
   atomic_uint_fast64_t dispatches;  // atomics: tfr_webgpu_get_stats reads them anywhere
   atomic_uint_fast64_t submits;
 
-  // Pipelines: one bind group layout for every kernel (binding 0 uniform
-  // parameters, 1 read-only storage, 2 read-write storage).
-  WGPUBindGroupLayout bind_layout;
-  WGPUPipelineLayout pipeline_layout;
+  // Pipelines: one bind group layout per binding signature (binding 0 the
+  // uniform parameters, then `nread` read-only storage buffers, then `nwrite`
+  // read-write ones), made on first use; [nread][nwrite].
+  WGPUBindGroupLayout bind_layout[TFR_WGPU_MAX_READ + 1][TFR_WGPU_MAX_WRITE + 1];
+  WGPUPipelineLayout pipeline_layout[TFR_WGPU_MAX_READ + 1][TFR_WGPU_MAX_WRITE + 1];
   tfr_wgpu_pipeline_entry *pipelines;
   int npipelines;
   int pipelines_capacity;
@@ -198,10 +204,20 @@ typedef struct tfr_wgpu_binding {
 // 2-D/3-D grid when above maxComputeWorkgroupsPerDimension: kernels compute
 // their linear workgroup index from workgroup_id and num_workgroups), with
 // `params` (<= TFR_WGPU_PARAM_SLOT bytes) in the uniform arena. Submits when
-// the encoder holds `per_submit` dispatches.
+// the encoder holds `per_submit` dispatches. The kernel has one read-only
+// (binding 1) and one read-write (binding 2) storage buffer.
 tfr_status tfr_wgpu_dispatch(tfr_wgpu_backend *b, WGPUComputePipeline pipeline,
                              const void *params, size_t params_size, tfr_wgpu_binding src,
                              tfr_wgpu_binding dst, uint64_t groups);
+
+// The same for a kernel of any binding signature: `bindings` holds `nread`
+// read-only buffers (bindings 1 .. nread) then `nwrite` read-write ones
+// (bindings nread+1 .. nread+nwrite), as the pipeline's tfr_wgsl_variant
+// declared them.
+tfr_status tfr_wgpu_dispatch_n(tfr_wgpu_backend *b, WGPUComputePipeline pipeline,
+                               const void *params, size_t params_size,
+                               const tfr_wgpu_binding *bindings, int nread, int nwrite,
+                               uint64_t groups);
 
 // The open command encoder with no compute pass open, for copies and clears.
 tfr_status tfr_wgpu_copy_encoder(tfr_wgpu_backend *b, WGPUCommandEncoder *out);
@@ -249,8 +265,9 @@ typedef struct tfr_wgsl_override {
 } tfr_wgsl_override;
 
 // What makes a pipeline: the kernel file, snippets of kernels/common/ placed
-// before it, the substitutions, the override constants, and the variant name
-// (the Dawn label and the cache key, with the overrides appended).
+// before it, the substitutions, the override constants, the binding
+// signature, and the variant name (the Dawn label and the cache key, with the
+// overrides and the signature appended).
 typedef struct tfr_wgsl_variant {
   const char *variant;
   const char *file;               // "copy_strided.wgsl"
@@ -259,6 +276,9 @@ typedef struct tfr_wgsl_variant {
   int nsubst;
   const tfr_wgsl_override *overrides;
   int noverrides;
+  // Read-only and read-write storage buffers (see tfr_wgpu_dispatch_n);
+  // 0 and 0 mean 1 and 1 (tfr_wgpu_dispatch's kernels).
+  int nread, nwrite;
 } tfr_wgsl_variant;
 
 tfr_status tfr_wgpu_pipelines_init(tfr_wgpu_backend *b);
@@ -272,9 +292,15 @@ tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
 tfr_status tfr_wgsl_expand(const char *variant, const char *tmpl, const tfr_wgsl_subst *subst,
                            int nsubst, char **out);
 // Compiles `source` as variant `variant` (no cache): the test hook's path.
+// `nread`/`nwrite` as in tfr_wgsl_variant (0, 0: one of each).
 tfr_status tfr_wgpu_compile(tfr_wgpu_backend *b, const char *variant, const char *source,
-                            const tfr_wgsl_override *overrides, int noverrides,
-                            WGPUComputePipeline *out);
+                            const tfr_wgsl_override *overrides, int noverrides, int nread,
+                            int nwrite, WGPUComputePipeline *out);
+// The bind group layout and pipeline layout of a binding signature, made on
+// first use (errors: TFR_ERR_INTERNAL, TFR_ERR_INVALID_ARGUMENT when the
+// device has fewer storage buffers per stage).
+tfr_status tfr_wgpu_layout_get(tfr_wgpu_backend *b, int nread, int nwrite,
+                               WGPUBindGroupLayout *bind, WGPUPipelineLayout *pipeline);
 
 // ---------------------------------------------------------------------------
 // Kernels (copy.c) and the vtable's op entries (backend.c)
@@ -285,5 +311,19 @@ tfr_status tfr_wgpu_compile(tfr_wgpu_backend *b, const char *variant, const char
 tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
                          tfr_tensor *out);
 tfr_status tfr_wgpu_structural(tfr_backend *b, const tfr_structural_desc *d);
+
+// The range of `t`'s buffer that a kernel reading elements [off + lo,
+// off + hi] must bind (aligned outwards to minStorageBufferOffsetAlignment
+// and to `es`), and `*rel`, the element offset `off` relative to the bound
+// range. `es` is the byte size of the kernel's element (the dtype's, or 16 for
+// vec4 accesses); off, lo, hi count such elements. `name` names the tensor in
+// messages. Errors: TFR_ERR_OUT_OF_MEMORY when the range exceeds
+// maxStorageBufferBindingSize.
+tfr_status tfr_wgpu_window(tfr_wgpu_backend *b, const char *op, const char *name,
+                           const tfr_tensor *t, int64_t es, int64_t off, int64_t lo, int64_t hi,
+                           tfr_wgpu_binding *bind, uint32_t *rel);
+// The lowest (<= 0) and highest (>= 0) element offsets, relative to element
+// (0, ..., 0), of a view of `n` axes with `shape` and `stride`.
+void tfr_wgpu_reach(int n, const int64_t *shape, const int64_t *stride, int64_t *lo, int64_t *hi);
 
 #endif  // TENFERRO_SRC_WEBGPU_WGPU_H_
