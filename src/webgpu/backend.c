@@ -1,5 +1,5 @@
 // The webgpu backend object: creation, the vtable, sessions, native handles,
-// statistics, the op families not written yet, and the test hooks.
+// statistics and the test hooks. The op families live in their own files.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,64 +76,6 @@ static void *tfr_wgpu_session_native(tfr_backend *base, tfr_session *s) {
   tfr_status st = tfr_wgpu_flush(b, "session_native");
   (void)st;  // a failure is reported again by the next call on the backend
   return &b->native;
-}
-
-// ---------------------------------------------------------------------------
-// Op families without kernels yet (the next issues): each names op, dtype and
-// the backend, as DESIGN.md asks of an unsupported dtype.
-// ---------------------------------------------------------------------------
-
-static tfr_status tfr_wgpu_elementwise(tfr_backend *base, const tfr_elementwise_desc *d) {
-  (void)base;
-  const char *op = "elementwise";
-  switch (d->kind) {
-    case TFR_EW_UNARY: op = tfr_unary_op_name((tfr_unary_op)d->op); break;
-    case TFR_EW_BINARY: op = tfr_binary_op_name((tfr_binary_op)d->op); break;
-    case TFR_EW_COMPARE: op = "compare"; break;
-    case TFR_EW_SELECT: op = "select"; break;
-    case TFR_EW_CLAMP: op = "clamp"; break;
-  }
-  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                   "%s: not implemented on the webgpu backend yet (dtype %s)", op,
-                   tfr_dtype_name(d->dtype));
-}
-
-static tfr_status tfr_wgpu_reduction(tfr_backend *base, const tfr_reduce_desc *d) {
-  (void)base;
-  static const char *const names[] = {"add", "multiply", "maximum", "minimum", "and", "or", "xor"};
-  const char *c = (unsigned)d->combiner < sizeof names / sizeof names[0] ? names[d->combiner] : "?";
-  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                   "reduce (%s): not implemented on the webgpu backend yet (dtype %s)", c,
-                   tfr_dtype_name(d->dtype));
-}
-
-static tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
-  (void)base;
-  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                   "dot_general: not implemented on the webgpu backend yet (dtype %s)",
-                   tfr_dtype_name(d->dtype));
-}
-
-static tfr_status tfr_wgpu_gather(tfr_backend *base, const tfr_gather_desc *d) {
-  (void)base;
-  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                   "gather: not implemented on the webgpu backend yet (dtype %s)",
-                   tfr_dtype_name(d->dtype));
-}
-
-static tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
-  (void)base;
-  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                   "scatter: not implemented on the webgpu backend yet (dtype %s)",
-                   tfr_dtype_name(d->dtype));
-}
-
-static tfr_status tfr_wgpu_fusion(tfr_backend *base, const tfr_fusion_desc *d) {
-  (void)base;
-  const tfr_fusion_plan *p = d->plan;
-  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                   "fusion: not implemented on the webgpu backend yet (dtype %s)",
-                   tfr_dtype_name(p->value_dtype[p->outputs[0]]));
 }
 
 static const tfr_backend_vtable tfr_wgpu_vtable = {

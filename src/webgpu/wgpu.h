@@ -311,6 +311,14 @@ tfr_status tfr_wgpu_layout_get(tfr_wgpu_backend *b, int nread, int nwrite,
 tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
                          tfr_tensor *out);
 tfr_status tfr_wgpu_structural(tfr_backend *b, const tfr_structural_desc *d);
+// The other vtable entries, one file each: elementwise.c, reduce.c, dot.c,
+// gather_scatter.c, fusion.c.
+tfr_status tfr_wgpu_elementwise(tfr_backend *b, const tfr_elementwise_desc *d);
+tfr_status tfr_wgpu_reduction(tfr_backend *b, const tfr_reduce_desc *d);
+tfr_status tfr_wgpu_dot_general(tfr_backend *b, const tfr_dot_desc *d);
+tfr_status tfr_wgpu_gather(tfr_backend *b, const tfr_gather_desc *d);
+tfr_status tfr_wgpu_scatter(tfr_backend *b, const tfr_scatter_desc *d);
+tfr_status tfr_wgpu_fusion(tfr_backend *b, const tfr_fusion_desc *d);
 
 // The range of `t`'s buffer that a kernel reading elements [off + lo,
 // off + hi] must bind (aligned outwards to minStorageBufferOffsetAlignment

@@ -159,3 +159,77 @@ int64_t tfr_test_ulp_f64(double a, double b) {
   int64_t x = ia & INT64_MAX, y = ib & INT64_MAX;
   return x > y ? x - y : y - x;
 }
+
+// ---------------------------------------------------------------------------
+// WebGPU tests
+// ---------------------------------------------------------------------------
+
+tfr_backend *tfr_test_cpu;
+tfr_backend *tfr_test_gpu;
+char tfr_test_gpu_reason[1100];
+bool tfr_test_gpu_required;
+int tfr_test_gpu_skipped;
+static tfr_session *tfr_test_open_session;
+
+int tfr_test_setup_webgpu(void **state) {
+  (void)state;
+  const char *req = getenv("TFR_REQUIRE_WEBGPU");
+  tfr_test_gpu_required = req && strcmp(req, "1") == 0;
+  tfr_cpu_options co = {.num_threads = 2};
+  if (tfr_backend_create_cpu(&co, &tfr_test_cpu) != TFR_OK) return -1;
+  tfr_status st = tfr_backend_create_webgpu(NULL, &tfr_test_gpu);
+  if (st) {
+    snprintf(tfr_test_gpu_reason, sizeof tfr_test_gpu_reason,
+             "webgpu backend unavailable (%s): %s", tfr_status_string(st),
+             tfr_last_error_message());
+    tfr_test_gpu = NULL;
+  }
+  return 0;
+}
+
+int tfr_test_teardown_webgpu(void **state) {
+  (void)state;
+  tfr_backend_release(tfr_test_gpu);
+  tfr_backend_release(tfr_test_cpu);
+  tfr_test_gpu = tfr_test_cpu = NULL;
+  return 0;
+}
+
+tfr_session *tfr_test_begin(tfr_backend *b) {
+  tfr_session *s = NULL;
+  TFR_ASSERT_OK(tfr_session_begin(b, &s));
+  tfr_test_open_session = s;
+  return s;
+}
+
+void tfr_test_end(tfr_session *s) {
+  tfr_test_open_session = NULL;
+  TFR_ASSERT_OK(tfr_session_end(s));
+}
+
+int tfr_test_teardown_session(void **state) {
+  (void)state;
+  if (tfr_test_open_session) {
+    tfr_status st = tfr_session_end(tfr_test_open_session);
+    (void)st;  // the test has failed already
+    tfr_test_open_session = NULL;
+  }
+  return 0;
+}
+
+tfr_tensor *tfr_test_upload(tfr_session *s, const tfr_tensor *host) {
+  tfr_tensor *d = NULL;
+  TFR_ASSERT_OK(tfr_upload(s, host, &d));
+  return d;
+}
+
+tfr_tensor *tfr_test_download(tfr_session *s, const tfr_tensor *dev) {
+  tfr_tensor *h = NULL;
+  TFR_ASSERT_OK(tfr_download(s, dev, &h));
+  return h;
+}
+
+int tfr_test_webgpu_exit(int failed) {
+  if (failed == 0 && tfr_test_gpu_skipped > 0) return 77;
+  return failed;
+}

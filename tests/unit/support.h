@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <cmocka.h>
 
@@ -52,5 +53,53 @@ tfr_tensor *tfr_test_random_tensor(tfr_dtype dtype, int rank, const int64_t *sha
 // different infinities).
 int64_t tfr_test_ulp_f32(float a, float b);
 int64_t tfr_test_ulp_f64(double a, double b);
+
+// ---------------------------------------------------------------------------
+// WebGPU tests (tests/unit/test_webgpu*.c): differential against the cpu
+// backend. Without the Dawn provider or an adapter every test SKIPS with the
+// reason and the program exits 77 ("Skipped" in ctest); with
+// TFR_REQUIRE_WEBGPU=1 (CI) they FAIL instead.
+// ---------------------------------------------------------------------------
+
+// Set by tfr_test_setup_webgpu: a cpu backend (2 threads) and the webgpu
+// backend, or NULL with tfr_test_gpu_reason saying why.
+extern tfr_backend *tfr_test_cpu;
+extern tfr_backend *tfr_test_gpu;
+extern char tfr_test_gpu_reason[1100];
+extern bool tfr_test_gpu_required;  // TFR_REQUIRE_WEBGPU=1
+extern int tfr_test_gpu_skipped;
+
+// cmocka group setup / teardown creating and releasing both backends.
+int tfr_test_setup_webgpu(void **state);
+int tfr_test_teardown_webgpu(void **state);
+
+// First statement of every test that needs the device.
+#define TFR_TEST_NEED_GPU()                                                          \
+  do {                                                                               \
+    if (!tfr_test_gpu) {                                                             \
+      if (tfr_test_gpu_required)                                                     \
+        fail_msg("%s (and TFR_REQUIRE_WEBGPU=1)", tfr_test_gpu_reason);              \
+      print_message("[  SKIP    ] %s\n", tfr_test_gpu_reason);                       \
+      tfr_test_gpu_skipped++;                                                        \
+      skip();                                                                        \
+    }                                                                                \
+  } while (0)
+
+// Begins a session on `b` (asserting success); a test that fails with it
+// open has it ended by tfr_test_teardown_session (use as each test's
+// teardown).
+tfr_session *tfr_test_begin(tfr_backend *b);
+void tfr_test_end(tfr_session *s);
+int tfr_test_teardown_session(void **state);
+
+// Uploads a host tensor / downloads a device tensor (asserting success).
+tfr_tensor *tfr_test_upload(tfr_session *s, const tfr_tensor *host);
+tfr_tensor *tfr_test_download(tfr_session *s, const tfr_tensor *dev);
+
+// Runs a cmocka group with the webgpu setup; returns the process exit
+// status (77 when tests were skipped for want of a device).
+#define TFR_TEST_RUN_WEBGPU(tests) \
+  tfr_test_webgpu_exit(cmocka_run_group_tests(tests, tfr_test_setup_webgpu, tfr_test_teardown_webgpu))
+int tfr_test_webgpu_exit(int failed);
 
 #endif  // TENFERRO_TESTS_UNIT_SUPPORT_H_
