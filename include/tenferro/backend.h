@@ -118,6 +118,16 @@ TFR_API TFR_NODISCARD tfr_status tfr_with_session(tfr_backend *backend, tfr_sess
 // the active session of the calling thread.
 TFR_API tfr_backend *tfr_session_backend(const tfr_session *session);
 
+// Waits until the backend has finished every op issued in this session so
+// far. Ops on a device backend only record work (webgpu: commands go to the
+// queue in batches); this submits what is recorded and blocks until the
+// device is idle, e.g. to time device work or before reading device memory
+// through native handles. On the cpu backend ops are complete when they
+// return, so this returns at once.
+// Errors: TFR_ERR_INVALID_ARGUMENT (NULL), TFR_ERR_NO_SESSION (not the active
+//         session of the calling thread), TFR_ERR_DEVICE_LOST.
+TFR_API TFR_NODISCARD tfr_status tfr_session_synchronize(tfr_session *session);
+
 // Returns the native handles of the session's backend, for interop.
 //   kind        the backend kind the caller expects; must match.
 //   out_handle  receives a pointer to a `tfr_cpu_native` (cpu) or

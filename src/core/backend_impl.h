@@ -299,6 +299,8 @@ typedef struct tfr_backend_vtable {
   tfr_status (*session_begin)(tfr_backend *b, tfr_session *s);
   tfr_status (*session_end)(tfr_backend *b, tfr_session *s);
   void *(*session_native)(tfr_backend *b, tfr_session *s);
+  // Blocks until the work issued in the session so far has finished.
+  tfr_status (*synchronize)(tfr_backend *b, tfr_session *s);
 
   // Transfers. `out` is a compact tensor of the destination, already
   // allocated with the source's shape and dtype.

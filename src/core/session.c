@@ -126,6 +126,12 @@ tfr_backend *tfr_session_backend(const tfr_session *session) {
   return session->backend;
 }
 
+tfr_status tfr_session_synchronize(tfr_session *session) {
+  if (!session) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "session_synchronize: session is NULL");
+  TFR_RETURN_IF_ERROR(tfr_session_check("session_synchronize", session));
+  return session->backend->vtable->synchronize(session->backend, session);
+}
+
 tfr_status tfr_session_native(tfr_session *session, tfr_backend_kind kind, void **out_handle) {
   if (!out_handle) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "session_native: out_handle is NULL");
   *out_handle = NULL;

@@ -95,6 +95,13 @@ static tfr_status tfr_cpu_session_end(tfr_backend *b, tfr_session *s) {
   return TFR_OK;  // cpu kernels finish before they return
 }
 
+// Ops run to completion before they return: nothing to wait for.
+static tfr_status tfr_cpu_synchronize(tfr_backend *b, tfr_session *s) {
+  (void)b;
+  (void)s;
+  return TFR_OK;
+}
+
 static void *tfr_cpu_session_native(tfr_backend *b, tfr_session *s) {
   (void)s;
   return &tfr_cpu_cast(b)->native;
@@ -115,6 +122,7 @@ static const tfr_backend_vtable tfr_cpu_vtable = {
     .session_begin = tfr_cpu_session_begin,
     .session_end = tfr_cpu_session_end,
     .session_native = tfr_cpu_session_native,
+    .synchronize = tfr_cpu_synchronize,
     .upload = tfr_cpu_transfer,
     .download = tfr_cpu_transfer,
     .elementwise = tfr_cpu_elementwise,

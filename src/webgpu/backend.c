@@ -69,6 +69,11 @@ static tfr_status tfr_wgpu_session_end(tfr_backend *base, tfr_session *s) {
   return st;
 }
 
+static tfr_status tfr_wgpu_synchronize(tfr_backend *base, tfr_session *s) {
+  (void)s;
+  return tfr_wgpu_finish(tfr_wgpu_cast(base), "session_synchronize");
+}
+
 static void *tfr_wgpu_session_native(tfr_backend *base, tfr_session *s) {
   (void)s;
   tfr_wgpu_backend *b = tfr_wgpu_cast(base);
@@ -85,6 +90,7 @@ static const tfr_backend_vtable tfr_wgpu_vtable = {
     .session_begin = tfr_wgpu_session_begin,
     .session_end = tfr_wgpu_session_end,
     .session_native = tfr_wgpu_session_native,
+    .synchronize = tfr_wgpu_synchronize,
     .upload = tfr_wgpu_upload,
     .download = tfr_wgpu_download,
     .elementwise = tfr_wgpu_elementwise,

@@ -45,7 +45,10 @@ static void test_begin_end(void **state) {
   TFR_ASSERT_ERROR(tfr_session_native(s, TFR_BACKEND_WEBGPU, &native), TFR_ERR_INVALID_ARGUMENT,
                    "kind 2", "cpu");
   assert_null(native);
+  TFR_ASSERT_OK(tfr_session_synchronize(s));
+  TFR_ASSERT_ERROR(tfr_session_synchronize(NULL), TFR_ERR_INVALID_ARGUMENT, "session is NULL");
   TFR_ASSERT_OK(tfr_session_end(s));
+  TFR_ASSERT_ERROR(tfr_session_synchronize(s), TFR_ERR_NO_SESSION, "session_synchronize");
   // After the end the old pointer is refused (without being dereferenced).
   TFR_ASSERT_ERROR(tfr_session_end(s), TFR_ERR_NO_SESSION, "not active");
   assert_null(tfr_session_backend(s));
