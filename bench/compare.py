@@ -24,14 +24,22 @@ def main():
         lines += [args.title, ""]
     lines.append(f"| case | tenferro ms | {args.peer_name} ms | ratio (ours/{args.peer_name}) | tenferro GB/s |")
     lines.append("|---|---:|---:|---:|---:|")
+    missing = []
     for r in ours["results"]:
         p = pmap.get(r["case"])
         if not p:
+            missing.append(r["case"])
             continue
         ratio = r["median_s"] / p["median_s"]
         gbs = r["bytes"] / r["median_s"] * 1e-9 if r["bytes"] else 0
         lines.append(f"| `{r['case']}` | {r['median_s']*1e3:.3f} | {p['median_s']*1e3:.3f} | "
                      f"{ratio:.2f} | {gbs:.1f} |")
+    done = {r["case"] for r in ours["results"]}
+    failed = [c for c in pmap if c not in done]
+    if failed:
+        lines += ["", "Not run by tenferro (error or unsupported): " + ", ".join(f"`{c}`" for c in failed)]
+    if missing:
+        lines += ["", "No peer number: " + ", ".join(f"`{c}`" for c in missing)]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:

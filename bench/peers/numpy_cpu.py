@@ -33,7 +33,17 @@ OPS = {
     "bmm": (2, lambda a, b: np.matmul(a, b)),
     "rank4": (2, lambda a, b: np.tensordot(a, b, ([2, 3], [0, 1]))),
     "gemv": (2, lambda a, b: a @ b[0]),
+    "gather_rows": (2, lambda a, idx: a[idx]),
+    "scatter_add_rows": (3, lambda a, idx, b: np.add.at(a.copy(), idx, b)),
 }
+
+# Ops whose input 1 is an index vector of shape[0] rows in [0, shape[0]).
+INDEX_OPS = {"gather_rows", "scatter_add_rows"}
+
+
+def make_index(shape):
+    rng = np.random.default_rng(1)
+    return rng.integers(0, shape[0], size=shape[0], dtype=np.int32)
 
 
 def make_input(k, dtype, shape):
@@ -68,7 +78,8 @@ def main():
         name, dt, shape_s = spec.split(":")
         shape = tuple(int(s) for s in shape_s.split("x"))
         nin, fn = OPS[name]
-        ins = [make_input(k, DTYPES[dt], shape) for k in range(nin)]
+        ins = [make_index(shape) if (k == 1 and name in INDEX_OPS) else
+               make_input(k, DTYPES[dt], shape) for k in range(nin)]
         times = []
         for r in range(args.warmup + args.repeat):
             t0 = time.perf_counter()
