@@ -12,7 +12,7 @@
 // tests/unit/test_cpu_elementwise.c (tests/ref/gen_elementwise.py).
 //
 //   f64, max ulp        AVX-512  AVX2  scalar libm  bound
-//   exp                    3       3        1         1    rejected
+//   exp                    3       3        1         1    rejected: our own below
 //   log                    2       2        1         1    rejected
 //   sin / cos / tan      3/3/4   3/3/3      1         1    rejected
 //   expm1 / log1p         2/2     3/2       1         1    rejected
@@ -51,9 +51,16 @@
 // erfc at a subnormal result, f32 atan2 of a subnormal and a huge value.
 //
 // (SSE 'b' variants: not used; CPUs without AVX2 keep scalar libm.)
+//
+// f64 exp is our own (tfr_vm_exp_f64_*, below): libmvec's is 3 ulp, scalar
+// exp 7-8 ns an element. A table of 2^(j/128) with the relative error of each
+// entry, a degree-5 polynomial on |r| <= ln2/256, one FMA to finish: at most
+// 0.51 ulp from the exact value (so at most 1 ulp from the correctly rounded
+// one) over 2e7 arguments measured against expl, 0.9 ns an element.
 #include "cpu/vector_math.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>  // also brings <features.h>, for __GLIBC__
 
@@ -252,6 +259,73 @@ TFR_VM_AVX2_FN static void tfr_vm_pow_f64_d(int64_t n, const double *x, const do
   }
 }
 
+// ---------------------------------------------------------------------------
+// f64 exp, our own. exp(x) = 2^(k/N) exp(r) with k = round(x N / ln2), N = 128,
+// r = x - k ln2/N (two FMAs: |r| <= ln2/256, rounding error far below an
+// ulp of the result). 2^(k/N) = 2^(k>>7) T[k & 127] is built by adding the
+// exponent to T's bits; T's rounding error (tail, relative) joins the
+// polynomial exp(r) - 1 = r + r^2/2 + r^3/6 + r^4/24 + r^5/120 (Taylor: the
+// next term is below 2^-60 on this interval), and the result is
+// scale + scale * (tail + p) with one rounding. Arguments beyond +-708 (the
+// result overflows or is subnormal) and NaN go to scalar exp. The body has
+// no branch, so the vectorised loop and its scalar remainder give the same
+// bits; compiled once per ISA level.
+// ---------------------------------------------------------------------------
+
+#define TFR_VM_EXP_BITS 7
+#define TFR_VM_EXP_N (1 << TFR_VM_EXP_BITS)
+// Bits of round(2^(j/N)) minus j << (52 - BITS), and (2^(j/N) - that) / that.
+static uint64_t tfr_vm_exp_bits[TFR_VM_EXP_N];
+static double tfr_vm_exp_tail[TFR_VM_EXP_N];
+static pthread_once_t tfr_vm_exp_once = PTHREAD_ONCE_INIT;
+
+static void tfr_vm_exp_table(void) {
+  for (int j = 0; j < TFR_VM_EXP_N; j++) {
+    // exp2l: x87 extended precision, 11 bits beyond a double.
+    long double t = exp2l((long double)j / TFR_VM_EXP_N);
+    double hi = (double)t;
+    uint64_t b;
+    memcpy(&b, &hi, sizeof b);
+    tfr_vm_exp_bits[j] = b - ((uint64_t)j << (52 - TFR_VM_EXP_BITS));
+    tfr_vm_exp_tail[j] = (double)((t - hi) / hi);
+  }
+}
+
+#define TFR_VM_EXP_BLOCK 256
+#define TFR_VM_EXP_ROUTINE(SUFFIX, ATTR)                                                \
+  ATTR static void tfr_vm_exp_f64_##SUFFIX(int64_t n, const double *x, double *y) {     \
+    pthread_once(&tfr_vm_exp_once, tfr_vm_exp_table);                                  \
+    const double inv = 0x1.71547652b82fep0 * TFR_VM_EXP_N;  /* N / ln 2 */             \
+    const double ln2hi = 0x1.62e42fefa39efp-1 / TFR_VM_EXP_N;                          \
+    const double ln2lo = 0x1.abc9e3b39803fp-56 / TFR_VM_EXP_N;                         \
+    const double shift = 0x1.8p52, c3 = 1.0 / 6, c4 = 1.0 / 24, c5 = 1.0 / 120;        \
+    double xb[TFR_VM_EXP_BLOCK];  /* the block's arguments: y may be x */              \
+    for (int64_t i0 = 0; i0 < n; i0 += TFR_VM_EXP_BLOCK) {                             \
+      int m = n - i0 < TFR_VM_EXP_BLOCK ? (int)(n - i0) : TFR_VM_EXP_BLOCK;            \
+      memcpy(xb, x + i0, (size_t)m * sizeof *xb);                                      \
+      double *yb = y + i0;                                                             \
+      _Pragma("omp simd") for (int i = 0; i < m; i++) {                                \
+        double kd = xb[i] * inv + shift;                                               \
+        uint64_t ki;                                                                   \
+        memcpy(&ki, &kd, sizeof ki);                                                   \
+        kd -= shift;                                                                   \
+        double r = fma(-kd, ln2hi, xb[i]);                                             \
+        r = fma(-kd, ln2lo, r);                                                        \
+        uint64_t j = ki & (TFR_VM_EXP_N - 1);                                          \
+        uint64_t sb = tfr_vm_exp_bits[j] + (ki << (52 - TFR_VM_EXP_BITS));             \
+        double scale;                                                                  \
+        memcpy(&scale, &sb, sizeof scale);                                             \
+        double r2 = r * r;                                                             \
+        double p = tfr_vm_exp_tail[j] + r + r2 * (0.5 + r * c3) + r2 * r2 * (c4 + r * c5); \
+        yb[i] = fma(scale, p, scale);                                                  \
+      }                                                                                \
+      for (int i = 0; i < m; i++)                                                      \
+        if (!(fabs(xb[i]) <= 708.0)) yb[i] = exp(xb[i]);                               \
+    }                                                                                  \
+  }
+TFR_VM_EXP_ROUTINE(e, TFR_VM_AVX512_FN)
+TFR_VM_EXP_ROUTINE(d, TFR_VM_AVX2_FN)
+
 TFR_VM_F64_UNARY_AVX512(TFR_VM_F64_UNARY_E)
 TFR_VM_F64_UNARY_AVX2(TFR_VM_F64_UNARY_D)
 TFR_VM_F32_UNARY(TFR_VM_F32_UNARY_E)
@@ -266,8 +340,8 @@ TFR_VM_F32_BINARY(TFR_VM_F32_BINARY_D)
 #define TFR_VM_ENTRY_D32(f, OP) [OP] = tfr_vm_##f##_f32_d,
 
 static const tfr_vm_unary_f64_fn tfr_vm_unary_f64_table[TFR_VM_LEVEL_COUNT][TFR_UNARY_OP_COUNT] = {
-    [TFR_VM_AVX2] = {TFR_VM_F64_UNARY_AVX2(TFR_VM_ENTRY_D)},
-    [TFR_VM_AVX512] = {TFR_VM_F64_UNARY_AVX512(TFR_VM_ENTRY_E)},
+    [TFR_VM_AVX2] = {TFR_VM_F64_UNARY_AVX2(TFR_VM_ENTRY_D)[TFR_EXP] = tfr_vm_exp_f64_d},
+    [TFR_VM_AVX512] = {TFR_VM_F64_UNARY_AVX512(TFR_VM_ENTRY_E)[TFR_EXP] = tfr_vm_exp_f64_e},
 };
 static const tfr_vm_unary_f32_fn tfr_vm_unary_f32_table[TFR_VM_LEVEL_COUNT][TFR_UNARY_OP_COUNT] = {
     [TFR_VM_AVX2] = {TFR_VM_F32_UNARY(TFR_VM_ENTRY_D32)},
