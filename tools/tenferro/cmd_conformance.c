@@ -30,29 +30,15 @@ static void tfr_conf_usage(FILE *f) {
           "  --tolerances   print the tolerance table and exit\n");
 }
 
-// Creates the backend the run asked for.
+// Creates the backend the run asked for. No provider or no adapter is a
+// property of the machine, not a conformance failure: exit 77, the
+// automake/ctest "skipped" status.
 static int tfr_conf_make_backend(const char *name, int threads, tfr_conf_backend *kind,
                                  tfr_backend **out) {
-  if (strcmp(name, "cpu") == 0) {
-    tfr_cpu_options o = {0};
-    o.num_threads = threads;
-    *kind = TFR_CONF_BACKEND_CPU;
-    if (tfr_backend_create_cpu(&o, out) != TFR_OK) return tfr_cli_fail("cpu backend");
-    return 0;
-  }
-  if (strcmp(name, "webgpu") == 0) {
-    *kind = TFR_CONF_BACKEND_WEBGPU;
-    // No provider or no adapter is a property of the machine, not a
-    // conformance failure: exit 77, the automake/ctest "skipped" status.
-    tfr_status st = tfr_backend_create_webgpu(NULL, out);
-    if (st == TFR_ERR_BACKEND_UNAVAILABLE) {
-      tfr_cli_fail("webgpu backend");
-      return 77;
-    }
-    return st ? tfr_cli_fail("webgpu backend") : 0;
-  }
-  fprintf(stderr, "tenferro conformance: unknown backend '%s' (cpu or webgpu)\n", name);
-  return 2;
+  *kind = strcmp(name, "webgpu") == 0 ? TFR_CONF_BACKEND_WEBGPU : TFR_CONF_BACKEND_CPU;
+  bool unavailable = false;
+  int rc = tfr_cli_make_backend("conformance", name, threads, out, &unavailable);
+  return rc && unavailable ? 77 : rc;
 }
 
 int tfr_cli_conformance(int argc, char **argv) {

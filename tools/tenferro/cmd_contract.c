@@ -18,7 +18,7 @@
 
 static void tfr_contract_usage(FILE *f) {
   fprintf(f,
-          "usage: tenferro contract INSTANCE.json [--backend cpu] [--path opt_flops|opt_size|"
+          "usage: tenferro contract INSTANCE.json [--backend cpu|webgpu] [--path opt_flops|opt_size|"
           "greedy|optimal]\n"
           "                         [--seed N] [--dtype f64|c128|f32|c64] [--repeat N] "
           "[--threads N]\n"
@@ -28,7 +28,10 @@ static void tfr_contract_usage(FILE *f) {
           "  --path         the instance's opt_flops (default) or opt_size path, or one found\n"
           "                 here (greedy, optimal for <= 12 operands)\n"
           "  --seed N       operand i is made from seed N + i (default 0)\n"
-          "  --dtype        default: the instance's dtype\n"
+          "  --backend      cpu (default) or webgpu: operands are uploaded, intermediates\n"
+          "                 stay on the device, the result is downloaded\n"
+          "  --dtype        default: the instance's dtype (on webgpu, which has no 64-bit\n"
+          "                 types yet, f64 and c128 instances run as f32 and c64)\n"
           "  --repeat N     timed repeats (default 1); the median is reported\n"
           "  --save-inputs  writes operand i as DIR/operand_<iii>.npy\n"
           "  -o OUT.npy     writes the result\n");
@@ -268,13 +271,14 @@ static int tfr_contract_run(const tfr_contract_args *a) {
       return 2;
     }
   }
-  if (strcmp(a->backend, "webgpu") == 0) {
-    fprintf(stderr, "tenferro contract: --backend webgpu cannot contract yet: dot_general has no "
-                    "webgpu kernel so far; use --backend cpu\n");
+  bool device = strcmp(a->backend, "webgpu") == 0;
+  if (!device && strcmp(a->backend, "cpu") != 0) {
+    fprintf(stderr, "tenferro contract: unknown --backend '%s' (cpu or webgpu)\n", a->backend);
     return 2;
   }
-  if (strcmp(a->backend, "cpu") != 0) {
-    fprintf(stderr, "tenferro contract: unknown --backend '%s' (cpu or webgpu)\n", a->backend);
+  if (device && a->have_dtype && (a->dtype == TFR_F64 || a->dtype == TFR_C128)) {
+    fprintf(stderr, "tenferro contract: --dtype %s: the webgpu backend has no 64-bit types yet; "
+                    "use --dtype f32 or c64\n", tfr_dtype_name(a->dtype));
     return 2;
   }
   tfr_instance in;
@@ -283,6 +287,12 @@ static int tfr_contract_run(const tfr_contract_args *a) {
     return 1;
   }
   tfr_dtype dtype = a->have_dtype ? a->dtype : in.dtype;
+  // On webgpu an f64 / c128 instance runs in single precision.
+  bool narrowed = false;
+  if (device && !a->have_dtype && (dtype == TFR_F64 || dtype == TFR_C128)) {
+    dtype = dtype == TFR_F64 ? TFR_F32 : TFR_C64;
+    narrowed = true;
+  }
   if (stored) {
     opts.path_kind = TFR_EINSUM_PATH_GIVEN;
     opts.path = in.path;
@@ -295,9 +305,9 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   }
   int rc = 1;
   tfr_einsum_plan *plan = NULL;
-  tfr_backend *cpu = NULL;
+  tfr_backend *backend = NULL;
   tfr_session *s = NULL;
-  tfr_tensor **ops = NULL, *result = NULL;
+  tfr_tensor **ops = NULL, *result = NULL, *host_result = NULL;
   double *times = NULL;
   double t0 = tfr_seconds();
   if (tfr_einsum_plan_create(in.subscripts, in.n, in.ranks, (const int64_t *const *)in.shapes, &opts,
@@ -308,8 +318,9 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   double plan_s = tfr_seconds() - t0;
   const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
   printf("instance  %s\n", a->instance);
-  printf("operands  %d, dtype %s, path %s (%d steps, planned in %.3f ms)\n", in.n,
-         tfr_dtype_name(dtype), a->path_kind, info->num_steps, plan_s * 1e3);
+  printf("operands  %d, dtype %s%s, path %s (%d steps, planned in %.3f ms)\n", in.n,
+         tfr_dtype_name(dtype), narrowed ? " (the instance's is 64-bit; webgpu computes in single precision)" : "",
+         a->path_kind, info->num_steps, plan_s * 1e3);
   printf("path      log10(flops) %.4f, log2(largest intermediate) %.4f", info->log10_flops,
          info->log2_largest);
   if (stored && !isnan(in.json_log10_flops))
@@ -323,7 +334,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
     for (int k = 0; k < in.ranks[i]; k++) n *= (double)in.shapes[i][k];
     operand_bytes += n;
   }
-  double avail = tfr_mem_available();
+  double avail = device ? 0 : tfr_mem_available();
   // The operands live throughout; the largest step result comes on top
   // (a lower bound of the peak: its inputs are alive too).
   if (avail > 0 && operand_bytes + need > avail) {
@@ -333,9 +344,26 @@ static int tfr_contract_run(const tfr_contract_args *a) {
             a->instance, operand_bytes, need, avail);
     goto done;
   }
-  tfr_cpu_options copts = {.num_threads = a->threads};
-  if (tfr_backend_create_cpu(&copts, &cpu) != TFR_OK || tfr_session_begin(cpu, &s) != TFR_OK) {
-    rc = tfr_cli_fail("cpu backend");
+  if (tfr_cli_make_backend("contract", a->backend, a->threads, &backend, NULL) != 0) goto done;
+  if (device) {
+    tfr_webgpu_adapter_info ai;
+    if (tfr_webgpu_get_adapter_info(backend, &ai) != TFR_OK) {
+      rc = tfr_cli_fail("webgpu backend");
+      goto done;
+    }
+    printf("device    %s (%s)\n", ai.name, ai.driver);
+    // Kernels bind a whole tensor at once: the largest intermediate must fit
+    // one binding.
+    if (need > (double)ai.max_storage_buffer_binding_size) {
+      fprintf(stderr,
+              "tenferro contract: %s: the largest intermediate (%.3g bytes) exceeds what the "
+              "device binds at once (maxStorageBufferBindingSize, %.3g bytes)\n",
+              a->instance, need, (double)ai.max_storage_buffer_binding_size);
+      goto done;
+    }
+  }
+  if (tfr_session_begin(backend, &s) != TFR_OK) {
+    rc = tfr_cli_fail("session");
     goto done;
   }
   ops = calloc((size_t)in.n, sizeof *ops);
@@ -360,6 +388,16 @@ static int tfr_contract_run(const tfr_contract_args *a) {
         goto done;
       }
     }
+    if (device) {
+      tfr_tensor *d = NULL;
+      tfr_status ust = tfr_upload(s, ops[i], &d);
+      tfr_tensor_release(ops[i]);
+      ops[i] = d;
+      if (ust) {
+        rc = tfr_cli_fail("upload");
+        goto done;
+      }
+    }
   }
   prog.total_flops = info->flops;
   for (int r = 0; r < a->repeat; r++) {
@@ -367,7 +405,8 @@ static int tfr_contract_run(const tfr_contract_args *a) {
     result = NULL;
     prog.start = tfr_seconds();
     double start = tfr_seconds();
-    if (tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &result) != TFR_OK) {
+    if (tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &result) != TFR_OK ||
+        tfr_session_synchronize(s) != TFR_OK) {
       rc = tfr_cli_fail("contract");
       goto done;
     }
@@ -379,30 +418,39 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   getrusage(RUSAGE_SELF, &ru);
   printf("time      median %.3f ms over %d repeat(s), %.2f GFLOP/s\n", med * 1e3, a->repeat,
          info->flops / med * 1e-9);
-  printf("memory    peak RSS %.1f MiB, largest intermediate %.1f MiB\n", (double)ru.ru_maxrss / 1024.0,
+  printf("memory    peak RSS %.1f MiB, largest intermediate %.1f MiB", (double)ru.ru_maxrss / 1024.0,
          need / 1048576.0);
-  // Checksum: the sum of the elements (re, im) and of their magnitudes.
+  if (device) {
+    tfr_webgpu_stats ws;
+    if (tfr_webgpu_get_stats(backend, &ws) == TFR_OK)
+      printf(", device memory now %.1f MiB", (double)ws.device_bytes / 1048576.0);
+  }
+  printf("\n");
+  if (tfr_cli_to_host(s, result, &host_result) != 0) goto done;
+  // Checksum: the sum of the elements (re, im) and of their magnitudes, read
+  // on the host in the result's own dtype.
   {
-    tfr_tensor *c128 = NULL;
-    if (tfr_convert(s, result, TFR_C128, &c128) != TFR_OK) {
-      rc = tfr_cli_fail("checksum");
-      goto done;
-    }
-    int64_t n = tfr_tensor_numel(c128);
-    double *v = malloc((size_t)n * 16 + 16);
-    if (!v || tfr_tensor_read(c128, v, (size_t)n * 16) != TFR_OK) {
+    int64_t n = tfr_tensor_numel(host_result);
+    size_t es = tfr_dtype_size(dtype);
+    unsigned char *v = malloc((size_t)n * es + 16);
+    if (!v || tfr_tensor_read(host_result, v, (size_t)n * es) != TFR_OK) {
       free(v);
-      tfr_tensor_release(c128);
       goto done;
     }
     double re = 0, im = 0, mag = 0;
     for (int64_t i = 0; i < n; i++) {
-      re += v[2 * i];
-      im += v[2 * i + 1];
-      mag += hypot(v[2 * i], v[2 * i + 1]);
+      double x = 0, y = 0;
+      switch (dtype) {
+        case TFR_F32: x = ((const float *)v)[i]; break;
+        case TFR_F64: x = ((const double *)v)[i]; break;
+        case TFR_C64: x = ((const float *)v)[2 * i], y = ((const float *)v)[2 * i + 1]; break;
+        default: x = ((const double *)v)[2 * i], y = ((const double *)v)[2 * i + 1]; break;
+      }
+      re += x;
+      im += y;
+      mag += hypot(x, y);
     }
     free(v);
-    tfr_tensor_release(c128);
     printf("result    shape [");
     for (int k = 0; k < tfr_tensor_rank(result); k++)
       printf(k ? ", %lld" : "%lld", (long long)tfr_tensor_shape(result)[k]);
@@ -410,7 +458,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
     if (dtype == TFR_C64 || dtype == TFR_C128) printf(" %+.17gi", im);
     printf(", sum|x| %.17g\n", mag);
   }
-  if (a->out_path && tfr_npy_save(a->out_path, result) != TFR_OK) {
+  if (a->out_path && tfr_npy_save(a->out_path, host_result) != TFR_OK) {
     rc = tfr_cli_fail("-o");
     goto done;
   }
@@ -421,8 +469,9 @@ done:
   free(ops);
   free(times);
   tfr_tensor_release(result);
+  tfr_tensor_release(host_result);
   if (s && tfr_session_end(s) != TFR_OK) rc = 1;
-  tfr_backend_release(cpu);
+  tfr_backend_release(backend);
   tfr_einsum_plan_release(plan);
   tfr_instance_free(&in);
   return rc;

@@ -91,13 +91,7 @@ int tfr_cli_einsum(int argc, char **argv) {
     free(files);
     return 2;
   }
-  if (strcmp(backend, "webgpu") == 0) {
-    fprintf(stderr, "tenferro einsum: --backend webgpu cannot contract yet: dot_general has no "
-                    "webgpu kernel so far; use --backend cpu\n");
-    free(files);
-    return 2;
-  }
-  if (strcmp(backend, "cpu") != 0) {
+  if (strcmp(backend, "cpu") != 0 && strcmp(backend, "webgpu") != 0) {
     fprintf(stderr, "tenferro einsum: unknown --backend '%s' (cpu or webgpu)\n", backend);
     free(files);
     return 2;
@@ -116,8 +110,8 @@ int tfr_cli_einsum(int argc, char **argv) {
   }
   int rc = 1;
   tfr_tensor **ops = calloc((size_t)nfiles, sizeof *ops);
-  tfr_tensor *result = NULL;
-  tfr_backend *cpu = NULL;
+  tfr_tensor *result = NULL, *host_result = NULL;
+  tfr_backend *be = NULL;
   tfr_session *s = NULL;
   if (!ops) goto done;
   for (int i = 0; i < nfiles; i++)
@@ -125,15 +119,28 @@ int tfr_cli_einsum(int argc, char **argv) {
       rc = tfr_cli_fail("einsum");
       goto done;
     }
-  if (tfr_backend_create_cpu(NULL, &cpu) != TFR_OK || tfr_session_begin(cpu, &s) != TFR_OK) {
-    rc = tfr_cli_fail("cpu backend");
+  if (tfr_cli_make_backend("einsum", backend, 0, &be, NULL) != 0) goto done;
+  if (tfr_session_begin(be, &s) != TFR_OK) {
+    rc = tfr_cli_fail("session");
     goto done;
   }
+  if (strcmp(backend, "webgpu") == 0)
+    for (int i = 0; i < nfiles; i++) {
+      tfr_tensor *d = NULL;
+      tfr_status ust = tfr_upload(s, ops[i], &d);
+      tfr_tensor_release(ops[i]);
+      ops[i] = d;
+      if (ust) {
+        rc = tfr_cli_fail(files[i]);
+        goto done;
+      }
+    }
   if (tfr_einsum(s, expr, nfiles, (const tfr_tensor *const *)ops, &opts, &result) != TFR_OK) {
     rc = tfr_cli_fail("einsum");
     goto done;
   }
-  if (tfr_npy_save(out_path, result) != TFR_OK) {
+  if (tfr_cli_to_host(s, result, &host_result) != 0) goto done;
+  if (tfr_npy_save(out_path, host_result) != TFR_OK) {
     rc = tfr_cli_fail("einsum");
     goto done;
   }
@@ -142,8 +149,9 @@ done:
   for (int i = 0; ops && i < nfiles; i++) tfr_tensor_release(ops[i]);
   free(ops);
   tfr_tensor_release(result);
+  tfr_tensor_release(host_result);
   if (s && tfr_session_end(s) != TFR_OK) rc = 1;
-  tfr_backend_release(cpu);
+  tfr_backend_release(be);
   free(path);
   free(files);
   return rc;
