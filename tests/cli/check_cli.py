@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""The `tenferro` command as a user runs it (issue #9's CLI contract).
+
+usage: check_cli.py TENFERRO_BINARY REPO_ROOT [--webgpu]
+
+* `tenferro contract` on example instances with --save-inputs and -o: the
+  result must match numpy.einsum on the saved operands along the instance's
+  own path (1e-10 relative for f64/c128), and the printed checksum must be
+  the result's sum;
+* `tenferro einsum` on .npy files against numpy.einsum (diagonal, trace,
+  ellipsis, implicit output);
+* bad input: one-line error on stderr, non-zero exit, and no output file;
+* with --webgpu: the same contractions on the webgpu backend in single
+  precision, compared with numpy at single-precision tolerance.
+Exits 0 when every check passes; prints each failure.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+# The pairwise numpy reference of the einsum instance tests (labels beyond
+# numpy's 52 letters, the instance's own path).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ref"))
+from gen_einsum_instances import contract_pair, walk  # noqa: E402
+
+FAILURES = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print(f"FAIL: {what}")
+
+
+def run(binary, *args):
+    p = subprocess.run([binary, *args], capture_output=True, text=True, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+def rel_err(got, want):
+    scale = max(np.max(np.abs(want)), 1e-300)
+    return float(np.max(np.abs(got.astype(want.dtype) - want)) / scale)
+
+
+def contract_case(binary, root, tmp, name, backend, tol):
+    inst_path = os.path.join(root, "examples", "instances", name + ".json")
+    inst = json.load(open(inst_path))
+    d = os.path.join(tmp, f"{name}-{backend}")
+    out = os.path.join(tmp, f"{name}-{backend}.npy")
+    rc, so, se = run(binary, "contract", inst_path, "--backend", backend, "--save-inputs", d,
+                     "-o", out, "--seed", "3")
+    check(rc == 0, f"contract {name} on {backend}: exit {rc}: {se.strip()}")
+    if rc != 0:
+        return
+    check("median" in so and "GFLOP/s" in so and "peak RSS" in so,
+          f"contract {name}: the report lacks the timing or memory line:\n{so}")
+    ops = [np.load(os.path.join(d, f)) for f in sorted(os.listdir(d))]
+    check(len(ops) == inst["num_tensors"], f"contract {name}: {len(ops)} operands saved")
+    path = [tuple(p) for p in inst["paths"]["opt_flops"]["path"]]
+    wide = [o.astype(np.complex128 if np.iscomplexobj(o) else np.float64) for o in ops]
+    lhs, out_labels = inst["format_string"].split("->")
+    terms = [list(t) for t in lhs.split(",")]
+    vals = {i: w for i, w in enumerate(wide)}
+    want = None
+    for _, i, j, la, lb, keep in walk(terms, list(out_labels), path):
+        want = contract_pair(vals.pop(i), la, vals.pop(j), lb, keep)
+        vals[len(terms) + _] = want
+    got = np.load(out)
+    check(got.shape == want.shape, f"contract {name}: shape {got.shape} vs {want.shape}")
+    if got.shape == want.shape:
+        e = rel_err(got, want)
+        check(e <= tol, f"contract {name} on {backend}: relative error {e:.3g} > {tol:g}")
+    line = [l for l in so.splitlines() if "checksum sum" in l]
+    if line:
+        s = float(line[0].split("checksum sum ")[1].split()[0].rstrip(","))
+        want_sum = float(np.sum(got.astype(np.complex128)).real)
+        check(abs(s - want_sum) <= 1e-6 * max(1.0, float(np.sum(np.abs(got)))),
+              f"contract {name}: checksum {s} vs the result's sum {want_sum}")
+
+
+def einsum_cases(binary, tmp, backend, tol):
+    rng = np.random.default_rng(5)
+    cases = [
+        ("ij,jk->ik", [(7, 5), (5, 9)]),
+        ("ii->i", [(6, 6)]),
+        ("ii", [(6, 6)]),
+        ("...ij,...jk", [(3, 4, 5), (3, 5, 2)]),
+        ("abc,cd,db->a", [(4, 3, 5), (5, 6), (6, 3)]),
+        ("ij,ij->", [(8, 3), (8, 3)]),
+    ]
+    dt = np.float64 if backend == "cpu" else np.float32
+    for k, (expr, shapes) in enumerate(cases):
+        files = []
+        arrs = []
+        for i, sh in enumerate(shapes):
+            a = (rng.uniform(-1, 1, sh) + 0.01).astype(dt)
+            f = os.path.join(tmp, f"e{k}_{i}_{backend}.npy")
+            np.save(f, a)
+            files.append(f)
+            arrs.append(a.astype(np.float64))
+        out = os.path.join(tmp, f"e{k}_{backend}_out.npy")
+        rc, _, se = run(binary, "einsum", expr, *files, "-o", out, "--backend", backend)
+        check(rc == 0, f"einsum '{expr}' on {backend}: exit {rc}: {se.strip()}")
+        if rc == 0:
+            want = np.einsum(expr, *arrs)
+            got = np.load(out)
+            check(got.shape == want.shape, f"einsum '{expr}': shape {got.shape} vs {want.shape}")
+            if got.shape == want.shape:
+                e = rel_err(got, np.asarray(want))
+                check(e <= tol, f"einsum '{expr}' on {backend}: relative error {e:.3g}")
+
+
+def bad_inputs(binary, root, tmp):
+    inst = os.path.join(root, "examples", "instances", "bin_matmul_256.json")
+    out = os.path.join(tmp, "never.npy")
+
+    def refused(args, want_in_msg, what):
+        if os.path.exists(out):
+            os.remove(out)
+        rc, _, se = run(binary, *args)
+        lines = [l for l in se.strip().splitlines() if l]
+        check(rc != 0, f"{what}: exit 0")
+        check(len(lines) >= 1 and want_in_msg in se, f"{what}: message lacks '{want_in_msg}': {se!r}")
+        check(not os.path.exists(out), f"{what}: an output file was written")
+
+    refused(["contract", inst, "--backend", "tpu", "-o", out], "unknown --backend", "unknown backend")
+    refused(["contract", inst, "--backend", "webgpu", "--dtype", "f64", "-o", out], "64-bit",
+            "f64 on webgpu")
+    broken = os.path.join(tmp, "broken.json")
+    open(broken, "w").write('{"format_string": "ij,jk->ik", "shapes": [[2, 3]')
+    refused(["contract", broken, "-o", out], "broken.json", "malformed instance")
+    mismatch = os.path.join(tmp, "mismatch.json")
+    json.dump({"format_string": "ij,jk->ik", "shapes": [[2, 3], [4, 5]], "dtype": "float64",
+               "num_tensors": 2, "paths": {"opt_flops": {"path": [[0, 1]]}}}, open(mismatch, "w"))
+    refused(["contract", mismatch, "-o", out], "mismatch.json", "labels and shapes disagree")
+    badpath = os.path.join(tmp, "badpath.json")
+    json.dump({"format_string": "ij,jk,kl->il", "shapes": [[2, 3], [3, 4], [4, 5]],
+               "dtype": "float64", "num_tensors": 3, "paths": {"opt_flops": {"path": [[0, 1]]}}},
+              open(badpath, "w"))
+    refused(["contract", badpath, "-o", out], "path", "a path that does not cover every operand")
+    huge = os.path.join(tmp, "huge.json")
+    json.dump({"format_string": "ab,cd->abcd", "shapes": [[100000, 100000], [1, 1]],
+               "dtype": "float64", "num_tensors": 2, "paths": {"opt_flops": {"path": [[0, 1]]}}},
+              open(huge, "w"))
+    refused(["contract", huge, "-o", out], "bytes", "an intermediate that cannot fit in memory")
+    notnpy = os.path.join(tmp, "not.npy")
+    open(notnpy, "wb").write(b"this is not an npy file")
+    refused(["einsum", "ij->ji", notnpy, "-o", out], "not.npy", "malformed .npy")
+    a = os.path.join(tmp, "a23.npy")
+    np.save(a, np.ones((2, 3)))
+    refused(["einsum", "ij,jk->ik", a, a, "-o", out], "", "shapes that disagree")
+    refused(["einsum", "ij->ji", a, "-o", out, "--backend", "nope"], "unknown --backend",
+            "unknown backend (einsum)")
+
+
+def main():
+    binary, root = sys.argv[1], sys.argv[2]
+    webgpu = "--webgpu" in sys.argv[3:]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("bin_matmul_256", "lm_batch_likelihood_brackets_4_4d",
+                     "str_mps_varying_inner_product_200", "bin_batched_matmul_b32_m64_n64_k64"):
+            contract_case(binary, root, tmp, name, "cpu", 1e-10)
+        einsum_cases(binary, tmp, "cpu", 1e-12)
+        bad_inputs(binary, root, tmp)
+        if webgpu:
+            for name in ("bin_matmul_256", "lm_batch_likelihood_brackets_4_4d",
+                         "str_mps_varying_inner_product_200",
+                         "bin_batched_matmul_b32_m64_n64_k64"):
+                contract_case(binary, root, tmp, name, "webgpu", 2e-4)
+            einsum_cases(binary, tmp, "webgpu", 2e-5)
+    if FAILURES:
+        print(f"{len(FAILURES)} check(s) failed")
+        return 1
+    print("all cli checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
