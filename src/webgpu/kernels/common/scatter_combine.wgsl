@@ -1,0 +1,53 @@
+// The scatter combiners where WGSL has no one-line form, with the cpu
+// backend's semantics (src/cpu/gather_scatter.c): maximum/minimum propagate
+// NaN (a NaN in the result stays, a NaN update replaces it); complex
+// maximum/minimum are lexicographic on (re, im), the result's NaN first.
+// NaN is tested on the bits, so no driver shortcut changes the answer.
+
+fn tfr_sc_nan(v: f32) -> bool {
+  return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+}
+
+fn tfr_sc_max_f32(a: f32, x: f32) -> f32 {
+  return select(a, x, x > a || tfr_sc_nan(x));
+}
+
+fn tfr_sc_min_f32(a: f32, x: f32) -> f32 {
+  return select(a, x, x < a || tfr_sc_nan(x));
+}
+
+fn tfr_sc_nan_c64(a: vec2<f32>) -> bool {
+  return tfr_sc_nan(a.x) || tfr_sc_nan(a.y);
+}
+
+fn tfr_sc_max_c64(a: vec2<f32>, x: vec2<f32>) -> vec2<f32> {
+  if (tfr_sc_nan_c64(a)) {
+    return a;
+  }
+  if (tfr_sc_nan_c64(x)) {
+    return x;
+  }
+  return select(a, x, x.x > a.x || (x.x == a.x && x.y > a.y));
+}
+
+fn tfr_sc_min_c64(a: vec2<f32>, x: vec2<f32>) -> vec2<f32> {
+  if (tfr_sc_nan_c64(a)) {
+    return a;
+  }
+  if (tfr_sc_nan_c64(x)) {
+    return x;
+  }
+  return select(a, x, x.x < a.x || (x.x == a.x && x.y < a.y));
+}
+
+fn tfr_sc_mul_c64(a: vec2<f32>, x: vec2<f32>) -> vec2<f32> {
+  return vec2<f32>(a.x * x.x - a.y * x.y, a.x * x.y + a.y * x.x);
+}
+
+fn tfr_sc_add_i32(a: i32, x: i32) -> i32 {
+  return bitcast<i32>(bitcast<u32>(a) + bitcast<u32>(x));
+}
+
+fn tfr_sc_mul_i32(a: i32, x: i32) -> i32 {
+  return bitcast<i32>(bitcast<u32>(a) * bitcast<u32>(x));
+}
