@@ -28,9 +28,11 @@
 // are passed as their low 32 bits (exact modulo 2^32, see index_space.wgsl).
 //
 // dtypes: gather and scatter `replace` move bits, so every dtype works.
-// add, multiply, maximum, minimum compute on bool, i32, f32 and c64; on i64,
-// f64 and c128 they fail with TFR_ERR_UNSUPPORTED_DTYPE (WGSL has no 64-bit
-// arithmetic yet). Indices may be i32 or i64 (read as two 32-bit words).
+// add, multiply, maximum, minimum compute on bool, i32, f32, c64 and i64
+// (emulated with 32-bit words); f64 maximum/minimum compare bits; f64
+// add/multiply and c128 arithmetic fail with TFR_ERR_UNSUPPORTED_DTYPE (WGSL
+// has no 64-bit floats). Indices may be i32 or i64 (read as two 32-bit
+// words).
 #include <stdio.h>
 #include <string.h>
 
@@ -95,8 +97,10 @@ static const gs_elem *gs_raw(size_t es) {
   }
 }
 
-// By dtype, for the arithmetic combiners; NULL for the 64-bit dtypes.
-static const gs_elem *gs_typed(tfr_dtype dt) {
+// By dtype, for the arithmetic combiners `c`; NULL where WGSL cannot compute
+// it yet: f64 add/multiply and every c128 combiner (i64 is emulated with
+// 32-bit words, f64 maximum/minimum compare bits).
+static const gs_elem *gs_typed(tfr_dtype dt, tfr_scatter_combiner c) {
   static const gs_elem i32 = {"i32", "array<i32>", "array<i32>", "i32", "src[j]", "upd[uj]",
                               "dst[t]", "dst[k] = val", "dst[t] = val", false};
   static const gs_elem f32 = {"f32", "array<f32>", "array<f32>", "f32", "src[j]", "upd[uj]",
@@ -109,6 +113,9 @@ static const gs_elem *gs_typed(tfr_dtype dt) {
     case TFR_I32: return &i32;
     case TFR_F32: return &f32;
     case TFR_C64: return &c64;
+    case TFR_I64: return gs_raw(8);
+    case TFR_F64:
+      return c == TFR_SCATTER_MAXIMUM || c == TFR_SCATTER_MINIMUM ? gs_raw(8) : NULL;
     default: return NULL;
   }
 }
@@ -124,15 +131,21 @@ static const char *gs_combine_expr(tfr_scatter_combiner c, tfr_dtype dt) {
   switch (c) {
     case TFR_SCATTER_REPLACE: return "x";
     case TFR_SCATTER_ADD:
-      return dt == TFR_I32 ? "tfr_sc_add_i32(acc, x)" : "acc + x";
+      return dt == TFR_I32 ? "tfr_sc_add_i32(acc, x)"
+             : dt == TFR_I64 ? "tfr_sc_add_i64(acc, x)" : "acc + x";
     case TFR_SCATTER_MULTIPLY:
       return dt == TFR_I32 ? "tfr_sc_mul_i32(acc, x)"
+             : dt == TFR_I64 ? "tfr_sc_mul_i64(acc, x)"
              : dt == TFR_C64 ? "tfr_sc_mul_c64(acc, x)" : "acc * x";
     case TFR_SCATTER_MAXIMUM:
       return dt == TFR_BOOL ? "(acc | x)" : dt == TFR_I32 ? "max(acc, x)"
+             : dt == TFR_I64 ? "tfr_sc_max_i64(acc, x)"
+             : dt == TFR_F64 ? "tfr_sc_max_f64(acc, x)"
              : dt == TFR_F32 ? "tfr_sc_max_f32(acc, x)" : "tfr_sc_max_c64(acc, x)";
     case TFR_SCATTER_MINIMUM:
       return dt == TFR_BOOL ? "(acc & x)" : dt == TFR_I32 ? "min(acc, x)"
+             : dt == TFR_I64 ? "tfr_sc_min_i64(acc, x)"
+             : dt == TFR_F64 ? "tfr_sc_min_f64(acc, x)"
              : dt == TFR_F32 ? "tfr_sc_min_f32(acc, x)" : "tfr_sc_min_c64(acc, x)";
   }
   return "x";
@@ -430,11 +443,12 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   const tfr_index_space *ix = &d->ix;
   tfr_dtype dt = d->dtype;
   const gs_elem *e = d->combiner == TFR_SCATTER_REPLACE ? gs_raw(tfr_dtype_size(dt))
-                                                         : gs_typed(dt);
+                                                         : gs_typed(dt, d->combiner);
   if (!e)
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                     "scatter (%s): dtype %s is not supported on the webgpu backend (its "
-                     "combiners compute on bool, i32, f32 and c64; replace takes every dtype)",
+                     "scatter (%s): dtype %s is not supported on the webgpu backend (WGSL "
+                     "has no 64-bit floats: f64 takes replace, maximum and minimum, c128 "
+                     "only replace)",
                      gs_combiner_name(d->combiner), tfr_dtype_name(dt));
   if (out->numel == 0 || upd->numel == 0) return TFR_OK;
   if (out->numel >= ((int64_t)1 << 32) - 1)
@@ -563,8 +577,9 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
                e->dload, e->value_t, e->uload, e->value_t,
                gs_combine_expr(d->combiner, dt), e->sstore);
     }
-    snprintf(variant, sizeof variant, "scatter_direct[%s,%s,%s%s]", e->tag,
-             gs_combiner_name(d->combiner), itag, mtag);
+    // The dtype names the combine expression (i64 and f64 share an element type).
+    snprintf(variant, sizeof variant, "scatter_direct[%s:%s,%s,%s%s]", tfr_dtype_name(dt),
+             e->tag, gs_combiner_name(d->combiner), itag, mtag);
     const char *snippets[] = {"common/scatter_params.wgsl", "common/index_meta.wgsl",
                               "common/index_space.wgsl", "common/scatter_space.wgsl",
                               "common/scatter_combine.wgsl",
@@ -644,7 +659,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   }
   {
     // Apply: updates, keys, values, [metadata]; result.
-    snprintf(variant, sizeof variant, "scatter_apply[%s,%s%s]", e->tag,
+    snprintf(variant, sizeof variant, "scatter_apply[%s:%s,%s%s]", tfr_dtype_name(dt), e->tag,
              gs_combiner_name(d->combiner), mtag);
     const char *snippets[] = {"common/scatter_params.wgsl", "common/index_meta.wgsl",
                               "common/scatter_space.wgsl", "common/scatter_combine.wgsl",

@@ -46,8 +46,14 @@ static void ix_same(const tfr_tensor *want, const tfr_tensor *got, const char *w
     size_t es = tfr_dtype_size(tfr_tensor_dtype(want));
     size_t i = 0;
     while (a[i] == b[i]) i++;
-    fail_msg("%s (%s): element %zu differs (byte %zu: want 0x%02x, got 0x%02x)", what,
-             tfr_dtype_name(tfr_tensor_dtype(want)), i / es, i, a[i], b[i]);
+    char wb[40] = "", gb[40] = "";
+    size_t e0 = i / es * es;
+    for (size_t k = es; k-- > 0 && es <= 16;) {  // the element's bytes, most significant first
+      snprintf(wb + strlen(wb), sizeof wb - strlen(wb), "%02x", a[e0 + k]);
+      snprintf(gb + strlen(gb), sizeof gb - strlen(gb), "%02x", b[e0 + k]);
+    }
+    fail_msg("%s (%s): element %zu differs: want 0x%s, got 0x%s", what,
+             tfr_dtype_name(tfr_tensor_dtype(want)), i / es, wb, gb);
   }
   free(a);
   free(b);
@@ -692,13 +698,66 @@ static void test_scatter_high_rank(void **state) {
   }
 }
 
-// scatter add/multiply/maximum/minimum on 64-bit dtypes: unsupported, with
-// the dtype and the backend in the message; replace and gather move bits and
-// work.
+// 64-bit dtypes: i64 computes with 32-bit words (carries, the high word of
+// products, signed comparison), f64 maximum/minimum compare bits (NaN, -0 ==
+// +0, infinities); values over the full 64-bit range.
+static tfr_tensor *ix_wide(tfr_dtype dt, int rank, const int64_t *shape, uint64_t seed) {
+  int64_t n = 1;
+  for (int k = 0; k < rank; k++) n *= shape[k];
+  uint64_t st = seed * 13 + 3, *v = malloc((size_t)n * 8 + 8);
+  static const double special[] = {0.0, -0.0, 1.0 / 0.0, -1.0 / 0.0, 0.0 / 0.0, -2.5, 2.5,
+                                   1e300, -1e-300};
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t r = tfr_test_rand_u64(&st);
+    if (dt == TFR_F64) {
+      double x = (r & 1) ? special[(r >> 8) % 9] : ((double)(int64_t)(r >> 12) * 1e-6);
+      memcpy(&v[i], &x, 8);
+    } else {
+      v[i] = (r & 3) == 0 ? r >> 40 : r;  // small and full-range values
+    }
+  }
+  tfr_tensor *t = tfr_test_tensor(dt, rank, shape, v);
+  free(v);
+  return t;
+}
+
+static void test_scatter_64bit(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  int64_t uwd[1] = {1}, ins[1] = {0}, map[1] = {0};
+  for (int d = 0; d < 2; d++)
+    for (int ci = 0; ci < 5; ci++) {
+      tfr_dtype dt = d ? TFR_F64 : TFR_I64;
+      tfr_scatter_combiner cb = ix_combiners[ci];
+      if (dt == TFR_F64 && (cb == TFR_SCATTER_ADD || cb == TFR_SCATTER_MULTIPLY)) continue;
+      int64_t oshape[2] = {5, 3}, ishape[2] = {30, 1}, ushape[2] = {30, 3};
+      tfr_scatter_config sc = {.num_update_window_dims = 1, .update_window_dims = uwd,
+                               .num_inserted_window_dims = 1, .inserted_window_dims = ins,
+                               .num_scatter_dims_to_operand_dims = 1,
+                               .scatter_dims_to_operand_dims = map, .index_vector_dim = 1,
+                               .combiner = cb};
+      char what[64];
+      snprintf(what, sizeof what, "scatter 64-bit (%s, combiner %d)", tfr_dtype_name(dt), (int)cb);
+      ix_case c = {.what = what, .op = ix_op_scatter, .cfg = &sc, .n = 3};
+      c.in[0] = ix_wide(dt, 2, oshape, 2200 + (uint64_t)d);
+      c.in[1] = ix_rand_index(TFR_I32, 2, ishape, -1, 6, 31 + (uint64_t)ci);
+      c.in[2] = ix_wide(dt, 2, ushape, 2300 + (uint64_t)(d * 5 + ci));
+      ix_diff_only(&c);
+      ix_release_inputs(&c);
+    }
+}
+
+// f64 add/multiply and c128 arithmetic: unsupported, with the combiner, the
+// dtype and the backend in the message, and no result; replace and gather
+// move bits and work.
 static void test_unsupported_dtypes(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
-  static const tfr_dtype dts[] = {TFR_F64, TFR_I64, TFR_C128};
+  static const tfr_dtype dts[] = {TFR_F64, TFR_C128, TFR_C128};
+  static const tfr_scatter_combiner cbs[] = {TFR_SCATTER_MULTIPLY, TFR_SCATTER_ADD,
+                                             TFR_SCATTER_MAXIMUM};
+  static const char *const names[] = {"scatter (multiply)", "scatter (add)",
+                                      "scatter (maximum)"};
   int64_t ins[1] = {0}, map[1] = {0};
   int64_t oshape[1] = {4}, ishape[1] = {3};
   int32_t iv[3] = {0, 2, 2};
@@ -711,9 +770,9 @@ static void test_unsupported_dtypes(void **state) {
     tfr_scatter_config sc = {.num_inserted_window_dims = 1, .inserted_window_dims = ins,
                              .num_scatter_dims_to_operand_dims = 1,
                              .scatter_dims_to_operand_dims = map, .index_vector_dim = 1,
-                             .combiner = TFR_SCATTER_ADD};
+                             .combiner = cbs[d]};
     TFR_ASSERT_ERROR(tfr_scatter(s, dop, dind, dup, &sc, &out), TFR_ERR_UNSUPPORTED_DTYPE,
-                     "scatter (add)", tfr_dtype_name(dts[d]), "webgpu");
+                     names[d], tfr_dtype_name(dts[d]), "webgpu");
     assert_null(out);
     tfr_test_end(s);
     tfr_tensor_release(dop);
@@ -872,6 +931,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_scatter_empty, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_scatter_large, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_scatter_high_rank, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_scatter_64bit, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_unsupported_dtypes, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_structural_ops, tfr_test_teardown_session),
   };
