@@ -274,8 +274,8 @@ static void test_gather_windows(void **state) {
       c.in[0] = ix_rand(ix_dtypes[d], 3, oshape, 20 + (uint64_t)d);
       c.in[1] = ix_rand_index(i64 ? TFR_I64 : TFR_I32, 3, ishape, -3, 9, 3 + (uint64_t)i64);
       ix_diff_only(&c);
-      // The same on strided views: operand reversed, indices transposed
-      // (via a rank-3 reversal) and every other ...
+      // The same on negative-stride views of the operand and of the index
+      // tensor.
       c.view[0] = ix_view_reverse_all;
       c.view[1] = ix_view_reverse_all;
       ix_diff_only(&c);
@@ -792,10 +792,6 @@ static void test_unsupported_dtypes(void **state) {
 // ---------------------------------------------------------------------------
 // slice, dynamic_slice, dynamic_update_slice, pad, concatenate, reverse
 // ---------------------------------------------------------------------------
-
-typedef struct ix_dyn_cfg {
-  const int64_t *sizes;
-} ix_dyn_cfg;
 
 static tfr_status ix_op_slice(tfr_session *s, tfr_tensor *const *in, const void *cfg,
                               tfr_tensor **out) {
