@@ -12,7 +12,7 @@
 //     On a host-memory backend (cpu) the core reads them, clamps them and
 //     copies through a view. A device backend cannot be read here without a
 //     synchronising download, so there the op is lowered instead: the starts
-//     are copied (on the device) into one i64 index vector, and the op runs as
+//     are copied (on the device) into one index vector, and the op runs as
 //     a gather (clamping is gather's own rule) or as a replace scatter with
 //     `clamp_starts` set. Both paths are tested on the cpu (the lowering
 //     through tfr_indexing_force_lowering_for_tests).
@@ -94,13 +94,15 @@ static bool ix_use_lowering(const tfr_session *s) {
   return !s->backend->host_memory || atomic_load(&tfr_force_lowering);
 }
 
-// The starts as one compact i64 vector on the session's backend, built with
-// the backend's copies only (no host read).
+// The starts as one compact index vector on the session's backend, built
+// with the backend's copies only (no host read). Its dtype is the starts'
+// (validation makes them share one), so the copies move bits and need no
+// conversion (a device backend may not convert i32 to i64).
 static tfr_status ix_start_vector(tfr_session *s, int rank, const tfr_tensor *const *starts,
                                   tfr_tensor **out) {
   tfr_tensor *vec = NULL;
   int64_t n = rank;
-  TFR_RETURN_IF_ERROR(tfr_tensor_alloc(s->backend, TFR_I64, 1, &n, false, &vec));
+  TFR_RETURN_IF_ERROR(tfr_tensor_alloc(s->backend, starts[0]->dtype, 1, &n, false, &vec));
   tfr_status st = TFR_OK;
   for (int k = 0; k < rank && !st; k++) {
     tfr_tensor *src = NULL, *dst = NULL;
