@@ -83,6 +83,18 @@ static const tfr_red_type *tfr_red_type_of(tfr_dtype dt) {
   }
 }
 
+// Float maximum (CMP ">", ZERO "&": +0 wins) or minimum ("<", "|": -0 wins),
+// without branches: with a NaN operand both comparisons are false and `a`
+// stays, then a NaN `b` replaces a number.
+#define TFR_RED_FMINMAX(CMP, ZERO)                                                    \
+  "let ua = bitcast<u32>(a);\n"                                                      \
+  "  let ub = bitcast<u32>(b);\n"                                                    \
+  "  var r = select(a, b, b " CMP " a);\n"                                           \
+  "  r = select(r, bitcast<f32>(ua " ZERO " ub), a == b);\n"                         \
+  "  let nan_a = (ua & 0x7fffffffu) > 0x7f800000u;\n"                                \
+  "  let nan_b = (ub & 0x7fffffffu) > 0x7f800000u;\n"                                \
+  "  return select(r, b, nan_b && !nan_a);"
+
 // The body of op(a, b). Float maximum/minimum propagate NaN (a NaN
 // accumulator stays, a NaN element replaces it, tested on the bits) and order
 // -0 below +0 (IEEE 754-2019 maximum/minimum), so their result does not
@@ -96,19 +108,9 @@ static const char *tfr_red_op(tfr_reduce_combiner c, tfr_dtype dt) {
       return dt == TFR_C64 ? "return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);"
                            : "return a * b;";
     case TFR_REDUCE_MAXIMUM:
-      return dt == TFR_F32 ? "if (tfr_f32_is_nan(a)) {\n    return a;\n  }\n"
-                             "  if (tfr_f32_is_nan(b)) {\n    return b;\n  }\n"
-                             "  if (a == b) {\n"
-                             "    return bitcast<f32>(bitcast<u32>(a) & bitcast<u32>(b));\n  }\n"
-                             "  return select(a, b, b > a);"
-                           : "return max(a, b);";
+      return dt == TFR_F32 ? TFR_RED_FMINMAX(">", "&") : "return max(a, b);";
     case TFR_REDUCE_MINIMUM:
-      return dt == TFR_F32 ? "if (tfr_f32_is_nan(a)) {\n    return a;\n  }\n"
-                             "  if (tfr_f32_is_nan(b)) {\n    return b;\n  }\n"
-                             "  if (a == b) {\n"
-                             "    return bitcast<f32>(bitcast<u32>(a) | bitcast<u32>(b));\n  }\n"
-                             "  return select(a, b, b < a);"
-                           : "return min(a, b);";
+      return dt == TFR_F32 ? TFR_RED_FMINMAX("<", "|") : "return min(a, b);";
     case TFR_REDUCE_AND: return "return a & b;";
     case TFR_REDUCE_OR: return "return a | b;";
     case TFR_REDUCE_XOR: return "return a ^ b;";
@@ -230,7 +232,6 @@ static tfr_status tfr_red_pipeline(tfr_red_ctx *c, bool vec, uint32_t ept,
   snprintf(nv, sizeof nv, "%d", vec ? t->vw : 1);
   const char *snippets[3];
   int ns = 0;
-  snippets[ns++] = "common/convert.wgsl";  // tfr_f32_is_nan
   if (t->bytes) snippets[ns++] = "common/bytes.wgsl";
   snippets[ns] = NULL;
   tfr_wgsl_subst subst[] = {
