@@ -209,7 +209,7 @@ typedef struct tfr_red_params {
   uint32_t nout, nseg, munits, seg_units;
   uint32_t tpo, pad3, nk, nr;
   uint32_t src_offset, dst_offset, seg_stride, init_mode;
-  uint32_t init_offset, pad0, pad1, pad2;
+  uint32_t init_offset, lane_stride, pad1, pad2;
   uint32_t init_bits[4];
   uint32_t kshape[8], kin[8], kout[8];
   uint32_t rshape[8], rin[8];
@@ -223,7 +223,7 @@ typedef struct tfr_red_ctx {
   char op[48];  // "reduce (add)"
 } tfr_red_ctx;
 
-static tfr_status tfr_red_pipeline(tfr_red_ctx *c, bool vec, uint32_t ept,
+static tfr_status tfr_red_pipeline(tfr_red_ctx *c, bool vec, bool split, uint32_t ept,
                                    WGPUComputePipeline *out) {
   const tfr_red_type *t = c->ty;
   char variant[96], nv[8];
@@ -247,9 +247,9 @@ static tfr_status tfr_red_pipeline(tfr_red_ctx *c, bool vec, uint32_t ept,
       {"DST_ARRAY", t->dst_array},
       {"STORE", t->store},
   };
-  tfr_wgsl_override ov[] = {{"WG", TFR_RED_WG}, {"EPT", ept}};
+  tfr_wgsl_override ov[] = {{"WG", TFR_RED_WG}, {"EPT", ept}, {"SPLIT", split ? 1u : 0u}};
   tfr_wgsl_variant v = {variant, "reduce.wgsl", snippets, subst,
-                        (int)(sizeof subst / sizeof subst[0]), ov, 2, 2, 1};
+                        (int)(sizeof subst / sizeof subst[0]), ov, 3, 2, 1};
   return tfr_wgpu_pipeline_get(c->b, &v, out);
 }
 
@@ -276,19 +276,32 @@ static tfr_status tfr_red_run_pass(tfr_red_ctx *c, tfr_red_pass *p, bool *final,
                      c->op, p->nk, p->nr);
 
   bool lanes = p->nk > 0 && tfr_red_key(p->kept[0].s) < tfr_red_key(p->red[0].s);
+  // vec4 units: along a contiguous reduced axis (rows), or across a
+  // contiguous kept axis (lanes, `split`: a unit holds nvw outputs), when
+  // every offset is a multiple of nvw elements.
   int nvw = 1;
-  if (!lanes && t->vw > 0 && p->nr == 1 && p->red[0].s == 1 && m % (uint64_t)t->vw == 0 &&
-      p->src_off % t->vw == 0) {
-    nvw = t->vw;
-    for (int j = 0; j < p->nk; j++)
-      if (p->kept[j].s % t->vw != 0) nvw = 1;
+  bool split = false;
+  if (t->vw > 0 && p->src_off % t->vw == 0) {
+    int64_t vw = t->vw;
+    bool ok;
+    if (!lanes) {
+      ok = p->nr == 1 && p->red[0].s == 1 && m % (uint64_t)vw == 0;
+      for (int j = 0; j < p->nk; j++) ok = ok && p->kept[j].s % vw == 0;
+    } else {
+      ok = p->kept[0].s == 1 && p->kept[0].n % vw == 0;
+      for (int j = 1; j < p->nk; j++) ok = ok && p->kept[j].s % vw == 0;
+      for (int j = 0; j < p->nr; j++) ok = ok && p->red[j].s % vw == 0;
+      split = ok;
+    }
+    if (ok) nvw = (int)vw;
   }
-  uint64_t munits = m / (uint64_t)nvw;
+  uint64_t munits = split ? m : m / (uint64_t)nvw;
+  uint64_t ngroups = split ? nout / (uint64_t)nvw : nout;  // tasks per segment
   uint32_t ept = lanes ? TFR_RED_EPT_LANES : TFR_RED_EPT_ROWS;
   uint32_t tpo = lanes ? 1 : tfr_red_pow2_at_least((munits + ept - 1) / ept);
   uint64_t seg_units = (uint64_t)tpo * ept;
   uint64_t nseg = munits == 0 ? 1 : (munits + seg_units - 1) / seg_units;
-  uint64_t tasks = nout * nseg;
+  uint64_t tasks = ngroups * nseg;
   if (munits >= ((uint64_t)1 << 32) || tasks >= ((uint64_t)1 << 32))
     return tfr_error(TFR_ERR_INVALID_ARGUMENT,
                      "%s: webgpu: %llu outputs of %llu reduced elements each exceed what one "
@@ -298,7 +311,7 @@ static tfr_status tfr_red_run_pass(tfr_red_ctx *c, tfr_red_pass *p, bool *final,
 
   tfr_red_params P;
   memset(&P, 0, sizeof P);
-  P.nout = (uint32_t)nout;
+  P.nout = (uint32_t)ngroups;
   P.nseg = (uint32_t)nseg;
   P.munits = (uint32_t)munits;
   P.seg_units = (uint32_t)seg_units;
@@ -328,6 +341,12 @@ static tfr_status tfr_red_run_pass(tfr_red_ctx *c, tfr_red_pass *p, bool *final,
     P.kshape[j] = (uint32_t)p->kept[j].n;
     P.kin[j] = (uint32_t)p->kept[j].s;
     P.kout[j] = (uint32_t)kout[j];
+  }
+  if (split) {  // kept axis 0 in groups of nvw outputs
+    P.kshape[0] = (uint32_t)(p->kept[0].n / nvw);
+    P.kin[0] = (uint32_t)nvw;
+    P.kout[0] = (uint32_t)(kout[0] * nvw);
+    P.lane_stride = (uint32_t)kout[0];
   }
   for (int j = 0; j < p->nr; j++) {
     P.rshape[j] = (uint32_t)p->red[j].n;
@@ -388,7 +407,7 @@ static tfr_status tfr_red_run_pass(tfr_red_ctx *c, tfr_red_pass *p, bool *final,
   }
 
   WGPUComputePipeline pipeline;
-  st = tfr_red_pipeline(c, nvw > 1, ept, &pipeline);
+  st = tfr_red_pipeline(c, nvw > 1, split, ept, &pipeline);
   if (st) goto fail;
   uint64_t per_group = TFR_RED_WG / tpo;
   st = tfr_wgpu_dispatch_n(b, pipeline, &P, sizeof P, bind, 2, 1,

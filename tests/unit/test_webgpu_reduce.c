@@ -189,6 +189,19 @@ static tfr_status view_tail(const tfr_tensor *t, tfr_tensor **out) {
   return tfr_tensor_view_slice(t, start, limit, NULL, out);
 }
 
+// Rank 3: axes 1 and 2 swapped.
+static tfr_status view_swap12(const tfr_tensor *t, tfr_tensor **out) {
+  int64_t perm[3] = {0, 2, 1};
+  return tfr_tensor_view_transpose(t, perm, out);
+}
+
+// Rank 3: without the first element along the last axis.
+static tfr_status view_tail2(const tfr_tensor *t, tfr_tensor **out) {
+  const int64_t *sh = tfr_tensor_shape(t);
+  int64_t start[3] = {0, 0, 1}, limit[3] = {sh[0], sh[1], sh[2]};
+  return tfr_tensor_view_slice(t, start, limit, NULL, out);
+}
+
 static const struct {
   const char *name;
   view_fn fn;
@@ -343,6 +356,17 @@ static void test_sizes(void **state) {
       h = cases[k].c == TFR_REDUCE_MULTIPLY ? unit_data(cases[k].dt, 2, outer, 60 + (uint64_t)i)
                                             : data_for(cases[k].c, cases[k].dt, 2, outer, 60 + (uint64_t)i);
       check_reduce(h, NULL, cases[k].c, 1, &a0, NULL, "outer");
+      tfr_tensor_release(h);
+      // Outer with a contiguous kept axis of a multiple of 4 outputs (vec4
+      // units across outputs), also with the kept axes transposed (outputs
+      // apart in the result).
+      if (m > 20000) continue;
+      int64_t cols[3] = {m, 6, 8};
+      h = cases[k].c == TFR_REDUCE_MULTIPLY ? unit_data(cases[k].dt, 3, cols, 65 + (uint64_t)i)
+                                            : data_for(cases[k].c, cases[k].dt, 3, cols, 65 + (uint64_t)i);
+      check_reduce(h, NULL, cases[k].c, 1, &a0, NULL, "outer, 48 columns");
+      check_reduce(h, view_swap12, cases[k].c, 1, &a0, NULL, "outer, 48 columns transposed");
+      check_reduce(h, view_tail2, cases[k].c, 1, &a0, NULL, "outer, 47 columns");
       tfr_tensor_release(h);
     }
 }

@@ -39,6 +39,12 @@ override WG: u32 = 256u;
 // Units per invocation and segment (a constant, so that the loop over a full
 // segment unrolls and its loads are all in flight at once).
 override EPT: u32 = 16u;
+// The NV lanes of a unit are NV neighbouring outputs along kept axis 0
+// (lanes layout with a contiguous kept axis: TPO = 1, kshape[0] counts
+// groups of NV outputs, every stride is a multiple of NV, and lane e of
+// output group o is stored at k + e * lane_stride) instead of NV elements of
+// one reduction.
+override SPLIT: bool = false;
 alias V = {{VALUE_T}};
 const NV: u32 = {{NV}}u;
 
@@ -56,7 +62,7 @@ struct Params {
   seg_stride: u32,  // destination stride of the segment index
   init_mode: u32,   // 0: init_bits, 1: initv[init_offset], 2: none (partials)
   init_offset: u32,
-  pad0: u32,
+  lane_stride: u32, // SPLIT: destination stride between the lanes
   pad1: u32,
   pad2: u32,
   init_bits: vec4<u32>,
@@ -95,10 +101,10 @@ fn init_value() -> V {
 }
 
 // Unit index of unit `u` of the task whose first element is at `base`: the
-// element offset for NV = 1, the vec4 index for NV > 1 (then the reduced axis
-// is one contiguous axis and `base` a multiple of NV).
+// element offset for NV = 1, the vec4 index for NV > 1 (then either the
+// reduced axis is one contiguous axis and `base` a multiple of NV, or SPLIT).
 fn unit_index(base: u32, u: u32) -> u32 {
-  if (NV > 1u) {
+  if (NV > 1u && !SPLIT) {
     return base / NV + u;
   }
   var rem = u;
@@ -109,7 +115,20 @@ fn unit_index(base: u32, u: u32) -> u32 {
     off += (rem % n) * P.rin[d >> 2u][d & 3u];
     rem = rem / n;
   }
-  return off + rem * P.rin[last >> 2u][last & 3u];
+  off += rem * P.rin[last >> 2u][last & 3u];
+  if (NV > 1u) {
+    return off / NV;
+  }
+  return off;
+}
+
+// Stores a task's result: as is (a partial result) or combined with init.
+fn store_result(k: u32, r: V, raw: bool) {
+  var val = r;
+  if (!raw) {
+    val = op(init_value(), r);
+  }
+  {{STORE}};
 }
 
 @compute @workgroup_size(WG)
@@ -163,6 +182,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
       }
     }
+    if (SPLIT) {  // NV outputs, one invocation per task (no tree): stored here
+      for (var e = 0u; e < NV; e++) {
+        let kk = k + e * P.lane_stride;
+        store_result(kk, acc[e], P.init_mode == 2u);
+      }
+    }
     // The NV lanes pairwise.
     for (var h = NV / 2u; h > 0u; h = h / 2u) {
       for (var e = 0u; e < h; e++) {
@@ -178,16 +203,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       partial[lid] = op(partial[lid], partial[lid + h]);
     }
   }
-  if (live && lt == 0u) {
-    if (P.init_mode == 2u) {
-      let val = partial[lid];
-      {{STORE}};
-    } else if (nv == 0u) {
+  if (live && lt == 0u && !SPLIT) {
+    if (nv == 0u) {
       let val = init_value();
       {{STORE}};
     } else {
-      let val = op(init_value(), partial[lid]);
-      {{STORE}};
+      store_result(k, partial[lid], P.init_mode == 2u);
     }
   }
 }
