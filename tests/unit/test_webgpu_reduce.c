@@ -360,7 +360,11 @@ static void test_sizes(void **state) {
       // Outer with a contiguous kept axis of a multiple of 4 outputs (vec4
       // units across outputs), also with the kept axes transposed (outputs
       // apart in the result).
-      if (m > 20000) continue;
+      // (Around the lanes layout's boundaries: 64 units per invocation, 64^2
+      // for two passes.)
+      if (m != 1 && m != 5 && m != 63 && m != 64 && m != 65 && m != 4095 && m != 4097 &&
+          m != 16385)
+        continue;
       int64_t cols[3] = {m, 6, 8};
       h = cases[k].c == TFR_REDUCE_MULTIPLY ? unit_data(cases[k].dt, 3, cols, 65 + (uint64_t)i)
                                             : data_for(cases[k].c, cases[k].dt, 3, cols, 65 + (uint64_t)i);
