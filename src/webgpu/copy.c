@@ -1,5 +1,5 @@
 // The first kernel family: copies of strided views to any layout, tiled
-// transposition, and `convert` among f32, i32 and bool.
+// transposition, and `convert` among f32, i32, bool and c64.
 //
 // Planning mirrors src/cpu/strided.c: axes of extent 1 are dropped, the rest
 // ordered by the destination's |stride| (innermost first), and neighbours that
@@ -65,22 +65,40 @@ static const tfr_wgpu_elem *tfr_wgpu_typed(tfr_dtype dt) {
                                     "dst[k] = val", false};
   static const tfr_wgpu_elem f32 = {"f32", "array<f32>", "src[j]", "array<f32>", "f32",
                                     "dst[k] = val", false};
+  static const tfr_wgpu_elem c64 = {"c64", "array<vec2<f32>>", "src[j]", "array<vec2<f32>>",
+                                    "vec2<f32>", "dst[k] = val", false};
   switch (dt) {
     case TFR_BOOL: return &b8;
     case TFR_I32: return &i32;
     case TFR_F32: return &f32;
+    case TFR_C64: return &c64;
     default: return NULL;
   }
 }
 
-// Expression of `v` (source value) converting to the destination's value.
+// Expression of `v` (source value) converting to the destination's value
+// (DESIGN.md): complex -> real keeps the real part, -> bool is x != 0 (for
+// complex: either part), bool (a u32 byte) -> number is 0 or 1.
 static const char *tfr_wgpu_convert_expr(tfr_dtype from, tfr_dtype to) {
   if (from == to) return "v";
   switch (to) {
     case TFR_BOOL:
-      return from == TFR_F32 ? "select(0u, 1u, tfr_f32_nonzero(v))" : "select(0u, 1u, v != 0i)";
-    case TFR_I32: return from == TFR_F32 ? "tfr_f32_to_i32(v)" : "i32(v)";
-    default: return "f32(v)";  // from i32 (round to nearest even) or bool (0/1)
+      switch (from) {
+        case TFR_F32: return "select(0u, 1u, tfr_f32_nonzero(v))";
+        case TFR_C64: return "select(0u, 1u, tfr_f32_nonzero(v.x) || tfr_f32_nonzero(v.y))";
+        default: return "select(0u, 1u, v != 0i)";
+      }
+    case TFR_I32:
+      switch (from) {
+        case TFR_F32: return "tfr_f32_to_i32(v)";
+        case TFR_C64: return "tfr_f32_to_i32(v.x)";
+        default: return "i32(v)";
+      }
+    case TFR_C64:
+      return from == TFR_F32 ? "vec2<f32>(v, 0.0)" : "vec2<f32>(f32(v), 0.0)";
+    default:  // f32
+      // from c64 (the real part), i32 (round to nearest even) or bool (0/1)
+      return from == TFR_C64 ? "v.x" : "f32(v)";
   }
 }
 
@@ -210,8 +228,8 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
     de = tfr_wgpu_typed(out->dtype);
     if (!se || !de)
       return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                       "%s: %s to %s is not implemented on the webgpu backend yet (it converts "
-                       "among f32, i32 and bool)",
+                       "%s: %s to %s is not supported on the webgpu backend (it converts "
+                       "among f32, i32, bool and c64)",
                        op, tfr_dtype_name(in->dtype), tfr_dtype_name(out->dtype));
   }
 
@@ -430,14 +448,8 @@ tfr_status tfr_wgpu_structural(tfr_backend *base, const tfr_structural_desc *d) 
   switch (d->kind) {
     case TFR_STRUCT_CONVERT:
       return tfr_wgpu_copy(b, d->in->dtype == d->out->dtype ? "copy" : "convert", d->in, d->out);
-    case TFR_STRUCT_TRIANGLE:
-      return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                       "%s: not implemented on the webgpu backend yet (dtype %s)",
-                       d->upper ? "triu" : "tril", tfr_dtype_name(d->in->dtype));
-    case TFR_STRUCT_IOTA:
-      return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                       "iota: not implemented on the webgpu backend yet (dtype %s)",
-                       tfr_dtype_name(d->out->dtype));
+    case TFR_STRUCT_TRIANGLE: return tfr_wgpu_triangle(b, d);
+    case TFR_STRUCT_IOTA: return tfr_wgpu_iota(b, d);
   }
   return tfr_error(TFR_ERR_INTERNAL, "webgpu: structural op kind %d is unknown", (int)d->kind);
 }

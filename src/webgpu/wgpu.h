@@ -311,6 +311,9 @@ tfr_status tfr_wgpu_layout_get(tfr_wgpu_backend *b, int nread, int nwrite,
 tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
                          tfr_tensor *out);
 tfr_status tfr_wgpu_structural(tfr_backend *b, const tfr_structural_desc *d);
+// tril/triu and iota (structural.c): `d->out` compact, freshly allocated.
+tfr_status tfr_wgpu_triangle(tfr_wgpu_backend *b, const tfr_structural_desc *d);
+tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d);
 // The other vtable entries, one file each: elementwise.c, reduce.c, dot.c,
 // gather_scatter.c, fusion.c.
 tfr_status tfr_wgpu_elementwise(tfr_backend *b, const tfr_elementwise_desc *d);

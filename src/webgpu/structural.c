@@ -1,0 +1,127 @@
+// webgpu structural kernels besides copy/convert (copy.c): tril/triu and
+// iota. Both write a compact result the core has just allocated.
+//   * tril/triu: the copy kernels copy the operand (any view) into the
+//     result, then triangle.wgsl zeroes what lies outside the triangle. The
+//     elements move by size, so every dtype works.
+//   * iota: iota.wgsl computes each element's index along iota_dimension and
+//     converts it, for f32, i32, bool and c64.
+#include <stdio.h>
+#include <string.h>
+
+#include "webgpu/wgpu.h"
+
+#define TFR_WGPU_STRUCT_WG 256
+#define TFR_WGPU_STRUCT_EPT 4
+// Elements per dispatch: i = group * WG * EPT + ... stays in u32.
+#define TFR_WGPU_STRUCT_MAX (INT64_C(1) << 31)
+
+// The window of the compact result `out` and the number of workgroups.
+static tfr_status tfr_wgpu_struct_target(tfr_wgpu_backend *b, const char *op, tfr_tensor *out,
+                                         tfr_wgpu_binding *bind, uint32_t *rel,
+                                         uint64_t *groups) {
+  if (out->numel >= TFR_WGPU_STRUCT_MAX)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "%s: webgpu: a result of %" PRId64 " elements exceeds the 2^31 elements "
+                     "one dispatch handles",
+                     op, out->numel);
+  TFR_RETURN_IF_ERROR(tfr_wgpu_window(b, op, "result", out, (int64_t)tfr_dtype_size(out->dtype),
+                                      out->offset, 0, out->numel - 1, bind, rel));
+  uint64_t per = (uint64_t)TFR_WGPU_STRUCT_WG * TFR_WGPU_STRUCT_EPT;
+  *groups = ((uint64_t)out->numel + per - 1) / per;
+  return TFR_OK;
+}
+
+typedef struct tfr_wgpu_triangle_params {
+  uint32_t numel, rows, cols, upper;
+  int32_t k;
+  uint32_t dst_offset, pad0, pad1;
+} tfr_wgpu_triangle_params;
+
+tfr_status tfr_wgpu_triangle(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
+  const char *op = d->upper ? "triu" : "tril";
+  tfr_tensor *out = d->out;
+  if (out->numel == 0) return TFR_OK;
+  // Elements by size (bool and any 1-byte type share words: atomic stores).
+  static const struct {
+    const char *tag, *array, *store;
+  } by_size[17] = {
+      [1] = {"u8", "array<atomic<u32>>", "tfr_store_u8(k, 0u)"},
+      [4] = {"u32", "array<u32>", "dst[k] = 0u"},
+      [8] = {"u32x2", "array<vec2<u32>>", "dst[k] = vec2<u32>(0u)"},
+      [16] = {"u32x4", "array<vec4<u32>>", "dst[k] = vec4<u32>(0u)"},
+  };
+  size_t es = tfr_dtype_size(out->dtype);
+  if (es > 16 || !by_size[es].tag)
+    return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE, "%s: dtype %s is not supported on the webgpu backend",
+                     op, tfr_dtype_name(out->dtype));
+  tfr_wgpu_binding bind;
+  uint32_t rel;
+  uint64_t groups = 0;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_struct_target(b, op, out, &bind, &rel, &groups));
+  char variant[64];
+  snprintf(variant, sizeof variant, "triangle[%s]", by_size[es].tag);
+  const char *snippets[] = {"common/bytes.wgsl", NULL};
+  tfr_wgsl_subst subst[] = {{"DST_ARRAY", by_size[es].array}, {"STORE_ZERO", by_size[es].store}};
+  tfr_wgsl_override ov[] = {{"WG", TFR_WGPU_STRUCT_WG}, {"EPT", TFR_WGPU_STRUCT_EPT}};
+  tfr_wgsl_variant v = {variant, "triangle.wgsl", es == 1 ? snippets : NULL, subst, 2, ov, 2, 0, 1};
+  WGPUComputePipeline pipeline;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_pipeline_get(b, &v, &pipeline));
+
+  TFR_RETURN_IF_ERROR(tfr_wgpu_copy(b, op, d->in, out));
+  int r = out->rank;
+  int64_t rows = out->shape[r - 2], cols = out->shape[r - 1];
+  // Past these bounds every k means the same: nothing or everything kept.
+  int64_t k = d->k;
+  if (k < -rows - 1) k = -rows - 1;
+  if (k > cols + 1) k = cols + 1;
+  tfr_wgpu_triangle_params P = {(uint32_t)out->numel, (uint32_t)rows, (uint32_t)cols,
+                                d->upper ? 1u : 0u, (int32_t)k, rel, 0, 0};
+  return tfr_wgpu_dispatch_n(b, pipeline, &P, sizeof P, &bind, 0, 1, groups);
+}
+
+typedef struct tfr_wgpu_iota_params {
+  uint32_t numel, inner, extent, dst_offset;
+} tfr_wgpu_iota_params;
+
+tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
+  tfr_tensor *out = d->out;
+  const char *array, *value_t, *convert, *store;
+  switch (out->dtype) {
+    case TFR_F32: array = "array<f32>", value_t = "f32", convert = "f32(v)", store = "dst[k] = val"; break;
+    case TFR_I32: array = "array<i32>", value_t = "i32", convert = "i32(v)", store = "dst[k] = val"; break;
+    case TFR_BOOL:
+      array = "array<atomic<u32>>", value_t = "u32", convert = "select(0u, 1u, v != 0u)",
+      store = "tfr_store_u8(k, val)";
+      break;
+    case TFR_C64:
+      array = "array<vec2<f32>>", value_t = "vec2<f32>", convert = "vec2<f32>(f32(v), 0.0)",
+      store = "dst[k] = val";
+      break;
+    default:
+      return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                       "iota: dtype %s is not supported on the webgpu backend (it makes f32, i32, "
+                       "bool and c64)",
+                       tfr_dtype_name(out->dtype));
+  }
+  TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "iota"));
+  if (out->numel == 0) return TFR_OK;
+  int64_t inner = 1;
+  for (int k = d->iota_dimension + 1; k < out->rank; k++) inner *= out->shape[k];
+  tfr_wgpu_binding bind;
+  uint32_t rel;
+  uint64_t groups = 0;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_struct_target(b, "iota", out, &bind, &rel, &groups));
+  char variant[64];
+  snprintf(variant, sizeof variant, "iota[%s]", tfr_dtype_name(out->dtype));
+  const char *snippets[] = {"common/bytes.wgsl", NULL};
+  tfr_wgsl_subst subst[] = {
+      {"DST_ARRAY", array}, {"VALUE_T", value_t}, {"CONVERT", convert}, {"STORE", store}};
+  tfr_wgsl_override ov[] = {{"WG", TFR_WGPU_STRUCT_WG}, {"EPT", TFR_WGPU_STRUCT_EPT}};
+  tfr_wgsl_variant v = {variant, "iota.wgsl", out->dtype == TFR_BOOL ? snippets : NULL, subst, 4, ov,
+                        2, 0, 1};
+  WGPUComputePipeline pipeline;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_pipeline_get(b, &v, &pipeline));
+  tfr_wgpu_iota_params P = {(uint32_t)out->numel, (uint32_t)inner,
+                            (uint32_t)out->shape[d->iota_dimension], rel};
+  return tfr_wgpu_dispatch_n(b, pipeline, &P, sizeof P, &bind, 0, 1, groups);
+}

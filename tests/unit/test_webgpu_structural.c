@@ -1,0 +1,409 @@
+// Tests of the webgpu structural ops: convert among f32, i32, bool and c64
+// (every pair, special values, strided views), tril/triu (every dtype, batch
+// axes, diagonal offsets far out of range), iota (every webgpu dtype, rank
+// and iota_dimension), and the ops the core builds from views and copies
+// (transpose, reshape of non-contiguous views, broadcast_in_dim, copy,
+// extract_diagonal, embed_diagonal). Each result must equal the cpu
+// backend's bit for bit.
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+static const tfr_dtype g_webgpu_dtypes[4] = {TFR_F32, TFR_I32, TFR_BOOL, TFR_C64};
+
+static void *read_all(const tfr_tensor *t) {
+  size_t n = tfr_tensor_nbytes(t);
+  void *p = malloc(n + 16);
+  assert_non_null(p);
+  TFR_ASSERT_OK(tfr_tensor_read(t, p, n));
+  return p;
+}
+
+// Equal dtype, shape and bytes.
+static void assert_same(const tfr_tensor *want, const tfr_tensor *got, const char *what) {
+  assert_int_equal(tfr_tensor_dtype(want), tfr_tensor_dtype(got));
+  assert_int_equal(tfr_tensor_rank(want), tfr_tensor_rank(got));
+  for (int k = 0; k < tfr_tensor_rank(want); k++)
+    assert_int_equal(tfr_tensor_shape(want)[k], tfr_tensor_shape(got)[k]);
+  size_t n = tfr_tensor_nbytes(want);
+  unsigned char *a = read_all(want), *b = read_all(got);
+  if (memcmp(a, b, n) != 0) {
+    size_t es = tfr_dtype_size(tfr_tensor_dtype(want)), i = 0;
+    while (a[i] == b[i]) i++;
+    fail_msg("%s (%s): element %zu differs (byte %zu: want 0x%02x, got 0x%02x)", what,
+             tfr_dtype_name(tfr_tensor_dtype(want)), i / es, i, a[i], b[i]);
+  }
+  free(a);
+  free(b);
+}
+
+// An op of one operand with its arguments in `ctx`.
+typedef tfr_status (*op_fn)(tfr_session *s, const tfr_tensor *x, const void *ctx,
+                            tfr_tensor **out);
+typedef tfr_status (*view_fn)(const tfr_tensor *t, tfr_tensor **out);
+
+static tfr_status view_same(const tfr_tensor *t, tfr_tensor **out) {
+  return tfr_tensor_view(t, tfr_tensor_rank(t), tfr_tensor_shape(t), tfr_tensor_strides(t),
+                         tfr_tensor_offset(t), out);
+}
+
+// Axis 0 reversed (negative stride), and for rank >= 2 the last two axes
+// swapped (a transposition: the tiled copy kernel).
+static tfr_status view_rev_t(const tfr_tensor *t, tfr_tensor **out) {
+  int r = tfr_tensor_rank(t);
+  int64_t axis = 0;
+  if (r < 2) return tfr_tensor_view_reverse(t, 1, &axis, out);
+  tfr_tensor *rev = NULL;
+  tfr_status st = tfr_tensor_view_reverse(t, 1, &axis, &rev);
+  int64_t perm[8];
+  for (int k = 0; k < r; k++) perm[k] = k;
+  perm[r - 2] = r - 1;
+  perm[r - 1] = r - 2;
+  if (!st) st = tfr_tensor_view_transpose(rev, perm, out);
+  tfr_tensor_release(rev);
+  return st;
+}
+
+// Every other element along the last axis (strided).
+static tfr_status view_step2(const tfr_tensor *t, tfr_tensor **out) {
+  int r = tfr_tensor_rank(t);
+  int64_t start[8] = {0}, limit[8], step[8];
+  for (int k = 0; k < r; k++) limit[k] = tfr_tensor_shape(t)[k], step[k] = 1;
+  step[r - 1] = 2;
+  return tfr_tensor_view_slice(t, start, limit, step, out);
+}
+
+// Runs op(view(h)) on the cpu and on webgpu and compares.
+static void check_op(const tfr_tensor *h, view_fn view, op_fn op, const void *ctx,
+                     const char *what) {
+  if (!view) view = view_same;
+  tfr_tensor *hv = NULL, *want = NULL;
+  TFR_ASSERT_OK(view(h, &hv));
+  tfr_session *s = tfr_test_begin(tfr_test_cpu);
+  TFR_ASSERT_OK(op(s, hv, ctx, &want));
+  tfr_test_end(s);
+  s = tfr_test_begin(tfr_test_gpu);
+  tfr_tensor *d = tfr_test_upload(s, h), *dv = NULL, *dy = NULL;
+  TFR_ASSERT_OK(view(d, &dv));
+  TFR_ASSERT_OK(op(s, dv, ctx, &dy));
+  assert_false(tfr_tensor_is_host(dy));
+  tfr_tensor *got = tfr_test_download(s, dy);
+  tfr_test_end(s);
+  assert_same(want, got, what);
+  tfr_tensor_release(got);
+  tfr_tensor_release(dy);
+  tfr_tensor_release(dv);
+  tfr_tensor_release(d);
+  tfr_tensor_release(want);
+  tfr_tensor_release(hv);
+}
+
+// ---------------------------------------------------------------------------
+// convert
+// ---------------------------------------------------------------------------
+
+static tfr_status op_convert(tfr_session *s, const tfr_tensor *x, const void *ctx,
+                             tfr_tensor **out) {
+  return tfr_convert(s, x, *(const tfr_dtype *)ctx, out);
+}
+
+static void test_convert_pairs(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  const float nan = __builtin_nanf(""), inf = __builtin_inff();
+  // Floats where conversions differ (NaN, infinities, saturation, signed
+  // zero, truncation), as f32 and as the parts of c64 values.
+  float fv[] = {nan,  inf,   -inf, 2147483648.0f, -2147483648.0f, 3e9f, -3e9f, -0.0f, 0.0f,
+                1.5f, -1.5f, 0.49f, -0.99f, 16777216.0f, 7.0f, 123.75f};
+  int64_t nf = sizeof fv / sizeof fv[0];
+  // c64: (re, im) with a zero real part and nonzero imaginary (-> bool true),
+  // both zero (-> false), -0 parts, NaN in either part.
+  float cv[] = {0.0f, 1.0f,  0.0f, 0.0f,  -0.0f, -0.0f, nan,  0.0f, 0.0f, nan, 2.5f, -3.0f,
+                -7.9f, 0.0f, inf, -inf, 3e9f, 1.0f,  -1e-3f, 0.0f, 1.0f, -0.0f, 0.0f, -2.0f};
+  int64_t nc = sizeof cv / sizeof cv[0] / 2;
+  int32_t iv[] = {0, 1, -1, 16777217, -16777217, INT32_MAX, INT32_MIN, 33554435, 100, -7};
+  int64_t ni = sizeof iv / sizeof iv[0];
+  uint8_t bv[] = {0, 1, 1, 0, 1, 0, 0, 1, 1};
+  int64_t nb = sizeof bv;
+  tfr_tensor *srcs[4] = {tfr_test_tensor(TFR_F32, 1, &nf, fv), tfr_test_tensor(TFR_I32, 1, &ni, iv),
+                         tfr_test_tensor(TFR_BOOL, 1, &nb, bv),
+                         tfr_test_tensor(TFR_C64, 1, &nc, cv)};
+  for (int a = 0; a < 4; a++)
+    for (int t = 0; t < 4; t++) {
+      char what[64];
+      snprintf(what, sizeof what, "convert %s -> %s", tfr_dtype_name(tfr_tensor_dtype(srcs[a])),
+               tfr_dtype_name(g_webgpu_dtypes[t]));
+      check_op(srcs[a], NULL, op_convert, &g_webgpu_dtypes[t], what);
+      check_op(srcs[a], view_rev_t, op_convert, &g_webgpu_dtypes[t], what);
+    }
+  for (int a = 0; a < 4; a++) tfr_tensor_release(srcs[a]);
+  // Random data, 2-D, through transposed and strided views.
+  int64_t shape[2] = {67, 129};
+  for (int a = 0; a < 4; a++) {
+    tfr_tensor *r = tfr_test_random_tensor(g_webgpu_dtypes[a], 2, shape, 3 + (uint64_t)a);
+    for (int t = 0; t < 4; t++) {
+      char what[64];
+      snprintf(what, sizeof what, "convert random %s -> %s", tfr_dtype_name(g_webgpu_dtypes[a]),
+               tfr_dtype_name(g_webgpu_dtypes[t]));
+      check_op(r, NULL, op_convert, &g_webgpu_dtypes[t], what);
+      check_op(r, view_rev_t, op_convert, &g_webgpu_dtypes[t], what);
+      check_op(r, view_step2, op_convert, &g_webgpu_dtypes[t], what);
+    }
+    tfr_tensor_release(r);
+  }
+}
+
+static void test_convert_unsupported(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  int64_t n = 5;
+  const tfr_dtype others[3] = {TFR_F64, TFR_I64, TFR_C128};
+  for (int a = 0; a < 4; a++)
+    for (int o = 0; o < 3; o++) {
+      tfr_tensor *h = tfr_test_random_tensor(g_webgpu_dtypes[a], 1, &n, 1);
+      tfr_tensor *ho = tfr_test_random_tensor(others[o], 1, &n, 2);
+      tfr_session *s = tfr_test_begin(tfr_test_gpu);
+      tfr_tensor *d = tfr_test_upload(s, h), *dother = tfr_test_upload(s, ho), *y = NULL;
+      TFR_ASSERT_ERROR(tfr_convert(s, d, others[o], &y), TFR_ERR_UNSUPPORTED_DTYPE, "convert",
+                       tfr_dtype_name(g_webgpu_dtypes[a]), tfr_dtype_name(others[o]), "webgpu");
+      assert_null(y);
+      TFR_ASSERT_ERROR(tfr_convert(s, dother, g_webgpu_dtypes[a], &y), TFR_ERR_UNSUPPORTED_DTYPE,
+                       "convert", tfr_dtype_name(others[o]), "webgpu");
+      assert_null(y);
+      tfr_tensor *back = tfr_test_download(s, d);
+      tfr_test_end(s);
+      assert_same(h, back, "operand after a failed convert");
+      tfr_tensor_release(back);
+      tfr_tensor_release(dother);
+      tfr_tensor_release(d);
+      tfr_tensor_release(ho);
+      tfr_tensor_release(h);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// tril / triu
+// ---------------------------------------------------------------------------
+
+typedef struct tri_ctx {
+  bool upper;
+  int64_t k;
+} tri_ctx;
+
+static tfr_status op_triangle(tfr_session *s, const tfr_tensor *x, const void *ctx,
+                              tfr_tensor **out) {
+  const tri_ctx *c = ctx;
+  return c->upper ? tfr_triu(s, x, c->k, out) : tfr_tril(s, x, c->k, out);
+}
+
+static void test_triangle(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  // (Not INT64_MAX: the cpu computes i + k + 1, which overflows; see
+  // test_triangle_extreme_k.)
+  const int64_t ks[] = {INT64_MIN, -100, -6, -5, -2, -1, 0, 1, 3, 6, 7, 100, INT64_MAX / 2};
+  const int64_t shapes[4][3] = {{5, 7, 0}, {7, 5, 0}, {3, 4, 6}, {2, 33, 40}};
+  const int ranks[4] = {2, 2, 3, 3};
+  for (int dt = 0; dt < TFR_DTYPE_COUNT; dt++)
+    for (int sh = 0; sh < 4; sh++) {
+      tfr_tensor *h = tfr_test_random_tensor((tfr_dtype)dt, ranks[sh], shapes[sh], 10 + (uint64_t)sh);
+      for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+        for (int up = 0; up < 2; up++) {
+          tri_ctx c = {up == 1, ks[i]};
+          char what[96];
+          snprintf(what, sizeof what, "%s(k = %" PRId64 ") of shape %d", up ? "triu" : "tril",
+                   ks[i], sh);
+          check_op(h, NULL, op_triangle, &c, what);
+          if (i % 3 == 0) check_op(h, view_rev_t, op_triangle, &c, what);
+        }
+      tfr_tensor_release(h);
+    }
+  // Empty matrices.
+  int64_t empty[3] = {2, 0, 3};
+  tfr_tensor *h = tfr_test_random_tensor(TFR_F32, 3, empty, 1);
+  tri_ctx c = {false, 0};
+  check_op(h, NULL, op_triangle, &c, "tril of an empty tensor");
+  tfr_tensor_release(h);
+}
+
+// k = INT64_MAX / INT64_MIN against numpy's semantics: tril keeps
+// everything / nothing, triu nothing / everything.
+static void test_triangle_extreme_k(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  int64_t shape[2] = {4, 5};
+  tfr_tensor *h = tfr_test_random_tensor(TFR_I32, 2, shape, 5);  // no zeros
+  int32_t in[20], out[20];
+  TFR_ASSERT_OK(tfr_tensor_read(h, in, sizeof in));
+  const int64_t ks[2] = {INT64_MAX, INT64_MIN};
+  for (int i = 0; i < 2; i++)
+    for (int up = 0; up < 2; up++) {
+      tfr_session *s = tfr_test_begin(tfr_test_gpu);
+      tfr_tensor *d = tfr_test_upload(s, h), *y = NULL;
+      TFR_ASSERT_OK(up ? tfr_triu(s, d, ks[i], &y) : tfr_tril(s, d, ks[i], &y));
+      tfr_tensor *got = tfr_test_download(s, y);
+      tfr_test_end(s);
+      TFR_ASSERT_OK(tfr_tensor_read(got, out, sizeof out));
+      bool keep = (i == 0) != (up == 1);
+      for (int e = 0; e < 20; e++) assert_int_equal(out[e], keep ? in[e] : 0);
+      tfr_tensor_release(got);
+      tfr_tensor_release(y);
+      tfr_tensor_release(d);
+    }
+  tfr_tensor_release(h);
+}
+
+// ---------------------------------------------------------------------------
+// iota
+// ---------------------------------------------------------------------------
+
+static void check_iota(tfr_dtype dt, int rank, const int64_t *shape, int dim) {
+  tfr_tensor *want = NULL, *dy = NULL;
+  tfr_session *s = tfr_test_begin(tfr_test_cpu);
+  TFR_ASSERT_OK(tfr_iota(s, dt, rank, shape, dim, &want));
+  tfr_test_end(s);
+  s = tfr_test_begin(tfr_test_gpu);
+  TFR_ASSERT_OK(tfr_iota(s, dt, rank, shape, dim, &dy));
+  tfr_tensor *got = tfr_test_download(s, dy);
+  tfr_test_end(s);
+  char what[64];
+  snprintf(what, sizeof what, "iota rank %d dimension %d", rank, dim);
+  assert_same(want, got, what);
+  tfr_tensor_release(got);
+  tfr_tensor_release(dy);
+  tfr_tensor_release(want);
+}
+
+static void test_iota(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  int64_t s1 = 1000, s2[2] = {17, 300}, s4[4] = {3, 4, 5, 6}, big[2] = {3, 1 << 20},
+          e[2] = {4, 0}, tall[2] = {20000000, 1};
+  for (int t = 0; t < 4; t++) {
+    tfr_dtype dt = g_webgpu_dtypes[t];
+    check_iota(dt, 1, &s1, 0);
+    for (int d = 0; d < 2; d++) check_iota(dt, 2, s2, d);
+    for (int d = 0; d < 4; d++) check_iota(dt, 4, s4, d);
+    check_iota(dt, 2, big, 1);
+    check_iota(dt, 2, e, 0);
+  }
+  // Values above 2^24: f32 rounds them (to nearest even, as the cpu).
+  check_iota(TFR_F32, 2, tall, 0);
+  int64_t n = 4;
+  tfr_session *s = tfr_test_begin(tfr_test_gpu);
+  const tfr_dtype others[3] = {TFR_F64, TFR_I64, TFR_C128};
+  for (int o = 0; o < 3; o++) {
+    tfr_tensor *y = NULL;
+    TFR_ASSERT_ERROR(tfr_iota(s, others[o], 1, &n, 0, &y), TFR_ERR_UNSUPPORTED_DTYPE, "iota",
+                     tfr_dtype_name(others[o]), "webgpu");
+    assert_null(y);
+  }
+  tfr_test_end(s);
+}
+
+// ---------------------------------------------------------------------------
+// Ops made of views and copies in the core
+// ---------------------------------------------------------------------------
+
+static tfr_status op_transpose(tfr_session *s, const tfr_tensor *x, const void *ctx,
+                               tfr_tensor **out) {
+  return tfr_transpose(s, x, (const int64_t *)ctx, out);
+}
+
+static tfr_status op_copy(tfr_session *s, const tfr_tensor *x, const void *ctx, tfr_tensor **out) {
+  (void)ctx;
+  return tfr_copy(s, x, out);
+}
+
+// Reshape to (rows * cols) / 6 x 6 x ...: a copy when x is not contiguous.
+static tfr_status op_reshape(tfr_session *s, const tfr_tensor *x, const void *ctx,
+                             tfr_tensor **out) {
+  (void)ctx;
+  int64_t n = tfr_tensor_numel(x), shape[2] = {n / 6, 6};
+  tfr_tensor *v = NULL;
+  tfr_status st0 = tfr_reshape(s, x, 2, shape, &v);
+  if (st0) return st0;
+  // A view of a contiguous operand: copy it so that the download compares
+  // the values, not the layout.
+  tfr_status st = tfr_copy(s, v, out);
+  tfr_tensor_release(v);
+  return st;
+}
+
+static tfr_status op_broadcast(tfr_session *s, const tfr_tensor *x, const void *ctx,
+                               tfr_tensor **out) {
+  (void)ctx;
+  // (a, b) -> (a, 3, b, 2) with x's axes at 0 and 2.
+  int64_t shape[4] = {tfr_tensor_shape(x)[0], 3, tfr_tensor_shape(x)[1], 2}, dims[2] = {0, 2};
+  tfr_tensor *v = NULL;
+  tfr_status st0 = tfr_broadcast_in_dim(s, x, 4, shape, dims, &v);
+  if (st0) return st0;
+  tfr_status st = tfr_copy(s, v, out);
+  tfr_tensor_release(v);
+  return st;
+}
+
+typedef struct diag_ctx {
+  int a, b;
+} diag_ctx;
+
+static tfr_status op_extract_diagonal(tfr_session *s, const tfr_tensor *x, const void *ctx,
+                                      tfr_tensor **out) {
+  const diag_ctx *c = ctx;
+  return tfr_extract_diagonal(s, x, c->a, c->b, out);
+}
+
+static tfr_status op_embed_diagonal(tfr_session *s, const tfr_tensor *x, const void *ctx,
+                                    tfr_tensor **out) {
+  const diag_ctx *c = ctx;
+  return tfr_embed_diagonal(s, x, c->a, c->b, out);
+}
+
+static void test_view_ops(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  int64_t s3[3] = {6, 7, 8}, s2[2] = {9, 12};
+  const int64_t perms[3][3] = {{2, 0, 1}, {1, 0, 2}, {0, 2, 1}};
+  const diag_ctx diags[4] = {{0, 1}, {2, 0}, {1, 2}, {0, 2}};
+  const diag_ctx embeds[4] = {{0, 0}, {1, 3}, {2, 1}, {0, 2}};
+  for (int dt = 0; dt < TFR_DTYPE_COUNT; dt++) {
+    tfr_tensor *h3 = tfr_test_random_tensor((tfr_dtype)dt, 3, s3, 40 + (uint64_t)dt);
+    tfr_tensor *h2 = tfr_test_random_tensor((tfr_dtype)dt, 2, s2, 50 + (uint64_t)dt);
+    for (int p = 0; p < 3; p++) {
+      check_op(h3, NULL, op_transpose, perms[p], "transpose");
+      check_op(h3, view_rev_t, op_transpose, perms[p], "transpose of a view");
+    }
+    check_op(h3, NULL, op_copy, NULL, "copy");
+    check_op(h3, view_rev_t, op_copy, NULL, "copy of a view");
+    check_op(h3, view_step2, op_copy, NULL, "copy of a strided view");
+    check_op(h3, NULL, op_reshape, NULL, "reshape");
+    check_op(h3, view_rev_t, op_reshape, NULL, "reshape of a view");
+    check_op(h3, view_step2, op_reshape, NULL, "reshape of a strided view");
+    check_op(h2, NULL, op_broadcast, NULL, "broadcast_in_dim");
+    check_op(h2, view_rev_t, op_broadcast, NULL, "broadcast_in_dim of a view");
+    for (int k = 0; k < 4; k++) {
+      check_op(h3, NULL, op_extract_diagonal, &diags[k], "extract_diagonal");
+      check_op(h3, view_rev_t, op_extract_diagonal, &diags[k], "extract_diagonal of a view");
+      check_op(h3, NULL, op_embed_diagonal, &embeds[k], "embed_diagonal");
+      check_op(h3, view_step2, op_embed_diagonal, &embeds[k], "embed_diagonal of a view");
+    }
+    tfr_tensor_release(h2);
+    tfr_tensor_release(h3);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_convert_pairs, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_convert_unsupported, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_triangle, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_triangle_extreme_k, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_iota, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_view_ops, tfr_test_teardown_session),
+  };
+  return TFR_TEST_RUN_WEBGPU(tests);
+}
