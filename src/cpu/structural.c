@@ -170,6 +170,9 @@ static tfr_status tfr_cpu_triangle(tfr_cpu_backend *cpu, const tfr_structural_de
   if (o->numel == 0) return TFR_OK;
   size_t es = tfr_dtype_size(o->dtype);
   int64_t mats = o->numel / (rows * cols);
+  // Beyond [-rows - 1, cols] every k keeps or zeroes whole rows alike; the
+  // clamp keeps i + k + 1 from overflowing for k near INT64_MAX.
+  int64_t k = d->k > cols ? cols : d->k < -rows - 1 ? -rows - 1 : d->k;
   char *base = tfr_tensor_host_ptr(o);  // compact
   int nt = o->numel >= TFR_CPU_PARALLEL_MIN ? cpu->num_threads : 1;
   (void)nt;
@@ -184,9 +187,9 @@ static tfr_status tfr_cpu_triangle(tfr_cpu_backend *cpu, const tfr_structural_de
     int64_t lo, hi;
     if (d->upper) {
       lo = 0;
-      hi = i + d->k;
+      hi = i + k;
     } else {
-      lo = i + d->k + 1;
+      lo = i + k + 1;
       hi = cols;
     }
     if (lo < 0) lo = 0;

@@ -328,10 +328,11 @@ static void test_diagonals(void **state) {
 
 static void test_tril_triu(void **state) {
   tfr_test_env *env = *state;
-  const int64_t ks[] = {-5, -1, 0, 1, 2, 7};
+  // The extremes: numpy's rule keeps everything or nothing (no overflow).
+  const int64_t ks[] = {-5, -1, 0, 1, 2, 7, INT64_MAX, INT64_MAX - 1, INT64_MIN, INT64_MIN + 1};
   for (int layout = 0; layout < TFR_LAYOUTS; layout++) {
     tfr_tensor *x = tfr_layout(TFR_C64, layout, (uint64_t)(layout + 30));  // [3, 5, 4]
-    for (int ki = 0; ki < 6; ki++)
+    for (int ki = 0; ki < (int)(sizeof ks / sizeof ks[0]); ki++)
       for (int upper = 0; upper < 2; upper++) {
         tfr_tensor *y = NULL;
         if (upper) TFR_ASSERT_OK(tfr_triu(env->session, x, ks[ki], &y));
