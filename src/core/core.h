@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tenferro/dtype.h"
 #include "tenferro/status.h"
 
 // Records a formatted message for the calling thread and returns `code`.
@@ -55,6 +56,19 @@ void tfr_free(void *ptr);
 void *tfr_alloc_aligned(size_t nbytes);
 void tfr_free_aligned(void *ptr);
 char *tfr_strdup(const char *s);
+
+// One element of `dtype` written to `bytes` (16 bytes; the rest zeroed):
+// floats get `fv` rounded once to the dtype, complex (fv, 0); bool and the
+// integers the low bits of `iv` (two's complement: iv = (uint64_t)-1 is all
+// bits set, INT8_MAX etc. as they are). Host byte order. (src/core/dtype.c)
+void tfr_scalar_set(tfr_dtype dtype, double fv, uint64_t iv, unsigned char *bytes);
+// Whether the element of `dtype` at `bytes` is zero (either sign; complex:
+// both parts).
+bool tfr_scalar_is_zero(tfr_dtype dtype, const unsigned char *bytes);
+// The largest value of an integer dtype, as a bit pattern (INT8_MAX, ...,
+// UINT64_MAX), and the smallest (INT8_MIN sign-extended to 64 bits, 0).
+uint64_t tfr_int_max_bits(tfr_dtype dtype);
+uint64_t tfr_int_min_bits(tfr_dtype dtype);
 
 // Test hook: after `n` more successful allocations, every allocation fails
 // until called again with n < 0 (the default: never fail). Process-wide.

@@ -438,6 +438,10 @@ tfr_status tfr_wgpu_structural(tfr_backend *base, const tfr_structural_desc *d) 
       return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                        "iota: not implemented on the webgpu backend yet (dtype %s)",
                        tfr_dtype_name(d->out->dtype));
+    case TFR_STRUCT_REDUCE_PRECISION:
+      return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                       "reduce_precision: not implemented on the webgpu backend yet (dtype %s)",
+                       tfr_dtype_name(d->in->dtype));
   }
   return tfr_error(TFR_ERR_INTERNAL, "webgpu: structural op kind %d is unknown", (int)d->kind);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/core.h"  // tfr_alloc_fail_after
+#include "core/half.h"
 #include "support.h"
 
 // ---------------------------------------------------------------------------
@@ -51,17 +52,32 @@ static bool tfr_elem_ok(tfr_dtype dt, const void *got, const void *want, int64_t
   int parts = 1;
   switch (dt) {
     case TFR_BOOL:
+    case TFR_I8:
+    case TFR_I16:
     case TFR_I32:
     case TFR_I64:
+    case TFR_U8:
+    case TFR_U16:
+    case TFR_U32:
+    case TFR_U64:
       if (memcmp(g, w, es) == 0) return true;
       {
-        int64_t a = 0, b = 0;
-        if (dt == TFR_BOOL) a = *(const uint8_t *)g, b = *(const uint8_t *)w;
-        if (dt == TFR_I32) a = *(const int32_t *)g, b = *(const int32_t *)w;
-        if (dt == TFR_I64) a = *(const int64_t *)g, b = *(const int64_t *)w;
-        print_error("%s: element %" PRId64 " is %" PRId64 ", want %" PRId64 "\n", name, i, a, b);
+        uint64_t a = 0, b = 0;  // the bit patterns, zero-extended
+        memcpy(&a, g, es);      // (little-endian host, as the data files)
+        memcpy(&b, w, es);
+        print_error("%s: element %" PRId64 " has bits 0x%" PRIx64 ", want 0x%" PRIx64 "\n", name,
+                    i, a, b);
       }
       return false;
+    case TFR_F16:
+    case TFR_BF16: {
+      uint16_t a, b;
+      memcpy(&a, g, 2);
+      memcpy(&b, w, 2);
+      gv[0] = dt == TFR_F16 ? tfr_f16_to_f64(a) : tfr_bf16_to_f64(a);
+      wv[0] = dt == TFR_F16 ? tfr_f16_to_f64(b) : tfr_bf16_to_f64(b);
+      break;
+    }
     case TFR_F32: gv[0] = *(const float *)g, wv[0] = *(const float *)w; break;
     case TFR_F64: gv[0] = *(const double *)g, wv[0] = *(const double *)w; break;
     case TFR_C64:

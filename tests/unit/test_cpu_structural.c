@@ -2,6 +2,7 @@
 // src/cpu/structural.c) against naive index-by-index references written
 // here, on random non-zero data and every layout.
 #include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,53 +28,108 @@ static bool tfr_next(int rank, const int64_t *shape, int64_t *idx) {
   return false;
 }
 
+// A value rounded to a binary float format with `mbits` stored mantissa
+// bits, smallest normal exponent `emin` and largest finite value `max`, in
+// long double arithmetic: rintl rounds to nearest even (the default mode).
+static long double tfr_ref_round(long double x, int mbits, int emin, long double max) {
+  if (x == 0 || isnan(x) || isinf(x)) return x;
+  int e = ilogbl(x);
+  if (e < emin) e = emin;
+  long double r = ldexpl(rintl(ldexpl(x, mbits - e)), e - mbits);
+  if (fabsl(r) > max) return copysignl(INFINITY, x);
+  return r;
+}
+
+// The 16-bit pattern of a value of the format (exact: the value is one of
+// it), found from frexp; NaN as the quiet NaN of the sign.
+static uint16_t tfr_ref_encode16(long double v, int mbits, int bias) {
+  uint16_t sign = signbit(v) ? 0x8000u : 0;
+  uint16_t emax = (uint16_t)((0x7fffu >> mbits) << mbits);
+  if (isnan(v)) return (uint16_t)(sign | emax | (1u << (mbits - 1)));
+  if (isinf(v)) return (uint16_t)(sign | emax);
+  if (v == 0) return sign;
+  int e;
+  long double m = frexpl(fabsl(v), &e);  // v = m 2^e, m in [0.5, 1)
+  int be = e - 1 + bias;
+  if (be <= 0)  // subnormal: v / 2^(1 - bias - mbits)
+    return (uint16_t)(sign | (uint16_t)ldexpl(fabsl(v), bias - 1 + mbits));
+  return (uint16_t)(sign | (be << mbits) | ((uint16_t)ldexpl(m, mbits + 1) & ((1u << mbits) - 1)));
+}
+
+static long double tfr_ref_decode16(uint16_t h, int mbits, int bias) {
+  int e = (h & 0x7fff) >> mbits, emax = 0x7fff >> mbits;
+  unsigned m = h & ((1u << mbits) - 1u);
+  long double v;
+  if (e == emax) v = m ? NAN : INFINITY;
+  else if (e == 0) v = ldexpl((long double)m, 1 - bias - mbits);
+  else v = ldexpl((long double)(m | (1u << mbits)), e - bias - mbits);
+  return (h & 0x8000u) ? -v : v;
+}
+
 // The reference conversion of one element (DESIGN.md rules), via long double
 // / explicit branches rather than the kernel's macros.
 static void tfr_ref_convert(tfr_dtype from, const void *src, tfr_dtype to, void *dst) {
-  double re = 0, im = 0;
+  long double re = 0, im = 0;
   int64_t iv = 0;
-  bool is_int = false;
+  uint64_t uv = 0;  // the integer's bits (unsigned sources: the value)
+  bool is_int = false, is_unsigned = false;
   switch (from) {
     case TFR_BOOL: iv = *(const uint8_t *)src; is_int = true; break;
+    case TFR_I8: iv = *(const int8_t *)src; is_int = true; break;
+    case TFR_I16: iv = *(const int16_t *)src; is_int = true; break;
     case TFR_I32: iv = *(const int32_t *)src; is_int = true; break;
     case TFR_I64: iv = *(const int64_t *)src; is_int = true; break;
+    case TFR_U8: uv = *(const uint8_t *)src; is_int = is_unsigned = true; break;
+    case TFR_U16: uv = *(const uint16_t *)src; is_int = is_unsigned = true; break;
+    case TFR_U32: uv = *(const uint32_t *)src; is_int = is_unsigned = true; break;
+    case TFR_U64: uv = *(const uint64_t *)src; is_int = is_unsigned = true; break;
+    case TFR_F16: re = tfr_ref_decode16(*(const uint16_t *)src, 10, 15); break;
+    case TFR_BF16: re = tfr_ref_decode16(*(const uint16_t *)src, 7, 127); break;
     case TFR_F32: re = *(const float *)src; break;
     case TFR_F64: re = *(const double *)src; break;
     case TFR_C64: re = ((const float *)src)[0]; im = ((const float *)src)[1]; break;
     case TFR_C128: re = ((const double *)src)[0]; im = ((const double *)src)[1]; break;
   }
+  if (is_int && !is_unsigned) uv = (uint64_t)iv;
+  if (is_int) re = is_unsigned ? (long double)uv : (long double)iv;  // exact (64-bit mantissa)
+  const tfr_dtype_info *info = tfr_dtype_get_info(to);
+  switch (info->kind) {
+    case TFR_KIND_BOOL: *(uint8_t *)dst = re != 0 || im != 0; return;
+    case TFR_KIND_INT:
+    case TFR_KIND_UINT: {
+      unsigned bits = (unsigned)info->size * 8;
+      uint64_t v;
+      if (is_int) {
+        v = uv;  // keep the low bits
+      } else {
+        long double lo = info->kind == TFR_KIND_INT ? -ldexpl(1, (int)bits - 1) : 0;
+        long double hi = info->kind == TFR_KIND_INT ? ldexpl(1, (int)bits - 1) - 1
+                                                    : ldexpl(1, (int)bits) - 1;
+        long double t = isnan(re) ? 0 : re <= lo ? lo : re >= hi ? hi : truncl(re);
+        v = t < 0 ? (uint64_t)(int64_t)t : (uint64_t)t;
+      }
+      memcpy(dst, &v, info->size);  // the low bytes (little-endian host)
+      return;
+    }
+    case TFR_KIND_FLOAT:
+    case TFR_KIND_COMPLEX: break;
+  }
   switch (to) {
-    case TFR_BOOL: *(uint8_t *)dst = is_int ? iv != 0 : (re != 0 || im != 0); break;
-    case TFR_I32: {
-      int32_t v;
-      if (is_int) v = (int32_t)(uint32_t)(uint64_t)iv;
-      else if (isnan(re)) v = 0;
-      else if (re >= 2147483647.0) v = INT32_MAX;
-      else if (re <= -2147483648.0) v = INT32_MIN;
-      else v = (int32_t)trunc(re);
-      *(int32_t *)dst = v;
+    case TFR_F16: *(uint16_t *)dst = tfr_ref_encode16(tfr_ref_round(re, 10, -14, 65504), 10, 15); break;
+    case TFR_BF16:
+      *(uint16_t *)dst = tfr_ref_encode16(tfr_ref_round(re, 7, -126, 0x1.fep127L), 7, 127);
       break;
-    }
-    case TFR_I64: {
-      int64_t v;
-      if (is_int) v = iv;
-      else if (isnan(re)) v = 0;
-      else if (re >= 9223372036854775807.0) v = INT64_MAX;
-      else if (re <= -9223372036854775808.0) v = INT64_MIN;
-      else v = (int64_t)trunc(re);
-      *(int64_t *)dst = v;
-      break;
-    }
-    case TFR_F32: *(float *)dst = is_int ? (float)iv : (float)re; break;
-    case TFR_F64: *(double *)dst = is_int ? (double)iv : re; break;
+    case TFR_F32: *(float *)dst = (float)tfr_ref_round(re, 23, -126, FLT_MAX); break;
+    case TFR_F64: *(double *)dst = (double)tfr_ref_round(re, 52, -1022, DBL_MAX); break;
     case TFR_C64:
-      ((float *)dst)[0] = is_int ? (float)iv : (float)re;
-      ((float *)dst)[1] = is_int ? 0.0f : (float)im;
+      ((float *)dst)[0] = (float)tfr_ref_round(re, 23, -126, FLT_MAX);
+      ((float *)dst)[1] = (float)tfr_ref_round(im, 23, -126, FLT_MAX);
       break;
     case TFR_C128:
-      ((double *)dst)[0] = is_int ? (double)iv : re;
-      ((double *)dst)[1] = is_int ? 0.0 : im;
+      ((double *)dst)[0] = (double)tfr_ref_round(re, 52, -1022, DBL_MAX);
+      ((double *)dst)[1] = (double)tfr_ref_round(im, 52, -1022, DBL_MAX);
       break;
+    default: break;
   }
 }
 
