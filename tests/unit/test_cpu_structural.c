@@ -236,8 +236,8 @@ static void test_convert_edge_values(void **state) {
   tfr_tensor_release(y);
   tfr_tensor_release(x);
   TFR_ASSERT_ERROR(tfr_convert(env->session, x = tfr_test_tensor(TFR_F32, 0, NULL, (float[]){1}),
-                               (tfr_dtype)9, &y),
-                   TFR_ERR_UNSUPPORTED_DTYPE, "convert", "9");
+                               (tfr_dtype)99, &y),
+                   TFR_ERR_UNSUPPORTED_DTYPE, "convert", "99");
   tfr_tensor_release(x);
 }
 
