@@ -1,5 +1,6 @@
 // The first kernel family: copies of strided views to any layout, tiled
-// transposition, and `convert` among f32, i32 and bool.
+// transposition, and `convert` among f32, i32 and bool. Plain copies move
+// bits by element size (1, 2, 4, 8, 16 bytes), so they serve every dtype.
 //
 // Planning mirrors src/cpu/strided.c: axes of extent 1 are dropped, the rest
 // ordered by the destination's |stride| (innermost first), and neighbours that
@@ -41,15 +42,18 @@ typedef struct tfr_wgpu_elem {
   const char *dst_array;
   const char *value_t;  // WGSL type of a value
   const char *store;    // statement storing `val` at `k`
-  bool bytes;           // one-byte elements (needs common/bytes.wgsl)
+  bool bytes;           // 1- or 2-byte elements (needs common/bytes.wgsl)
 } tfr_wgpu_elem;
 
 #define TFR_WGPU_BYTE_LOAD "((src[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu)"
+#define TFR_WGPU_HALF_LOAD "((src[j >> 1u] >> ((j & 1u) * 16u)) & 0xffffu)"
 
 // Plain copies move bits: any dtype, by element size.
 static const tfr_wgpu_elem tfr_wgpu_raw[17] = {
     [1] = {"u8", "array<u32>", TFR_WGPU_BYTE_LOAD, "array<atomic<u32>>", "u32",
            "tfr_store_u8(k, val)", true},
+    [2] = {"u16", "array<u32>", TFR_WGPU_HALF_LOAD, "array<atomic<u32>>", "u32",
+           "tfr_store_u16(k, val)", true},
     [4] = {"u32", "array<u32>", "src[j]", "array<u32>", "u32", "dst[k] = val", false},
     [8] = {"u32x2", "array<vec2<u32>>", "src[j]", "array<vec2<u32>>", "vec2<u32>",
            "dst[k] = val", false},
