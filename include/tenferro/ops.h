@@ -464,7 +464,8 @@ TFR_API TFR_NODISCARD tfr_status tfr_reverse(tfr_session *session, const tfr_ten
 // StableHLO `dynamic_slice`: the slice of extents `slice_sizes` starting at
 // the values of the rank-0 integer tensors start_indices[0..rank), each
 // clamped to [0, extent - slice_size].
-//   start_indices  `rank` rank-0 tensors of dtype i32 or i64 on the session.
+//   start_indices  `rank` rank-0 tensors of one integer dtype (signed or
+//                  unsigned) on the session.
 //   slice_sizes    int64[rank], 0 <= size <= extent.
 TFR_API TFR_NODISCARD tfr_status tfr_dynamic_slice(tfr_session *session,
                                                    const tfr_tensor *operand,
@@ -514,7 +515,7 @@ typedef struct tfr_gather_config {
 } tfr_gather_config;
 
 // StableHLO `gather`; start indices are clamped so each slice fits.
-//   operand        any dtype and shape.   start_indices  i32 or i64.
+//   operand        any dtype and shape.   start_indices  any integer dtype.
 //   out            new compact tensor of operand's dtype, shape per the spec.
 TFR_API TFR_NODISCARD tfr_status tfr_gather(tfr_session *session, const tfr_tensor *operand,
                                             const tfr_tensor *start_indices,
@@ -555,7 +556,7 @@ typedef struct tfr_scatter_config {
 //                     (bool: maximum = or, minimum = and; complex:
 //                     lexicographic, real part then imaginary, NaN
 //                     propagating); add and multiply take numeric dtypes.
-//   scatter_indices   i32 or i64.
+//   scatter_indices   any integer dtype.
 TFR_API TFR_NODISCARD tfr_status tfr_scatter(tfr_session *session, const tfr_tensor *operand,
                                              const tfr_tensor *scatter_indices,
                                              const tfr_tensor *updates,

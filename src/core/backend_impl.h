@@ -206,7 +206,7 @@ struct tfr_dot_desc {
 //     batching axes), so a start s along axis a fits iff
 //     0 <= s <= extent(a) - window_size[a].
 typedef struct tfr_index_space {
-  const tfr_tensor *indices;  // i32 or i64, any strides (stride 0 included)
+  const tfr_tensor *indices;  // any integer dtype, any strides (stride 0 included)
   int nbatch;
   int64_t batch_extent[TFR_MAX_RANK];
   int64_t batch_index_axis[TFR_MAX_RANK];  // axis of `indices` of batch axis j

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "tenferro/dtype.h"
 #include "tenferro/status.h"
@@ -65,6 +66,46 @@ void tfr_scalar_set(tfr_dtype dtype, double fv, uint64_t iv, unsigned char *byte
 // Whether the element of `dtype` at `bytes` is zero (either sign; complex:
 // both parts).
 bool tfr_scalar_is_zero(tfr_dtype dtype, const unsigned char *bytes);
+// The element of integer (or bool) dtype `dt` at `p` as an int64; u64
+// values above INT64_MAX give INT64_MAX (start indices are clamped anyway).
+static inline int64_t tfr_read_index(tfr_dtype dt, const void *p) {
+  switch (dt) {
+    case TFR_I8: return *(const int8_t *)p;
+    case TFR_U8:
+    case TFR_BOOL: return *(const uint8_t *)p;
+    case TFR_I16: {
+      int16_t v;
+      memcpy(&v, p, sizeof v);
+      return v;
+    }
+    case TFR_U16: {
+      uint16_t v;
+      memcpy(&v, p, sizeof v);
+      return v;
+    }
+    case TFR_I32: {
+      int32_t v;
+      memcpy(&v, p, sizeof v);
+      return v;
+    }
+    case TFR_U32: {
+      uint32_t v;
+      memcpy(&v, p, sizeof v);
+      return v;
+    }
+    case TFR_U64: {
+      uint64_t v;
+      memcpy(&v, p, sizeof v);
+      return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+    }
+    default: {
+      int64_t v;
+      memcpy(&v, p, sizeof v);
+      return v;
+    }
+  }
+}
+
 // The largest value of an integer dtype, as a bit pattern (INT8_MAX, ...,
 // UINT64_MAX), and the smallest (INT8_MIN sign-extended to 64 bits, 0).
 uint64_t tfr_int_max_bits(tfr_dtype dtype);

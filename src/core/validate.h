@@ -62,7 +62,7 @@ tfr_status tfr_validate_slice(tfr_session *s, const tfr_tensor *operand, const i
 tfr_status tfr_validate_reverse(tfr_session *s, const tfr_tensor *operand, int n,
                                 const int64_t *dimensions);
 // dynamic_slice / dynamic_update_slice: `rank` start tensors, rank 0, one
-// integer dtype (i32 or i64) for all, on the session's backend.
+// integer dtype (any, signed or unsigned) for all, on the session's backend.
 tfr_status tfr_validate_dynamic_slice(tfr_session *s, const tfr_tensor *operand,
                                       const tfr_tensor *const *start_indices,
                                       const int64_t *slice_sizes);

@@ -319,7 +319,7 @@ typedef struct gs_batch {
   int64_t ostride[TFR_MAX_RANK];  // result (gather) / updates (scatter), per batch axis
   const char *ibase;
   char *obase;
-  bool i64;
+  tfr_dtype idtype;  // of the index tensor
   int64_t vstride;  // between index vector components
   int nstart;
   int64_t start_hi[TFR_MAX_RANK];      // largest start that fits
@@ -348,7 +348,7 @@ static void gs_batch_init(gs_batch *bt, const tfr_index_space *ix, const tfr_ten
   }
   bt->ibase = tfr_tensor_host_ptr(ind);
   bt->obase = tfr_tensor_host_ptr(other);
-  bt->i64 = ind->dtype == TFR_I64;
+  bt->idtype = ind->dtype;
   bt->vstride = ix->vector_axis >= 0 ? ind->strides[ix->vector_axis] * ies : 0;
   bt->nstart = ix->nstart;
   for (int k = 0; k < ix->nstart; k++) {
@@ -371,14 +371,7 @@ static inline bool gs_window_offset(const gs_batch *bt, const char *ip, const in
   int64_t o = 0;
   for (int k = 0; k < bt->nstart; k++) {
     const char *p = ip + k * bt->vstride;
-    int64_t v;
-    if (bt->i64) {
-      memcpy(&v, p, sizeof v);
-    } else {
-      int32_t v32;
-      memcpy(&v32, p, sizeof v32);
-      v = v32;
-    }
+    int64_t v = tfr_read_index(bt->idtype, p);
     int64_t hi = bt->start_hi[k];
     if (v < 0 || v > hi) {
       if (!clamp) return false;
