@@ -241,6 +241,86 @@ static void test_convert_edge_values(void **state) {
   tfr_tensor_release(x);
 }
 
+// reduce_precision against hand-derived bit patterns (XLA's rule: round the
+// mantissa to nearest even, then overflow to inf and flush what is below the
+// reduced format's smallest normal to a signed zero; NaN kept).
+static void test_reduce_precision(void **state) {
+  tfr_test_env *env = *state;
+  // f32 to (5, 10), f16's widths: 1 + 2^-11 is a tie -> 1 (even); 1 + 3*2^-11
+  // -> 1 + 2^-9 (even upward); 65520 (f16's overflow tie) -> inf; 65519 ->
+  // 65504; 2^-15 (an f16 subnormal) -> 0; -2^-14 (smallest normal) kept;
+  // -1e-30 -> -0; NaN stays; 11/52 is the identity.
+  const float in[] = {1.0f + 0x1p-11f, 1.0f + 0x1p-11f * 3, 65520.0f, 65519.0f, 0x1p-15f,
+                      -0x1p-14f, -1e-30f, NAN, 3.0e38f};
+  const uint32_t want[] = {0x3f800000u, 0x3f804000u, 0x7f800000u, 0x477fe000u, 0x00000000u,
+                           0xb8800000u, 0x80000000u, 0x7fc00000u, 0x7f800000u};
+  int64_t n = 9;
+  tfr_tensor *x = tfr_test_tensor(TFR_F32, 1, &n, in), *y = NULL;
+  TFR_ASSERT_OK(tfr_reduce_precision(env->session, x, 5, 10, &y));
+  uint32_t got[9];
+  TFR_ASSERT_OK(tfr_tensor_read(y, got, sizeof got));
+  for (int i = 0; i < 9; i++) {
+    if (i == 7) assert_true((got[i] & 0x7fffffffu) > 0x7f800000u);  // NaN
+    else assert_int_equal(got[i], want[i]);
+  }
+  tfr_tensor_release(y);
+  TFR_ASSERT_OK(tfr_reduce_precision(env->session, x, 11, 52, &y));
+  TFR_ASSERT_OK(tfr_tensor_read(y, got, sizeof got));
+  assert_memory_equal(got, in, sizeof got);
+  tfr_tensor_release(y);
+  // (8, 7), bf16's widths, on f32: 1 + 2^-8 ties to 1; 1 + 3 * 2^-8 -> 1 + 2^-6;
+  // 3.0e38 stays finite (bf16's range); mantissa_bits 0: 1.5 -> 2 (tie to
+  // even exponent), NaN -> +inf.
+  TFR_ASSERT_OK(tfr_reduce_precision(env->session, x, 8, 7, &y));
+  TFR_ASSERT_OK(tfr_tensor_read(y, got, sizeof got));
+  assert_int_equal(got[0], 0x3f800000u);
+  assert_int_equal(got[8], 0x7f620000u);  // 3.0e38 = 0x7f61b1e6 -> 0x7f620000
+  tfr_tensor_release(y);
+  tfr_tensor_release(x);
+  const float in0[] = {1.5f, 1.25f, NAN, -3.5f};
+  n = 4;
+  x = tfr_test_tensor(TFR_F32, 1, &n, in0);
+  TFR_ASSERT_OK(tfr_reduce_precision(env->session, x, 8, 0, &y));
+  TFR_ASSERT_OK(tfr_tensor_read(y, got, 16));
+  assert_int_equal(got[0], 0x40000000u);  // 1.5 -> 2
+  assert_int_equal(got[1], 0x3f800000u);  // 1.25 -> 1
+  assert_int_equal(got[2], 0x7f800000u);  // NaN -> +inf
+  assert_int_equal(got[3], 0xc0800000u);  // -3.5 -> -4
+  tfr_tensor_release(y);
+  tfr_tensor_release(x);
+  // f64 to (5, 10) agrees with f16's rounding of the same values (normal
+  // range); f16 and bf16 operands: (5, 7) on f16 rounds 10 -> 7 mantissa bits.
+  const double d[] = {1.0 + 0x1p-11, 3.14159265358979, -1000.25, 1e-3};
+  const uint64_t dwant[] = {0x3ff0000000000000ull, 0x4009200000000000ull, 0xc08f400000000000ull,
+                            0x3f50640000000000ull};
+  x = tfr_test_tensor(TFR_F64, 1, &n, d);
+  TFR_ASSERT_OK(tfr_reduce_precision(env->session, x, 5, 10, &y));
+  uint64_t dg[4];
+  TFR_ASSERT_OK(tfr_tensor_read(y, dg, sizeof dg));
+  for (int i = 0; i < 4; i++) assert_int_equal(dg[i], dwant[i]);
+  tfr_tensor_release(y);
+  tfr_tensor_release(x);
+  const uint16_t h[] = {0x3c01, 0x3c04, 0x3c0c, 0x7bff};  // 1+2^-10, 1+2^-8, 1+3*2^-8, 65504
+  const uint16_t hwant[] = {0x3c00, 0x3c00, 0x3c10, 0x7c00};
+  x = tfr_test_tensor(TFR_F16, 1, &n, h);
+  TFR_ASSERT_OK(tfr_reduce_precision(env->session, x, 5, 7, &y));
+  uint16_t hg[4];
+  TFR_ASSERT_OK(tfr_tensor_read(y, hg, sizeof hg));
+  for (int i = 0; i < 4; i++) assert_int_equal(hg[i], hwant[i]);
+  tfr_tensor_release(y);
+  // Errors: a non-float operand, exponent_bits < 1, mantissa_bits < 0.
+  TFR_ASSERT_ERROR(tfr_reduce_precision(env->session, x, 0, 3, &y), TFR_ERR_INVALID_ARGUMENT,
+                   "reduce_precision", "exponent_bits is 0");
+  TFR_ASSERT_ERROR(tfr_reduce_precision(env->session, x, 5, -1, &y), TFR_ERR_INVALID_ARGUMENT,
+                   "reduce_precision", "mantissa_bits is -1");
+  assert_null(y);
+  tfr_tensor_release(x);
+  x = tfr_test_tensor(TFR_I32, 1, &n, (int32_t[]){1, 2, 3, 4});
+  TFR_ASSERT_ERROR(tfr_reduce_precision(env->session, x, 5, 10, &y), TFR_ERR_UNSUPPORTED_DTYPE,
+                   "reduce_precision", "i32");
+  tfr_tensor_release(x);
+}
+
 // Transpose of sizes that exercise the blocked path (and its edges: sizes
 // that are not multiples of the tile), against the naive reference.
 static void test_transpose_blocked(void **state) {
@@ -486,6 +566,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_convert_all_pairs_all_layouts),
       cmocka_unit_test(test_convert_edge_values),
+      cmocka_unit_test(test_reduce_precision),
       cmocka_unit_test(test_transpose_blocked),
       cmocka_unit_test(test_copy_into_and_reshape),
       cmocka_unit_test(test_diagonals),
