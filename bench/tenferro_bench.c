@@ -246,6 +246,7 @@ static int tfr_parse_case(const char *spec, tfr_bench_case *c, const tfr_bench_o
   if (!*op) return -1;
   snprintf(c->name, sizeof c->name, "%s", name);
   if (tfr_dtype_from_name(dt, &c->dtype) != TFR_OK) return -1;
+  if (c->dtype > TFR_C128) return -1;  // the input filler knows the first seven dtypes
   c->rank = 0;
   c->numel = 1;
   for (char *tok = strtok(shape, "x"); tok && c->rank < 8; tok = strtok(NULL, "x")) {

@@ -3,7 +3,11 @@
 // One table (src/core/dtype.c) describes every dtype: its name, numpy's
 // dtype string, its size and its kind. Complex values are stored interleaved
 // (real part, then imaginary part), like C99 `float _Complex` and numpy.
-// bool is stored as one byte, 0 or 1.
+// bool is stored as one byte, 0 or 1. f16 is IEEE 754 binary16 and bf16 the
+// bfloat16 format (the upper half of a binary32: 8 exponent bits, 7 stored
+// mantissa bits); both are stored as their 16-bit patterns, and the cpu
+// backend computes on them in f32, rounding each result once (to nearest,
+// ties to even). Unsigned integers wrap around like the signed ones.
 #ifndef TENFERRO_DTYPE_H_
 #define TENFERRO_DTYPE_H_
 
@@ -24,16 +28,24 @@ typedef enum tfr_dtype {
   TFR_F64 = 4,   // IEEE 754 binary64
   TFR_C64 = 5,   // complex, two f32 (re, im)
   TFR_C128 = 6,  // complex, two f64 (re, im)
+  TFR_I8 = 7,    // int8_t, two's complement
+  TFR_I16 = 8,   // int16_t, two's complement
+  TFR_U8 = 9,    // uint8_t
+  TFR_U16 = 10,  // uint16_t
+  TFR_U32 = 11,  // uint32_t
+  TFR_U64 = 12,  // uint64_t
+  TFR_F16 = 13,  // IEEE 754 binary16 (numpy float16), stored as its bits
+  TFR_BF16 = 14, // bfloat16 (no numpy dtype), stored as its bits
 } tfr_dtype;
 
 // Number of dtypes; valid values are 0 .. TFR_DTYPE_COUNT - 1.
-#define TFR_DTYPE_COUNT 7
+#define TFR_DTYPE_COUNT 15
 
 // The kind of a dtype, as numpy's `dtype.kind`.
 typedef enum tfr_dtype_kind {
   TFR_KIND_BOOL = 0,     // 'b'
   TFR_KIND_INT = 1,      // 'i' (signed integer)
-  TFR_KIND_UINT = 2,     // 'u' (unsigned integer; none yet)
+  TFR_KIND_UINT = 2,     // 'u' (unsigned integer)
   TFR_KIND_FLOAT = 3,    // 'f'
   TFR_KIND_COMPLEX = 4,  // 'c'
 } tfr_dtype_kind;
@@ -42,7 +54,8 @@ typedef enum tfr_dtype_kind {
 typedef struct tfr_dtype_info {
   tfr_dtype dtype;
   const char *name;   // tenferro / StableHLO short name: "bool", "i32", "f64", "c128"
-  const char *descr;  // numpy dtype string, little-endian: "|b1", "<i4", "<f8", "<c16"
+  const char *descr;  // numpy dtype string, little-endian: "|b1", "<i4", "<f8", "<c16";
+                      // NULL for bf16, which numpy lacks (.npy load/save refuse it)
   size_t size;        // bytes per element
   tfr_dtype_kind kind;
   tfr_dtype real;     // the real dtype of the same precision (itself if not complex)
@@ -58,8 +71,9 @@ TFR_API const char *tfr_dtype_name(tfr_dtype dtype);
 // Returns the element size in bytes of `dtype`, or 0 for an invalid value.
 TFR_API size_t tfr_dtype_size(tfr_dtype dtype);
 
-// Looks up a dtype by its short name ("f32") or by a numpy name ("float32",
-// "complex128", "int64", "bool").
+// Looks up a dtype by its short name ("f32", "u8", "bf16") or by a numpy
+// name ("float32", "complex128", "int64", "uint8", "float16", "bool";
+// "bfloat16" as ml_dtypes calls it).
 //   name       NUL-terminated string.
 //   out_dtype  receives the dtype.
 // Errors: TFR_ERR_INVALID_ARGUMENT (NULL argument),

@@ -27,11 +27,15 @@
 //     column-major strides (1, d0, d0*d1, ...): no transposing copy. Reading
 //     it row-major (tfr_tensor_read, any op) gives numpy's element order.
 //   * 'descr': a byte-order character ('<' little, '>' big, '=' and '|'
-//     native, or none = native) followed by b1, i4, i8, f4, f8, c8 or c16;
-//     '?' is bool too. Big-endian data is converted to the host's byte order
-//     while loading (in place, after the one read). Every other dtype string
-//     ('<f2', '|u1', '|i1', '<U3', '|O', structured lists ...) is
-//     TFR_ERR_UNSUPPORTED_DTYPE.
+//     native, or none = native) followed by b1, i1, i2, i4, i8, u1, u2, u4,
+//     u8, f2, f4, f8, c8 or c16; '?' is bool too. Big-endian data is
+//     converted to the host's byte order while loading (in place, after the
+//     one read). Every other dtype string ('<U3', '|O', '|V2', structured
+//     lists ...) is TFR_ERR_UNSUPPORTED_DTYPE.
+//   * bf16 has no numpy dtype string (numpy has no bfloat16; ml_dtypes'
+//     bfloat16 arrays are saved as anonymous '|V2' bytes): bf16 tensors are
+//     never produced by the reader, and the writers refuse them with
+//     TFR_ERR_UNSUPPORTED_DTYPE (convert to f32 first).
 //   * the data must be exactly numel * element size bytes: shorter data is a
 //     truncated file, and longer data (bytes after the array) is rejected too,
 //     although numpy's reader ignores them, because a .npy file holds one

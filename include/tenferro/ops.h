@@ -24,8 +24,12 @@
 //       TFR_ERR_WRONG_BACKEND     a tensor of another backend instance.
 //       TFR_ERR_OUT_OF_MEMORY, TFR_ERR_DEVICE_LOST.
 //
-// Dtype groups used below: "bool", "int" (i32 i64), "float" (f32 f64),
-// "complex" (c64 c128), "numeric" = int + float + complex, "all" = everything.
+// Dtype groups used below: "bool", "int" (signed i8 i16 i32 i64 and unsigned
+// u8 u16 u32 u64), "float" (f16 bf16 f32 f64), "complex" (c64 c128),
+// "numeric" = int + float + complex, "signed" = numeric without the unsigned
+// integers, "all" = everything. Integer arithmetic wraps (two's complement);
+// unsigned integers compare as unsigned. f16 and bf16 are computed in f32
+// and each result is rounded once to the dtype (nearest, ties to even).
 #ifndef TENFERRO_OPS_H_
 #define TENFERRO_OPS_H_
 
@@ -47,9 +51,9 @@ extern "C" {
 // Unary elementwise ops. The result has the operand's shape and dtype unless
 // the comment says otherwise. Values are stable: new ops are added at the end.
 typedef enum tfr_unary_op {
-  TFR_NEGATE = 0,              // StableHLO negate; numeric; integers wrap
-  TFR_ABS = 1,                 // abs; numeric; complex -> real dtype (|z|); INT_MIN -> INT_MIN
-  TFR_SIGN = 2,                // sign; numeric; -1/0/1, NaN -> NaN, +-0 kept; complex z/|z|, 0 at 0
+  TFR_NEGATE = 0,              // StableHLO negate; numeric; integers wrap (unsigned: 0 - x)
+  TFR_ABS = 1,                 // abs; signed; complex -> real dtype (|z|); INT_MIN -> INT_MIN
+  TFR_SIGN = 2,                // sign; signed; -1/0/1, NaN -> NaN, +-0 kept; complex z/|z|, 0 at 0
   TFR_CONJ = 3,                // complex conjugate; numeric; identity for real dtypes
   TFR_NOT = 4,                 // not; bool, int (bitwise)
   TFR_FLOOR = 5,               // floor; float
@@ -139,23 +143,25 @@ typedef enum tfr_binary_op {
   TFR_ADD = 0,          // add; numeric; integers wrap
   TFR_SUBTRACT = 1,     // subtract; numeric
   TFR_MULTIPLY = 2,     // multiply; numeric
-  TFR_DIVIDE = 3,       // divide; numeric. Integers truncate; x/0 = -1 (all bits set),
-                        // INT_MIN / -1 = INT_MIN (XLA's values)
+  TFR_DIVIDE = 3,       // divide; numeric. Integers truncate; x/0 = -1 (all bits set, also
+                        // for unsigned), INT_MIN / -1 = INT_MIN (XLA's values)
   TFR_REMAINDER = 4,    // remainder; numeric except complex; sign of the dividend; float is
                         // fmod; integer x%0 = x, INT_MIN % -1 = 0
   TFR_MAXIMUM = 5,      // maximum; all; NaN-propagating; complex lexicographic (re, then im)
   TFR_MINIMUM = 6,      // minimum; all; as maximum
-  TFR_POWER = 7,        // power; numeric; integers by squaring (wrapping), negative exponent
-                        // gives 0 except for bases 1 and -1
+  TFR_POWER = 7,        // power; numeric; integers by squaring (wrapping), negative signed
+                        // exponent gives 0 except for bases 1 and -1
   TFR_AND = 8,          // and; bool, int (bitwise)
   TFR_OR = 9,           // or; bool, int
   TFR_XOR = 10,         // xor; bool, int
   TFR_ATAN2 = 11,       // atan2(lhs, rhs); float, complex
-  TFR_SHIFT_LEFT = 12,  // shift_left; int; counts >= bit width give 0
-  TFR_SHIFT_RIGHT_ARITHMETIC = 13,  // int; counts >= width fill with the sign bit
+  TFR_SHIFT_LEFT = 12,  // shift_left; int; counts (read as unsigned) >= bit width give 0
+  TFR_SHIFT_RIGHT_ARITHMETIC = 13,  // int; counts >= width fill with the sign bit (the top
+                                    // bit of the pattern, for unsigned too)
   TFR_SHIFT_RIGHT_LOGICAL = 14,     // int; counts >= width give 0
-  TFR_NEXT_AFTER = 15,  // next_after(lhs, rhs); float
+  TFR_NEXT_AFTER = 15,  // next_after(lhs, rhs); float (the next value of lhs's own dtype)
   TFR_COMPLEX = 16,     // complex(lhs = real part, rhs = imaginary part); f32 -> c64, f64 -> c128
+                        // (f16 and bf16 have no complex dtype)
 } tfr_binary_op;
 #define TFR_BINARY_OP_COUNT 17
 
@@ -256,10 +262,14 @@ TFR_API TFR_NODISCARD tfr_status tfr_clamp_into(tfr_session *session, const tfr_
 // Structural
 // ===========================================================================
 
-// StableHLO `convert` to `dtype`, every pair of dtypes: int -> float rounds
-// to nearest even; float -> int rounds toward zero and saturates, NaN -> 0;
-// complex -> real keeps the real part; real -> complex has imaginary part 0;
-// -> bool is x != 0; bool -> number is 0 or 1.
+// StableHLO `convert` to `dtype`, every pair of dtypes: int -> float and
+// float -> narrower float round once to nearest even (directly: f64 -> f16
+// does not pass through f32; beyond the largest finite value is infinity);
+// float -> int rounds toward zero and saturates (unsigned: negative -> 0),
+// NaN -> 0; int -> int wraps (keeps the low bits, sign-extended or
+// zero-extended by the source's signedness, like C); complex -> real keeps
+// the real part; real -> complex has imaginary part 0; -> bool is x != 0;
+// bool -> number is 0 or 1.
 //   x    any dtype, shape and strides.   out  new tensor, x's shape, `dtype`.
 TFR_API TFR_NODISCARD tfr_status tfr_convert(tfr_session *session, const tfr_tensor *x,
                                              tfr_dtype dtype, tfr_tensor **out);
@@ -267,6 +277,24 @@ TFR_API TFR_NODISCARD tfr_status tfr_convert(tfr_session *session, const tfr_ten
 // unless the dtypes are equal).
 TFR_API TFR_NODISCARD tfr_status tfr_convert_into(tfr_session *session, const tfr_tensor *x,
                                                   tfr_tensor *out);
+
+// StableHLO `reduce_precision`: rounds each element to a float format of
+// `exponent_bits` exponent bits and `mantissa_bits` mantissa bits and back to
+// x's dtype, as XLA does it: the mantissa is rounded to nearest, ties to even
+// (a carry may raise the exponent); then magnitudes beyond the format's range
+// become infinities of their sign and magnitudes below its smallest normal
+// number become zeros of their sign (the format has no subnormals); NaN stays
+// NaN (+inf when mantissa_bits is 0). Widths at least those of x's dtype
+// change nothing (e.g. 11 and 52 on any float dtype; 5 and 10 give f16's
+// normal range on an f32 tensor, 8 and 7 bf16's).
+//   x              float dtype, any shape and strides.
+//   exponent_bits  >= 1.   mantissa_bits  >= 0.
+//   out            new tensor, x's shape and dtype.
+// Errors: the common ones; TFR_ERR_INVALID_ARGUMENT for exponent_bits < 1 or
+//         mantissa_bits < 0.
+TFR_API TFR_NODISCARD tfr_status tfr_reduce_precision(tfr_session *session, const tfr_tensor *x,
+                                                      int exponent_bits, int mantissa_bits,
+                                                      tfr_tensor **out);
 
 // A compact row-major copy of `x` (any view), on the session's backend.
 TFR_API TFR_NODISCARD tfr_status tfr_copy(tfr_session *session, const tfr_tensor *x,
@@ -436,7 +464,8 @@ TFR_API TFR_NODISCARD tfr_status tfr_reverse(tfr_session *session, const tfr_ten
 // StableHLO `dynamic_slice`: the slice of extents `slice_sizes` starting at
 // the values of the rank-0 integer tensors start_indices[0..rank), each
 // clamped to [0, extent - slice_size].
-//   start_indices  `rank` rank-0 tensors of dtype i32 or i64 on the session.
+//   start_indices  `rank` rank-0 tensors of one integer dtype (signed or
+//                  unsigned) on the session.
 //   slice_sizes    int64[rank], 0 <= size <= extent.
 TFR_API TFR_NODISCARD tfr_status tfr_dynamic_slice(tfr_session *session,
                                                    const tfr_tensor *operand,
@@ -486,7 +515,7 @@ typedef struct tfr_gather_config {
 } tfr_gather_config;
 
 // StableHLO `gather`; start indices are clamped so each slice fits.
-//   operand        any dtype and shape.   start_indices  i32 or i64.
+//   operand        any dtype and shape.   start_indices  any integer dtype.
 //   out            new compact tensor of operand's dtype, shape per the spec.
 TFR_API TFR_NODISCARD tfr_status tfr_gather(tfr_session *session, const tfr_tensor *operand,
                                             const tfr_tensor *start_indices,
@@ -527,7 +556,7 @@ typedef struct tfr_scatter_config {
 //                     (bool: maximum = or, minimum = and; complex:
 //                     lexicographic, real part then imaginary, NaN
 //                     propagating); add and multiply take numeric dtypes.
-//   scatter_indices   i32 or i64.
+//   scatter_indices   any integer dtype.
 TFR_API TFR_NODISCARD tfr_status tfr_scatter(tfr_session *session, const tfr_tensor *operand,
                                              const tfr_tensor *scatter_indices,
                                              const tfr_tensor *updates,

@@ -110,6 +110,7 @@ typedef enum tfr_structural_kind {
   TFR_STRUCT_CONVERT = 0,   // out = convert(in); also plain strided copies
   TFR_STRUCT_TRIANGLE = 1,  // out = tril/triu(in, k); out compact, same shape
   TFR_STRUCT_IOTA = 2,      // out[idx] = idx[iota_dimension]
+  TFR_STRUCT_REDUCE_PRECISION = 3,  // out = reduce_precision(in); float, same dtype
 } tfr_structural_kind;
 
 typedef struct tfr_structural_desc {
@@ -119,6 +120,8 @@ typedef struct tfr_structural_desc {
   int64_t k;             // triangle: diagonal offset
   bool upper;            // triangle: triu (true) or tril (false)
   int iota_dimension;    // iota
+  int exponent_bits;     // reduce_precision: >= 1
+  int mantissa_bits;     // reduce_precision: >= 0
 } tfr_structural_desc;
 
 typedef struct tfr_reduce_desc {
@@ -203,7 +206,7 @@ struct tfr_dot_desc {
 //     batching axes), so a start s along axis a fits iff
 //     0 <= s <= extent(a) - window_size[a].
 typedef struct tfr_index_space {
-  const tfr_tensor *indices;  // i32 or i64, any strides (stride 0 included)
+  const tfr_tensor *indices;  // any integer dtype, any strides (stride 0 included)
   int nbatch;
   int64_t batch_extent[TFR_MAX_RANK];
   int64_t batch_index_axis[TFR_MAX_RANK];  // axis of `indices` of batch axis j

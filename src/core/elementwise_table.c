@@ -2,11 +2,14 @@
 #include "core/elementwise_table.h"
 
 #define FC (TFR_DT_FLOAT | TFR_DT_COMPLEX)
+#define SIGNED (TFR_DT_SINT | TFR_DT_FLOAT | TFR_DT_COMPLEX)
 
 static const tfr_ew_info tfr_unary_table[TFR_UNARY_OP_COUNT] = {
     [TFR_NEGATE] = {"negate", TFR_DT_NUMERIC, TFR_RESULT_SAME},
-    [TFR_ABS] = {"abs", TFR_DT_NUMERIC, TFR_RESULT_REAL},
-    [TFR_SIGN] = {"sign", TFR_DT_NUMERIC, TFR_RESULT_SAME},
+    // StableHLO defines abs and sign on signed integers, floats and complex
+    // only; negate wraps unsigned integers (0 - x).
+    [TFR_ABS] = {"abs", SIGNED, TFR_RESULT_REAL},
+    [TFR_SIGN] = {"sign", SIGNED, TFR_RESULT_SAME},
     [TFR_CONJ] = {"conj", TFR_DT_NUMERIC, TFR_RESULT_SAME},
     [TFR_NOT] = {"not", TFR_DT_BOOL | TFR_DT_INT, TFR_RESULT_SAME},
     [TFR_FLOOR] = {"floor", TFR_DT_FLOAT, TFR_RESULT_SAME},
@@ -58,7 +61,7 @@ static const tfr_ew_info tfr_binary_table[TFR_BINARY_OP_COUNT] = {
     [TFR_SHIFT_RIGHT_ARITHMETIC] = {"shift_right_arithmetic", TFR_DT_INT, TFR_RESULT_SAME},
     [TFR_SHIFT_RIGHT_LOGICAL] = {"shift_right_logical", TFR_DT_INT, TFR_RESULT_SAME},
     [TFR_NEXT_AFTER] = {"next_after", TFR_DT_FLOAT, TFR_RESULT_SAME},
-    [TFR_COMPLEX] = {"complex", TFR_DT_FLOAT, TFR_RESULT_COMPLEX},
+    [TFR_COMPLEX] = {"complex", TFR_DT_F32_F64, TFR_RESULT_COMPLEX},
 };
 
 const tfr_ew_info *tfr_unary_info(tfr_unary_op op) {

@@ -12,8 +12,13 @@
 // Dtype sets as bit masks over tfr_dtype values.
 #define TFR_DT(d) (1u << (d))
 #define TFR_DT_BOOL TFR_DT(TFR_BOOL)
-#define TFR_DT_INT (TFR_DT(TFR_I32) | TFR_DT(TFR_I64))
-#define TFR_DT_FLOAT (TFR_DT(TFR_F32) | TFR_DT(TFR_F64))
+#define TFR_DT_SINT (TFR_DT(TFR_I8) | TFR_DT(TFR_I16) | TFR_DT(TFR_I32) | TFR_DT(TFR_I64))
+#define TFR_DT_UINT (TFR_DT(TFR_U8) | TFR_DT(TFR_U16) | TFR_DT(TFR_U32) | TFR_DT(TFR_U64))
+#define TFR_DT_INT (TFR_DT_SINT | TFR_DT_UINT)
+// The floats with a complex dtype of the same precision (complex(), ...).
+#define TFR_DT_F32_F64 (TFR_DT(TFR_F32) | TFR_DT(TFR_F64))
+#define TFR_DT_HALF (TFR_DT(TFR_F16) | TFR_DT(TFR_BF16))
+#define TFR_DT_FLOAT (TFR_DT_F32_F64 | TFR_DT_HALF)
 #define TFR_DT_COMPLEX (TFR_DT(TFR_C64) | TFR_DT(TFR_C128))
 #define TFR_DT_NUMERIC (TFR_DT_INT | TFR_DT_FLOAT | TFR_DT_COMPLEX)
 #define TFR_DT_ALL (TFR_DT_BOOL | TFR_DT_NUMERIC)

@@ -76,17 +76,10 @@ tfr_status tfr_reverse(tfr_session *s, const tfr_tensor *operand, int n,
 // dynamic_slice, dynamic_update_slice
 // ---------------------------------------------------------------------------
 
-// Reads rank-0 host start tensor `t` (i32 or i64) and clamps it to [0, hi].
+// Reads rank-0 host start tensor `t` (any integer dtype) and clamps it to
+// [0, hi].
 static int64_t ix_read_start(const tfr_tensor *t, int64_t hi) {
-  const char *p = tfr_tensor_host_ptr(t);
-  int64_t v;
-  if (t->dtype == TFR_I32) {
-    int32_t v32;
-    memcpy(&v32, p, sizeof v32);
-    v = v32;
-  } else {
-    memcpy(&v, p, sizeof v);
-  }
+  int64_t v = tfr_read_index(t->dtype, tfr_tensor_host_ptr(t));
   return v < 0 ? 0 : v > hi ? hi : v;
 }
 

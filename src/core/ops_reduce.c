@@ -7,37 +7,24 @@
 
 // Writes the identity of `combiner` in `dtype` to `bytes` (16 bytes).
 static void tfr_reduce_identity(tfr_reduce_combiner c, tfr_dtype dtype, unsigned char *bytes) {
-  memset(bytes, 0, 16);
-  bool one = c == TFR_REDUCE_MULTIPLY;
-  bool all = c == TFR_REDUCE_AND || c == TFR_REDUCE_MINIMUM;  // all bits / highest value
-  bool lowest = c == TFR_REDUCE_MAXIMUM;
-  switch (dtype) {
-    case TFR_BOOL: bytes[0] = (one || all) ? 1 : 0; break;
-    case TFR_I32: {
-      int32_t v = one ? 1 : c == TFR_REDUCE_AND ? -1 : c == TFR_REDUCE_MINIMUM ? INT32_MAX
-                  : lowest ? INT32_MIN : 0;
-      memcpy(bytes, &v, sizeof v);
+  bool ints = tfr_dtype_get_info(dtype)->kind == TFR_KIND_INT ||
+              tfr_dtype_get_info(dtype)->kind == TFR_KIND_UINT;
+  double fv = 0;
+  uint64_t iv = 0;
+  switch (c) {
+    case TFR_REDUCE_MULTIPLY: fv = 1, iv = 1; break;
+    case TFR_REDUCE_AND: iv = ~UINT64_C(0); break;  // all bits (bool: true)
+    case TFR_REDUCE_MINIMUM:  // the highest value
+      fv = INFINITY;
+      iv = ints ? tfr_int_max_bits(dtype) : 1;
       break;
-    }
-    case TFR_I64: {
-      int64_t v = one ? 1 : c == TFR_REDUCE_AND ? -1 : c == TFR_REDUCE_MINIMUM ? INT64_MAX
-                  : lowest ? INT64_MIN : 0;
-      memcpy(bytes, &v, sizeof v);
+    case TFR_REDUCE_MAXIMUM:  // the lowest value
+      fv = -INFINITY;
+      iv = ints ? tfr_int_min_bits(dtype) : 0;
       break;
-    }
-    case TFR_F32:
-    case TFR_C64: {
-      float v = one ? 1.0f : c == TFR_REDUCE_MINIMUM ? INFINITY : lowest ? -INFINITY : 0.0f;
-      memcpy(bytes, &v, sizeof v);
-      break;
-    }
-    case TFR_F64:
-    case TFR_C128: {
-      double v = one ? 1.0 : c == TFR_REDUCE_MINIMUM ? INFINITY : lowest ? -INFINITY : 0.0;
-      memcpy(bytes, &v, sizeof v);
-      break;
-    }
+    default: break;
   }
+  tfr_scalar_set(dtype, fv, iv, bytes);
 }
 
 tfr_status tfr_reduce(tfr_session *s, const tfr_tensor *x, const tfr_tensor *init_value,

@@ -46,6 +46,24 @@ tfr_status tfr_convert_into(tfr_session *s, const tfr_tensor *x, tfr_tensor *out
   return tfr_run_convert(s, x, out);
 }
 
+tfr_status tfr_reduce_precision(tfr_session *s, const tfr_tensor *x, int exponent_bits,
+                                int mantissa_bits, tfr_tensor **out) {
+  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "reduce_precision: out is NULL");
+  *out = NULL;
+  TFR_RETURN_IF_ERROR(tfr_validate_reduce_precision(s, x, exponent_bits, mantissa_bits));
+  tfr_tensor *t = NULL;
+  TFR_RETURN_IF_ERROR(tfr_tensor_alloc(s->backend, x->dtype, x->rank, x->shape, false, &t));
+  tfr_structural_desc d = {.kind = TFR_STRUCT_REDUCE_PRECISION,
+                           .in = x,
+                           .out = t,
+                           .exponent_bits = exponent_bits,
+                           .mantissa_bits = mantissa_bits};
+  tfr_status st = s->backend->vtable->structural(s->backend, &d);
+  if (st) tfr_tensor_release(t);
+  else *out = t;
+  return st;
+}
+
 tfr_status tfr_copy(tfr_session *s, const tfr_tensor *x, tfr_tensor **out) {
   if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "copy: out is NULL");
   *out = NULL;

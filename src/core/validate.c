@@ -353,6 +353,20 @@ tfr_status tfr_validate_axes(const char *op, int rank, int naxes, const int64_t 
   return TFR_OK;
 }
 
+tfr_status tfr_validate_reduce_precision(tfr_session *s, const tfr_tensor *x, int exponent_bits,
+                                         int mantissa_bits) {
+  TFR_RETURN_IF_ERROR(tfr_session_check("reduce_precision", s));
+  TFR_RETURN_IF_ERROR(tfr_check_placement("reduce_precision", "operand", s, x));
+  TFR_RETURN_IF_ERROR(tfr_validate_dtype("reduce_precision", x->dtype, TFR_DT_FLOAT));
+  if (exponent_bits < 1)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "reduce_precision: exponent_bits is %d, must be >= 1 (C1)", exponent_bits);
+  if (mantissa_bits < 0)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "reduce_precision: mantissa_bits is %d, must be >= 0 (C2)", mantissa_bits);
+  return TFR_OK;
+}
+
 static const char *tfr_combiner_name(tfr_reduce_combiner c) {
   static const char *const names[] = {"add", "multiply", "maximum", "minimum", "and", "or", "xor"};
   return (unsigned)c <= TFR_REDUCE_XOR ? names[c] : "invalid";

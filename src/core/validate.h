@@ -41,6 +41,11 @@ tfr_status tfr_validate_axes(const char *op, int rank, int naxes, const int64_t 
 // Checks that `dtype` is in the `mask` (TFR_DT_* bits) of op `op`.
 tfr_status tfr_validate_dtype(const char *op, tfr_dtype dtype, uint32_t mask);
 
+// reduce_precision: session, placement, a float dtype, exponent_bits >= 1,
+// mantissa_bits >= 0.
+tfr_status tfr_validate_reduce_precision(tfr_session *s, const tfr_tensor *x, int exponent_bits,
+                                         int mantissa_bits);
+
 // Reductions: fills `d` (except out) and the result shape.
 tfr_status tfr_validate_reduce(tfr_session *s, const tfr_tensor *x, const tfr_tensor *init,
                                tfr_reduce_combiner combiner, int naxes, const int64_t *axes,
@@ -57,7 +62,7 @@ tfr_status tfr_validate_slice(tfr_session *s, const tfr_tensor *operand, const i
 tfr_status tfr_validate_reverse(tfr_session *s, const tfr_tensor *operand, int n,
                                 const int64_t *dimensions);
 // dynamic_slice / dynamic_update_slice: `rank` start tensors, rank 0, one
-// integer dtype (i32 or i64) for all, on the session's backend.
+// integer dtype (any, signed or unsigned) for all, on the session's backend.
 tfr_status tfr_validate_dynamic_slice(tfr_session *s, const tfr_tensor *operand,
                                       const tfr_tensor *const *start_indices,
                                       const int64_t *slice_sizes);
@@ -111,8 +116,6 @@ tfr_status tfr_validate_dot_accumulate(const char *op, tfr_session *s, tfr_dot_d
                                        int rank, const int64_t *shape);
 
 // 1 of `dtype` into bytes[16] (rest zero); whether bytes hold 0 (+-0 too).
-void tfr_dot_scalar_one(tfr_dtype dtype, unsigned char *bytes);
-bool tfr_dot_scalar_is_zero(tfr_dtype dtype, const unsigned char *bytes);
 
 // Per batch element, dot products of at most this many multiply-adds run in
 // the cpu backend's strided loop, which reads every layout in place (no

@@ -119,34 +119,9 @@ tfr_status tfr_validate_dot_dims(const char *op, tfr_dtype ldtype, int lrank,
   d->rhs_conj = complex && config->rhs_conj;
   *out_rank = rank;
   // The plain form's alpha = 1, beta = 0.
-  tfr_dot_scalar_one(ldtype, d->alpha);
+  tfr_scalar_set(ldtype, 1.0, 1, d->alpha);
   d->beta_zero = true;
   return TFR_OK;
-}
-
-void tfr_dot_scalar_one(tfr_dtype dtype, unsigned char *bytes) {
-  memset(bytes, 0, 16);
-  switch (dtype) {
-    case TFR_I32: { int32_t v = 1; memcpy(bytes, &v, sizeof v); break; }
-    case TFR_I64: { int64_t v = 1; memcpy(bytes, &v, sizeof v); break; }
-    case TFR_F32:
-    case TFR_C64: { float v = 1; memcpy(bytes, &v, sizeof v); break; }
-    case TFR_F64:
-    case TFR_C128: { double v = 1; memcpy(bytes, &v, sizeof v); break; }
-    default: bytes[0] = 1; break;
-  }
-}
-
-bool tfr_dot_scalar_is_zero(tfr_dtype dtype, const unsigned char *bytes) {
-  switch (dtype) {
-    case TFR_I32: { int32_t v; memcpy(&v, bytes, sizeof v); return v == 0; }
-    case TFR_I64: { int64_t v; memcpy(&v, bytes, sizeof v); return v == 0; }
-    case TFR_F32: { float v; memcpy(&v, bytes, sizeof v); return v == 0; }
-    case TFR_F64: { double v; memcpy(&v, bytes, sizeof v); return v == 0; }
-    case TFR_C64: { float v[2]; memcpy(v, bytes, sizeof v); return v[0] == 0 && v[1] == 0; }
-    case TFR_C128: { double v[2]; memcpy(v, bytes, sizeof v); return v[0] == 0 && v[1] == 0; }
-    default: return bytes[0] == 0;
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -238,7 +213,7 @@ bool tfr_dot_operand_direct(const tfr_dot_desc *d, int which, const int64_t *sha
   bool trans;
   if (!tfr_dot_operand_matrix(d, which, shape, strides, &rows, &cols, &rs, &cs)) return false;
   tfr_dtype_kind kind = tfr_dtype_get_info(d->dtype)->kind;
-  if (kind == TFR_KIND_INT) {
+  if (kind == TFR_KIND_INT || kind == TFR_KIND_UINT) {
     // The integer kernel reads lhs elements one by one (any strides) and
     // streams rhs rows, which must be contiguous.
     return which == TFR_DOT_SIDE_LHS || cols <= 1 || cs == 1;
@@ -412,8 +387,8 @@ tfr_status tfr_validate_dot_accumulate(const char *op, tfr_session *s, tfr_dot_d
   memcpy(d->alpha, alpha, es);
   memset(d->beta, 0, sizeof d->beta);
   memcpy(d->beta, beta, es);
-  d->alpha_zero = tfr_dot_scalar_is_zero(d->dtype, d->alpha);
-  d->beta_zero = tfr_dot_scalar_is_zero(d->dtype, d->beta);
+  d->alpha_zero = tfr_scalar_is_zero(d->dtype, d->alpha);
+  d->beta_zero = tfr_scalar_is_zero(d->dtype, d->beta);
   d->out = out;
   return TFR_OK;
 }

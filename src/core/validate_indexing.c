@@ -78,8 +78,9 @@ static bool ix_contains(int n, const int64_t *v, int64_t x) {
 }
 
 static tfr_status ix_index_dtype(const char *op, const char *name, const tfr_tensor *t) {
-  if (t->dtype != TFR_I32 && t->dtype != TFR_I64)
-    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: %s has dtype %s, must be i32 or i64", op,
+  if (!(TFR_DT(t->dtype) & TFR_DT_INT))
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "%s: %s has dtype %s, must be an integer dtype (i8 .. i64, u8 .. u64)", op,
                      name, tfr_dtype_name(t->dtype));
   return TFR_OK;
 }

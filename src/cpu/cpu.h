@@ -66,6 +66,10 @@ void tfr_cpu_iter_run(const tfr_cpu_iter *it, tfr_cpu_inner_fn fn, const void *c
 // pair. Used by elementwise.c and by fusion.c.
 tfr_cpu_inner_fn tfr_cpu_elementwise_kernel(tfr_ew_kind kind, int op, tfr_dtype dtype);
 
+// Converts (or copies) `in` into `out` of the same shape, any dtypes and
+// strides: the kernel of StableHLO convert (src/cpu/structural.c).
+tfr_status tfr_cpu_convert(tfr_cpu_backend *cpu, const tfr_tensor *in, tfr_tensor *out);
+
 // Op families (src/cpu/<family>.c).
 tfr_status tfr_cpu_elementwise(tfr_backend *b, const tfr_elementwise_desc *d);
 tfr_status tfr_cpu_structural(tfr_backend *b, const tfr_structural_desc *d);

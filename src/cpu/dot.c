@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "core/half.h"
 #include "core/validate.h"
 #include "cpu/cpu.h"
 
@@ -189,8 +190,23 @@ typedef struct tfr_dot_combine_ctx {
     }                                                                                              \
   }
 
-TFR_DOT_COMBINE_REAL(tfr_dot_combine_i32, int32_t, uint32_t)
-TFR_DOT_COMBINE_REAL(tfr_dot_combine_i64, int64_t, uint64_t)
+// Integers: T and the unsigned type of at least 32 bits the arithmetic runs
+// in (wrapping; 8/16-bit values would otherwise multiply as int).
+#define TFR_DOT_INT_TYPES(X, P)                                                        \
+  X(P##_i8, int8_t, uint32_t) X(P##_i16, int16_t, uint32_t) X(P##_i32, int32_t, uint32_t) \
+  X(P##_i64, int64_t, uint64_t) X(P##_u8, uint8_t, uint32_t) X(P##_u16, uint16_t, uint32_t) \
+  X(P##_u32, uint32_t, uint32_t) X(P##_u64, uint64_t, uint64_t)
+#define TFR_DOT_INT_CASES(P)                                                           \
+  case TFR_I8: return P##_i8;                                                          \
+  case TFR_I16: return P##_i16;                                                        \
+  case TFR_I32: return P##_i32;                                                        \
+  case TFR_I64: return P##_i64;                                                        \
+  case TFR_U8: return P##_u8;                                                          \
+  case TFR_U16: return P##_u16;                                                        \
+  case TFR_U32: return P##_u32;                                                        \
+  case TFR_U64: return P##_u64;
+
+TFR_DOT_INT_TYPES(TFR_DOT_COMBINE_REAL, tfr_dot_combine)
 TFR_DOT_COMBINE_REAL(tfr_dot_combine_f32, float, float)
 TFR_DOT_COMBINE_REAL(tfr_dot_combine_f64, double, double)
 TFR_DOT_COMBINE_COMPLEX(tfr_dot_combine_c64, float)
@@ -198,8 +214,7 @@ TFR_DOT_COMBINE_COMPLEX(tfr_dot_combine_c128, double)
 
 static tfr_cpu_inner_fn tfr_dot_combine_fn(tfr_dtype dt) {
   switch (dt) {
-    case TFR_I32: return tfr_dot_combine_i32;
-    case TFR_I64: return tfr_dot_combine_i64;
+    TFR_DOT_INT_CASES(tfr_dot_combine)
     case TFR_F32: return tfr_dot_combine_f32;
     case TFR_F64: return tfr_dot_combine_f64;
     case TFR_C64: return tfr_dot_combine_c64;
@@ -329,8 +344,7 @@ typedef struct tfr_dot_naive {
     }                                                                                              \
   }
 
-TFR_DOT_NAIVE_REAL(tfr_dot_naive_i32, int32_t, uint32_t)
-TFR_DOT_NAIVE_REAL(tfr_dot_naive_i64, int64_t, uint64_t)
+TFR_DOT_INT_TYPES(TFR_DOT_NAIVE_REAL, tfr_dot_naive)
 TFR_DOT_NAIVE_REAL(tfr_dot_naive_f32, float, float)
 TFR_DOT_NAIVE_REAL(tfr_dot_naive_f64, double, double)
 TFR_DOT_NAIVE_COMPLEX(tfr_dot_naive_c64, float)
@@ -340,8 +354,7 @@ typedef void (*tfr_dot_naive_fn)(const tfr_dot_naive *c, int64_t begin, int64_t 
 
 static tfr_dot_naive_fn tfr_dot_naive_kernel(tfr_dtype dt) {
   switch (dt) {
-    case TFR_I32: return tfr_dot_naive_i32;
-    case TFR_I64: return tfr_dot_naive_i64;
+    TFR_DOT_INT_CASES(tfr_dot_naive)
     case TFR_F32: return tfr_dot_naive_f32;
     case TFR_F64: return tfr_dot_naive_f64;
     case TFR_C64: return tfr_dot_naive_c64;
@@ -463,8 +476,16 @@ typedef struct tfr_dot_intk {
     }                                                                                              \
   }
 
-TFR_DOT_INT_TILE(tfr_dot_int_tile_i32, int32_t, uint32_t)
-TFR_DOT_INT_TILE(tfr_dot_int_tile_i64, int64_t, uint64_t)
+TFR_DOT_INT_TYPES(TFR_DOT_INT_TILE, tfr_dot_int_tile)
+
+typedef void (*tfr_dot_int_tile_fn)(const tfr_dot_intk *, int64_t, int64_t, int64_t);
+
+static tfr_dot_int_tile_fn tfr_dot_int_tile_kernel(tfr_dtype dt) {
+  switch (dt) {
+    TFR_DOT_INT_CASES(tfr_dot_int_tile)
+    default: return NULL;
+  }
+}
 
 static void tfr_dot_run_int(tfr_cpu_backend *cpu, const tfr_dot_desc *d, int64_t M, int64_t N,
                             int64_t K, int64_t lsm, int64_t lsk, int64_t rsk, int64_t osm) {
@@ -476,8 +497,7 @@ static void tfr_dot_run_int(tfr_cpu_backend *cpu, const tfr_dot_desc *d, int64_t
   int64_t ti = (M + TFR_DOT_INT_MB - 1) / TFR_DOT_INT_MB;
   int64_t tj = (N + TFR_DOT_INT_NB - 1) / TFR_DOT_INT_NB;
   int64_t tiles = c.batch.total * ti * tj;
-  void (*tile)(const tfr_dot_intk *, int64_t, int64_t, int64_t) =
-      d->dtype == TFR_I32 ? tfr_dot_int_tile_i32 : tfr_dot_int_tile_i64;
+  tfr_dot_int_tile_fn tile = tfr_dot_int_tile_kernel(d->dtype);
   int nt = tfr_dot_threads(cpu, tfr_dot_mul_sat(c.batch.total, tfr_dot_mul_sat(M, N * K)));
   if (nt > tiles) nt = (int)tiles;
   (void)nt;
@@ -712,9 +732,52 @@ static tfr_status tfr_dot_run_general(tfr_cpu_backend *cpu, const tfr_dot_desc *
   return st;
 }
 
+// f16 and bf16: lhs and rhs widened to f32 copies (exact), the product taken
+// in f32 (BLAS sgemm or the small-problem loop), and each result element
+// rounded once into out. The accumulating form combines alpha, beta and the
+// old out in f32 too.
+static tfr_status tfr_dot_half(tfr_backend *b, const tfr_dot_desc *d) {
+  tfr_cpu_backend *cpu = tfr_cpu_cast(b);
+  float (*widen)(uint16_t) = d->dtype == TFR_F16 ? tfr_f16_to_f32 : tfr_bf16_to_f32;
+  tfr_dot_desc w = *d;
+  w.dtype = TFR_F32;
+  uint16_t h;
+  float f;
+  memcpy(&h, d->alpha, sizeof h);
+  f = widen(h);
+  memset(w.alpha, 0, sizeof w.alpha);
+  memcpy(w.alpha, &f, sizeof f);
+  memcpy(&h, d->beta, sizeof h);
+  f = widen(h);
+  memset(w.beta, 0, sizeof w.beta);
+  memcpy(w.beta, &f, sizeof f);
+  tfr_tensor *l = NULL, *r = NULL, *o = NULL;
+  tfr_status st = TFR_OK;
+  if (!d->alpha_zero) {
+    st = tfr_tensor_alloc(b, TFR_F32, d->lhs->rank, d->lhs->shape, false, &l);
+    if (!st) st = tfr_tensor_alloc(b, TFR_F32, d->rhs->rank, d->rhs->shape, false, &r);
+    if (!st) st = tfr_cpu_convert(cpu, d->lhs, l);
+    if (!st) st = tfr_cpu_convert(cpu, d->rhs, r);
+    w.lhs = l;
+    w.rhs = r;
+  }
+  if (!st) st = tfr_tensor_alloc(b, TFR_F32, d->out->rank, d->out->shape, false, &o);
+  if (!st && d->accumulate && !d->beta_zero) st = tfr_cpu_convert(cpu, d->out, o);
+  if (!st) {
+    w.out = o;
+    st = tfr_cpu_dot_general(b, &w);
+  }
+  if (!st) st = tfr_cpu_convert(cpu, o, d->out);
+  tfr_tensor_release(l);
+  tfr_tensor_release(r);
+  tfr_tensor_release(o);
+  return st;
+}
+
 tfr_status tfr_cpu_dot_general(tfr_backend *b, const tfr_dot_desc *d) {
   tfr_cpu_backend *cpu = tfr_cpu_cast(b);
   if (d->out->numel == 0) return TFR_OK;
+  if (d->dtype == TFR_F16 || d->dtype == TFR_BF16) return tfr_dot_half(b, d);
   int64_t M = 1, N = 1, K = 1;
   // Saturating: an empty operand's other extents may be huge.
   for (int i = 0; i < d->nlhs_free; i++) M = tfr_dot_mul_sat(M, d->lhs->shape[d->lhs_free[i]]);
@@ -726,8 +789,8 @@ tfr_status tfr_cpu_dot_general(tfr_backend *b, const tfr_dot_desc *d) {
   }
   int64_t mnk = tfr_dot_mul_sat(M, tfr_dot_mul_sat(N, K));
   tfr_dtype_kind kind = tfr_dtype_get_info(d->dtype)->kind;
+  bool ints = kind == TFR_KIND_INT || kind == TFR_KIND_UINT;
   bool blas_fits = M <= INT_MAX && N <= INT_MAX && K <= INT_MAX;
-  if (mnk <= TFR_DOT_SMALL_MNK || (kind != TFR_KIND_INT && !blas_fits))
-    return tfr_dot_run_naive(cpu, d);
-  return tfr_dot_run_general(cpu, d, kind != TFR_KIND_INT);
+  if (mnk <= TFR_DOT_SMALL_MNK || (!ints && !blas_fits)) return tfr_dot_run_naive(cpu, d);
+  return tfr_dot_run_general(cpu, d, !ints);
 }

@@ -28,8 +28,16 @@
 
 // Dtype tokens -> C type and tfr_dtype.
 #define TFR_EW_T_b8 tfr_sm_b8
+#define TFR_EW_T_i8 int8_t
+#define TFR_EW_T_i16 int16_t
 #define TFR_EW_T_i32 int32_t
 #define TFR_EW_T_i64 int64_t
+#define TFR_EW_T_u8 uint8_t
+#define TFR_EW_T_u16 uint16_t
+#define TFR_EW_T_u32 uint32_t
+#define TFR_EW_T_u64 uint64_t
+#define TFR_EW_T_f16 tfr_f16_bits
+#define TFR_EW_T_bf16 tfr_bf16_bits
 #define TFR_EW_T_f32 float
 #define TFR_EW_T_f64 double
 #define TFR_EW_T_c64 tfr_sm_c64
@@ -37,8 +45,16 @@
 #define TFR_EW_T(dt) TFR_EW_T_##dt
 
 #define TFR_EW_D_b8 TFR_BOOL
+#define TFR_EW_D_i8 TFR_I8
+#define TFR_EW_D_i16 TFR_I16
 #define TFR_EW_D_i32 TFR_I32
 #define TFR_EW_D_i64 TFR_I64
+#define TFR_EW_D_u8 TFR_U8
+#define TFR_EW_D_u16 TFR_U16
+#define TFR_EW_D_u32 TFR_U32
+#define TFR_EW_D_u64 TFR_U64
+#define TFR_EW_D_f16 TFR_F16
+#define TFR_EW_D_bf16 TFR_BF16
 #define TFR_EW_D_f32 TFR_F32
 #define TFR_EW_D_f64 TFR_F64
 #define TFR_EW_D_c64 TFR_C64
@@ -261,8 +277,15 @@ TFR_EW_VM_RUNNERS(f64)
 // ---------------------------------------------------------------------------
 
 #define TFR_EW_BOOL(X, OP, name) X(OP, name, b8, b8)
-#define TFR_EW_INT(X, OP, name) X(OP, name, i32, i32) X(OP, name, i64, i64)
-#define TFR_EW_FLOAT(X, OP, name) X(OP, name, f32, f32) X(OP, name, f64, f64)
+#define TFR_EW_SINT(X, OP, name) \
+  X(OP, name, i8, i8) X(OP, name, i16, i16) X(OP, name, i32, i32) X(OP, name, i64, i64)
+#define TFR_EW_UINT(X, OP, name) \
+  X(OP, name, u8, u8) X(OP, name, u16, u16) X(OP, name, u32, u32) X(OP, name, u64, u64)
+#define TFR_EW_INT(X, OP, name) TFR_EW_SINT(X, OP, name) TFR_EW_UINT(X, OP, name)
+// f32 and f64 (the vector-math lists), the 16-bit floats, all floats.
+#define TFR_EW_F3264(X, OP, name) X(OP, name, f32, f32) X(OP, name, f64, f64)
+#define TFR_EW_HALF(X, OP, name) X(OP, name, f16, f16) X(OP, name, bf16, bf16)
+#define TFR_EW_FLOAT(X, OP, name) TFR_EW_F3264(X, OP, name) TFR_EW_HALF(X, OP, name)
 #define TFR_EW_CPLX(X, OP, name) X(OP, name, c64, c64) X(OP, name, c128, c128)
 #define TFR_EW_CPLX_TO_REAL(X, OP, name) X(OP, name, c64, f32) X(OP, name, c128, f64)
 #define TFR_EW_FC(X, OP, name) TFR_EW_FLOAT(X, OP, name) TFR_EW_CPLX(X, OP, name)
@@ -271,9 +294,9 @@ TFR_EW_VM_RUNNERS(f64)
 
 #define TFR_EW_UNARY_OPS(X)                                                            \
   TFR_EW_NUM(X, TFR_NEGATE, negate)                                                    \
-  TFR_EW_INT(X, TFR_ABS, abs) TFR_EW_FLOAT(X, TFR_ABS, abs)                            \
+  TFR_EW_SINT(X, TFR_ABS, abs) TFR_EW_FLOAT(X, TFR_ABS, abs)                           \
   TFR_EW_CPLX_TO_REAL(X, TFR_ABS, abs)                                                 \
-  TFR_EW_NUM(X, TFR_SIGN, sign)                                                        \
+  TFR_EW_SINT(X, TFR_SIGN, sign) TFR_EW_FC(X, TFR_SIGN, sign)                          \
   TFR_EW_NUM(X, TFR_CONJ, conj)                                                        \
   TFR_EW_BOOL(X, TFR_NOT, not) TFR_EW_INT(X, TFR_NOT, not)                             \
   TFR_EW_FLOAT(X, TFR_FLOOR, floor)                                                    \
@@ -281,51 +304,56 @@ TFR_EW_VM_RUNNERS(f64)
   TFR_EW_FLOAT(X, TFR_ROUND_NEAREST_EVEN, round_nearest_even)                          \
   TFR_EW_FLOAT(X, TFR_ROUND_NEAREST_AFZ, round_nearest_afz)                            \
   X(TFR_IS_FINITE, is_finite, f32, b8) X(TFR_IS_FINITE, is_finite, f64, b8)            \
+  X(TFR_IS_FINITE, is_finite, f16, b8) X(TFR_IS_FINITE, is_finite, bf16, b8)           \
   TFR_EW_FLOAT(X, TFR_REAL, real) TFR_EW_CPLX_TO_REAL(X, TFR_REAL, real)               \
   TFR_EW_FLOAT(X, TFR_IMAG, imag) TFR_EW_CPLX_TO_REAL(X, TFR_IMAG, imag)               \
-  TFR_EW_CPLX(X, TFR_EXP, exp)                                                         \
-  TFR_EW_CPLX(X, TFR_LOG, log)                                                         \
-  TFR_EW_CPLX(X, TFR_SIN, sin)                                                         \
-  TFR_EW_CPLX(X, TFR_COS, cos)                                                         \
-  TFR_EW_CPLX(X, TFR_TAN, tan)                                                         \
-  TFR_EW_CPLX(X, TFR_TANH, tanh)                                                       \
+  TFR_EW_CPLX(X, TFR_EXP, exp) TFR_EW_HALF(X, TFR_EXP, exp)                            \
+  TFR_EW_CPLX(X, TFR_LOG, log) TFR_EW_HALF(X, TFR_LOG, log)                            \
+  TFR_EW_CPLX(X, TFR_SIN, sin) TFR_EW_HALF(X, TFR_SIN, sin)                            \
+  TFR_EW_CPLX(X, TFR_COS, cos) TFR_EW_HALF(X, TFR_COS, cos)                            \
+  TFR_EW_CPLX(X, TFR_TAN, tan) TFR_EW_HALF(X, TFR_TAN, tan)                            \
+  TFR_EW_CPLX(X, TFR_TANH, tanh) TFR_EW_HALF(X, TFR_TANH, tanh)                        \
   TFR_EW_FC(X, TFR_SQRT, sqrt)                                                         \
   TFR_EW_FC(X, TFR_RSQRT, rsqrt)                                                       \
-  TFR_EW_CPLX(X, TFR_EXPM1, expm1)                                                     \
-  TFR_EW_CPLX(X, TFR_LOG1P, log1p)                                                     \
+  TFR_EW_HALF(X, TFR_CBRT, cbrt)                                                       \
+  TFR_EW_CPLX(X, TFR_EXPM1, expm1) TFR_EW_HALF(X, TFR_EXPM1, expm1)                    \
+  TFR_EW_CPLX(X, TFR_LOG1P, log1p) TFR_EW_HALF(X, TFR_LOG1P, log1p)                    \
+  TFR_EW_HALF(X, TFR_ERF, erf)                                                         \
   TFR_EW_FC(X, TFR_LOGISTIC, logistic)                                                 \
-  TFR_EW_CPLX(X, TFR_ASIN, asin)                                                       \
-  TFR_EW_CPLX(X, TFR_ACOS, acos)                                                       \
-  TFR_EW_CPLX(X, TFR_ATAN, atan)                                                       \
-  TFR_EW_CPLX(X, TFR_SINH, sinh)                                                       \
-  TFR_EW_CPLX(X, TFR_COSH, cosh)                                                       \
-  TFR_EW_CPLX(X, TFR_ASINH, asinh)                                                     \
-  TFR_EW_CPLX(X, TFR_ACOSH, acosh)                                                     \
-  TFR_EW_CPLX(X, TFR_ATANH, atanh)                                                     \
+  TFR_EW_CPLX(X, TFR_ASIN, asin) TFR_EW_HALF(X, TFR_ASIN, asin)                        \
+  TFR_EW_CPLX(X, TFR_ACOS, acos) TFR_EW_HALF(X, TFR_ACOS, acos)                        \
+  TFR_EW_CPLX(X, TFR_ATAN, atan) TFR_EW_HALF(X, TFR_ATAN, atan)                        \
+  TFR_EW_CPLX(X, TFR_SINH, sinh) TFR_EW_HALF(X, TFR_SINH, sinh)                        \
+  TFR_EW_CPLX(X, TFR_COSH, cosh) TFR_EW_HALF(X, TFR_COSH, cosh)                        \
+  TFR_EW_CPLX(X, TFR_ASINH, asinh) TFR_EW_HALF(X, TFR_ASINH, asinh)                    \
+  TFR_EW_CPLX(X, TFR_ACOSH, acosh) TFR_EW_HALF(X, TFR_ACOSH, acosh)                    \
+  TFR_EW_CPLX(X, TFR_ATANH, atanh) TFR_EW_HALF(X, TFR_ATANH, atanh)                    \
+  TFR_EW_HALF(X, TFR_ERFC, erfc)                                                       \
   TFR_EW_INT(X, TFR_POPCNT, popcnt)
 
-// The real float transcendental functions: vector routines where adopted
-// (vector_math.c), else the scalar kernels.
+// The real float transcendental functions of f32 and f64: vector routines
+// where adopted (vector_math.c), else the scalar kernels. f16 and bf16 run
+// the scalar f32 function per element (in the list above).
 #define TFR_EW_VM_UNARY_OPS(X)                                                         \
-  TFR_EW_FLOAT(X, TFR_EXP, exp)                                                        \
-  TFR_EW_FLOAT(X, TFR_LOG, log)                                                        \
-  TFR_EW_FLOAT(X, TFR_SIN, sin)                                                        \
-  TFR_EW_FLOAT(X, TFR_COS, cos)                                                        \
-  TFR_EW_FLOAT(X, TFR_TAN, tan)                                                        \
-  TFR_EW_FLOAT(X, TFR_TANH, tanh)                                                      \
-  TFR_EW_FLOAT(X, TFR_CBRT, cbrt)                                                      \
-  TFR_EW_FLOAT(X, TFR_EXPM1, expm1)                                                    \
-  TFR_EW_FLOAT(X, TFR_LOG1P, log1p)                                                    \
-  TFR_EW_FLOAT(X, TFR_ERF, erf)                                                        \
-  TFR_EW_FLOAT(X, TFR_ASIN, asin)                                                      \
-  TFR_EW_FLOAT(X, TFR_ACOS, acos)                                                      \
-  TFR_EW_FLOAT(X, TFR_ATAN, atan)                                                      \
-  TFR_EW_FLOAT(X, TFR_SINH, sinh)                                                      \
-  TFR_EW_FLOAT(X, TFR_COSH, cosh)                                                      \
-  TFR_EW_FLOAT(X, TFR_ASINH, asinh)                                                    \
-  TFR_EW_FLOAT(X, TFR_ACOSH, acosh)                                                    \
-  TFR_EW_FLOAT(X, TFR_ATANH, atanh)                                                    \
-  TFR_EW_FLOAT(X, TFR_ERFC, erfc)
+  TFR_EW_F3264(X, TFR_EXP, exp)                                                        \
+  TFR_EW_F3264(X, TFR_LOG, log)                                                        \
+  TFR_EW_F3264(X, TFR_SIN, sin)                                                        \
+  TFR_EW_F3264(X, TFR_COS, cos)                                                        \
+  TFR_EW_F3264(X, TFR_TAN, tan)                                                        \
+  TFR_EW_F3264(X, TFR_TANH, tanh)                                                      \
+  TFR_EW_F3264(X, TFR_CBRT, cbrt)                                                      \
+  TFR_EW_F3264(X, TFR_EXPM1, expm1)                                                    \
+  TFR_EW_F3264(X, TFR_LOG1P, log1p)                                                    \
+  TFR_EW_F3264(X, TFR_ERF, erf)                                                        \
+  TFR_EW_F3264(X, TFR_ASIN, asin)                                                      \
+  TFR_EW_F3264(X, TFR_ACOS, acos)                                                      \
+  TFR_EW_F3264(X, TFR_ATAN, atan)                                                      \
+  TFR_EW_F3264(X, TFR_SINH, sinh)                                                      \
+  TFR_EW_F3264(X, TFR_COSH, cosh)                                                      \
+  TFR_EW_F3264(X, TFR_ASINH, asinh)                                                    \
+  TFR_EW_F3264(X, TFR_ACOSH, acosh)                                                    \
+  TFR_EW_F3264(X, TFR_ATANH, atanh)                                                    \
+  TFR_EW_F3264(X, TFR_ERFC, erfc)
 
 #define TFR_EW_BINARY_OPS(X)                                                           \
   TFR_EW_NUM(X, TFR_ADD, add)                                                          \
@@ -336,10 +364,11 @@ TFR_EW_VM_RUNNERS(f64)
   TFR_EW_ALL(X, TFR_MAXIMUM, maximum)                                                  \
   TFR_EW_ALL(X, TFR_MINIMUM, minimum)                                                  \
   TFR_EW_INT(X, TFR_POWER, power) TFR_EW_CPLX(X, TFR_POWER, power)                     \
+  TFR_EW_HALF(X, TFR_POWER, power)                                                     \
   TFR_EW_BOOL(X, TFR_AND, and) TFR_EW_INT(X, TFR_AND, and)                             \
   TFR_EW_BOOL(X, TFR_OR, or) TFR_EW_INT(X, TFR_OR, or)                                 \
   TFR_EW_BOOL(X, TFR_XOR, xor) TFR_EW_INT(X, TFR_XOR, xor)                             \
-  TFR_EW_CPLX(X, TFR_ATAN2, atan2)                                                     \
+  TFR_EW_CPLX(X, TFR_ATAN2, atan2) TFR_EW_HALF(X, TFR_ATAN2, atan2)                    \
   TFR_EW_INT(X, TFR_SHIFT_LEFT, shift_left)                                            \
   TFR_EW_INT(X, TFR_SHIFT_RIGHT_ARITHMETIC, shift_right_arithmetic)                    \
   TFR_EW_INT(X, TFR_SHIFT_RIGHT_LOGICAL, shift_right_logical)                          \
@@ -347,19 +376,22 @@ TFR_EW_VM_RUNNERS(f64)
   X(TFR_COMPLEX, cplx, f32, c64) X(TFR_COMPLEX, cplx, f64, c128)
 
 #define TFR_EW_VM_BINARY_OPS(X) \
-  TFR_EW_FLOAT(X, TFR_POWER, power) TFR_EW_FLOAT(X, TFR_ATAN2, atan2)
+  TFR_EW_F3264(X, TFR_POWER, power) TFR_EW_F3264(X, TFR_ATAN2, atan2)
 
 // X(direction, name, dtype): EQ and NE on every dtype, orderings on the real ones.
-#define TFR_EW_CMP_REAL(X, D, name) \
-  X(D, name, b8) X(D, name, i32) X(D, name, i64) X(D, name, f32) X(D, name, f64)
+#define TFR_EW_CMP_REAL(X, D, name)                                                    \
+  X(D, name, b8) X(D, name, i8) X(D, name, i16) X(D, name, i32) X(D, name, i64)        \
+  X(D, name, u8) X(D, name, u16) X(D, name, u32) X(D, name, u64) X(D, name, f16)       \
+  X(D, name, bf16) X(D, name, f32) X(D, name, f64)
 #define TFR_EW_CMP_ALL(X, D, name) TFR_EW_CMP_REAL(X, D, name) X(D, name, c64) X(D, name, c128)
 #define TFR_EW_COMPARE_OPS(X)                                                   \
   TFR_EW_CMP_ALL(X, TFR_EQ, eq) TFR_EW_CMP_ALL(X, TFR_NE, ne)                   \
   TFR_EW_CMP_REAL(X, TFR_LT, lt) TFR_EW_CMP_REAL(X, TFR_LE, le)                 \
   TFR_EW_CMP_REAL(X, TFR_GT, gt) TFR_EW_CMP_REAL(X, TFR_GE, ge)
 
-#define TFR_EW_SELECT_DTYPES(X) X(b8) X(i32) X(i64) X(f32) X(f64) X(c64) X(c128)
-#define TFR_EW_CLAMP_DTYPES(X) X(b8) X(i32) X(i64) X(f32) X(f64)
+#define TFR_EW_CLAMP_DTYPES(X)                                                          \
+  X(b8) X(i8) X(i16) X(i32) X(i64) X(u8) X(u16) X(u32) X(u64) X(f16) X(bf16) X(f32) X(f64)
+#define TFR_EW_SELECT_DTYPES(X) TFR_EW_CLAMP_DTYPES(X) X(c64) X(c128)
 
 // ---------------------------------------------------------------------------
 // Kernels and dispatch tables

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cpu/cpu.h"
+#include "cpu/scalar_math.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -147,6 +148,7 @@ static void gs_walk_window(const gs_window *w, char *d, const char *s, gs_row_fn
     }                                                                                \
   }
 GS_COPY(gs_copy1, 1)
+GS_COPY(gs_copy2, 2)
 GS_COPY(gs_copy4, 4)
 GS_COPY(gs_copy8, 8)
 GS_COPY(gs_copy16, 16)
@@ -154,6 +156,7 @@ GS_COPY(gs_copy16, 16)
 static gs_row_fn gs_copy_fn(size_t es) {
   switch (es) {
     case 1: return gs_copy1;
+    case 2: return gs_copy2;
     case 4: return gs_copy4;
     case 8: return gs_copy8;
     default: return gs_copy16;
@@ -259,17 +262,43 @@ GS_COMBINE(gs_min_f64_row, double, GS_FMIN)
 GS_COMBINE(gs_min_c64_row, gs_c64, gs_c64_min)
 GS_COMBINE(gs_min_c128_row, gs_c128, gs_c128_min)
 
+// The dtypes added after the first seven combine through the scalar
+// functions of the elementwise kernels (same semantics as the binary ops:
+// integers wrap, f16/bf16 round each combination once from f32, maximum and
+// minimum propagate NaN).
+#define GS_SM_COMBINERS(dt, T)                                                        \
+  GS_COMBINE(gs_add_##dt##_row, T, tfr_sm_add_##dt)                                  \
+  GS_COMBINE(gs_mul_##dt##_row, T, tfr_sm_multiply_##dt)                             \
+  GS_COMBINE(gs_max_##dt##_row, T, tfr_sm_maximum_##dt)                              \
+  GS_COMBINE(gs_min_##dt##_row, T, tfr_sm_minimum_##dt)
+GS_SM_COMBINERS(i8, int8_t)
+GS_SM_COMBINERS(i16, int16_t)
+GS_SM_COMBINERS(u8, uint8_t)
+GS_SM_COMBINERS(u16, uint16_t)
+GS_SM_COMBINERS(u32, uint32_t)
+GS_SM_COMBINERS(u64, uint64_t)
+GS_SM_COMBINERS(f16, tfr_f16_bits)
+GS_SM_COMBINERS(bf16, tfr_bf16_bits)
+#define GS_SM_ENTRIES(c)                                                              \
+  [TFR_I8] = gs_##c##_i8_row, [TFR_I16] = gs_##c##_i16_row, [TFR_U8] = gs_##c##_u8_row,  \
+  [TFR_U16] = gs_##c##_u16_row, [TFR_U32] = gs_##c##_u32_row,                           \
+  [TFR_U64] = gs_##c##_u64_row, [TFR_F16] = gs_##c##_f16_row,                           \
+  [TFR_BF16] = gs_##c##_bf16_row
+
 // [combiner][dtype]; NULL where validation rejects the pair. Replace is the
 // copy of the element size (filled in gs_combiner_fn).
 static const gs_row_fn gs_combiners[5][TFR_DTYPE_COUNT] = {
     [TFR_SCATTER_ADD] = {NULL, gs_add_i32_row, gs_add_i64_row, gs_add_f32_row, gs_add_f64_row,
-                         gs_add_c64_row, gs_add_c128_row},
+                         gs_add_c64_row, gs_add_c128_row, GS_SM_ENTRIES(add)},
     [TFR_SCATTER_MULTIPLY] = {NULL, gs_mul_i32_row, gs_mul_i64_row, gs_mul_f32_row,
-                              gs_mul_f64_row, gs_mul_c64_row, gs_mul_c128_row},
+                              gs_mul_f64_row, gs_mul_c64_row, gs_mul_c128_row,
+                              GS_SM_ENTRIES(mul)},
     [TFR_SCATTER_MAXIMUM] = {gs_max_b8_row, gs_max_i32_row, gs_max_i64_row, gs_max_f32_row,
-                             gs_max_f64_row, gs_max_c64_row, gs_max_c128_row},
+                             gs_max_f64_row, gs_max_c64_row, gs_max_c128_row,
+                             GS_SM_ENTRIES(max)},
     [TFR_SCATTER_MINIMUM] = {gs_min_b8_row, gs_min_i32_row, gs_min_i64_row, gs_min_f32_row,
-                             gs_min_f64_row, gs_min_c64_row, gs_min_c128_row},
+                             gs_min_f64_row, gs_min_c64_row, gs_min_c128_row,
+                             GS_SM_ENTRIES(min)},
 };
 
 static gs_row_fn gs_combiner_fn(tfr_scatter_combiner c, tfr_dtype dt) {
@@ -290,7 +319,7 @@ typedef struct gs_batch {
   int64_t ostride[TFR_MAX_RANK];  // result (gather) / updates (scatter), per batch axis
   const char *ibase;
   char *obase;
-  bool i64;
+  tfr_dtype idtype;  // of the index tensor
   int64_t vstride;  // between index vector components
   int nstart;
   int64_t start_hi[TFR_MAX_RANK];      // largest start that fits
@@ -319,7 +348,7 @@ static void gs_batch_init(gs_batch *bt, const tfr_index_space *ix, const tfr_ten
   }
   bt->ibase = tfr_tensor_host_ptr(ind);
   bt->obase = tfr_tensor_host_ptr(other);
-  bt->i64 = ind->dtype == TFR_I64;
+  bt->idtype = ind->dtype;
   bt->vstride = ix->vector_axis >= 0 ? ind->strides[ix->vector_axis] * ies : 0;
   bt->nstart = ix->nstart;
   for (int k = 0; k < ix->nstart; k++) {
@@ -342,14 +371,7 @@ static inline bool gs_window_offset(const gs_batch *bt, const char *ip, const in
   int64_t o = 0;
   for (int k = 0; k < bt->nstart; k++) {
     const char *p = ip + k * bt->vstride;
-    int64_t v;
-    if (bt->i64) {
-      memcpy(&v, p, sizeof v);
-    } else {
-      int32_t v32;
-      memcpy(&v32, p, sizeof v32);
-      v = v32;
-    }
+    int64_t v = tfr_read_index(bt->idtype, p);
     int64_t hi = bt->start_hi[k];
     if (v < 0 || v > hi) {
       if (!clamp) return false;

@@ -18,6 +18,7 @@
 #include <complex.h>
 #include <string.h>
 
+#include "core/half.h"
 #include "cpu/cpu.h"
 
 #ifdef __SSE2__
@@ -74,6 +75,8 @@ typedef struct tfr_red_kernels {
 // NaN accumulator stays (both tests false), a NaN element replaces it.
 #define TFR_RED_ADD(a, x) ((a) + (x))
 #define TFR_RED_MUL(a, x) ((a) * (x))
+// 8- and 16-bit integers would multiply as (signed) int and could overflow.
+#define TFR_RED_UMUL(a, x) ((a) * 1u * (x))
 #define TFR_RED_IMAX(a, x) ((x) > (a) ? (x) : (a))
 #define TFR_RED_IMIN(a, x) ((x) < (a) ? (x) : (a))
 #define TFR_RED_FMAX(a, x) (((x) > (a) || (x) != (x)) ? (x) : (a))
@@ -239,23 +242,33 @@ typedef struct tfr_red_kernels {
 #define TFR_RED_SCALAR(NAME, T, OP, NACC) \
   TFR_RED_DEFINE(NAME, T, OP, TFR_RED_BLOCK_SCALAR(NAME, T, NACC))
 
-// Numeric combiners over the six numeric dtypes.
-#define TFR_RED_NUMERIC(OPN, OP)                                  \
+// Numeric combiners over the numeric dtypes (f16 and bf16 are reduced in
+// f32: tfr_red_half below). Integers of either signedness add and multiply
+// as unsigned types of their width.
+#define TFR_RED_NUMERIC(OPN, OP, IOP)                             \
+  TFR_RED_SCALAR(tfr_red_##OPN##_i8, uint8_t, IOP, 64)            \
+  TFR_RED_SCALAR(tfr_red_##OPN##_i16, uint16_t, IOP, 64)          \
   TFR_RED_SCALAR(tfr_red_##OPN##_i32, uint32_t, OP, 32)           \
   TFR_RED_SCALAR(tfr_red_##OPN##_i64, uint64_t, OP, 16)           \
   TFR_RED_SCALAR(tfr_red_##OPN##_f32, float, OP, 32)              \
   TFR_RED_SCALAR(tfr_red_##OPN##_f64, double, OP, 16)             \
   TFR_RED_SCALAR(tfr_red_##OPN##_c64, tfr_red_c64, OP, 16)        \
   TFR_RED_SCALAR(tfr_red_##OPN##_c128, tfr_red_c128, OP, 8)
-TFR_RED_NUMERIC(add, TFR_RED_ADD)
-TFR_RED_NUMERIC(mul, TFR_RED_MUL)
+TFR_RED_NUMERIC(add, TFR_RED_ADD, TFR_RED_ADD)
+TFR_RED_NUMERIC(mul, TFR_RED_MUL, TFR_RED_UMUL)
 
 // Ordered combiners: bool (0/1 bytes: maximum is or, minimum is and), signed
-// integers, floats.
+// and unsigned integers, floats.
 #define TFR_RED_ORDERED(OPN, IOP, FOP)                                                       \
   TFR_RED_SCALAR(tfr_red_##OPN##_b8, uint8_t, IOP, 64)                                      \
+  TFR_RED_SCALAR(tfr_red_##OPN##_i8, int8_t, IOP, 64)                                       \
+  TFR_RED_SCALAR(tfr_red_##OPN##_i16, int16_t, IOP, 64)                                     \
   TFR_RED_SCALAR(tfr_red_##OPN##_i32, int32_t, IOP, 32)                                     \
   TFR_RED_SCALAR(tfr_red_##OPN##_i64, int64_t, IOP, 16)                                     \
+  TFR_RED_SCALAR(tfr_red_##OPN##_u8, uint8_t, IOP, 64)                                      \
+  TFR_RED_SCALAR(tfr_red_##OPN##_u16, uint16_t, IOP, 64)                                    \
+  TFR_RED_SCALAR(tfr_red_##OPN##_u32, uint32_t, IOP, 32)                                    \
+  TFR_RED_SCALAR(tfr_red_##OPN##_u64, uint64_t, IOP, 16)                                    \
   TFR_RED_DEFINE(tfr_red_##OPN##_f32, float, FOP,                                           \
                  TFR_RED_BLOCK_FMINMAX(tfr_red_##OPN##_f32, float, __m128, ps, OPN, 32))              \
   TFR_RED_DEFINE(tfr_red_##OPN##_f64, double, FOP,                                          \
@@ -263,28 +276,46 @@ TFR_RED_NUMERIC(mul, TFR_RED_MUL)
 TFR_RED_ORDERED(max, TFR_RED_IMAX, TFR_RED_FMAX)
 TFR_RED_ORDERED(min, TFR_RED_IMIN, TFR_RED_FMIN)
 
-// Bitwise combiners: bool and integers, on unsigned types.
+// Bitwise combiners: bool and integers, on unsigned types (one kernel per
+// width serves both signednesses).
 #define TFR_RED_BITWISE(OPN, OP)                                  \
   TFR_RED_SCALAR(tfr_red_##OPN##_b8, uint8_t, OP, 64)             \
+  TFR_RED_SCALAR(tfr_red_##OPN##_i16, uint16_t, OP, 64)           \
   TFR_RED_SCALAR(tfr_red_##OPN##_i32, uint32_t, OP, 32)           \
   TFR_RED_SCALAR(tfr_red_##OPN##_i64, uint64_t, OP, 16)
 TFR_RED_BITWISE(and, TFR_RED_AND)
 TFR_RED_BITWISE(or, TFR_RED_OR)
 TFR_RED_BITWISE(xor, TFR_RED_XOR)
 
+// The integer rows: signed and unsigned of one width share the wrapping
+// add/multiply and the bitwise kernels (8 bits: the bool kernel's uint8_t).
+#define TFR_RED_INT_ROW(OPN, K8)                                                           \
+  [TFR_I8] = &tfr_red_##OPN##_##K8, [TFR_I16] = &tfr_red_##OPN##_i16,                     \
+  [TFR_I32] = &tfr_red_##OPN##_i32, [TFR_I64] = &tfr_red_##OPN##_i64,                     \
+  [TFR_U8] = &tfr_red_##OPN##_##K8, [TFR_U16] = &tfr_red_##OPN##_i16,                     \
+  [TFR_U32] = &tfr_red_##OPN##_i32, [TFR_U64] = &tfr_red_##OPN##_i64
+#define TFR_RED_ORDERED_ROW(OPN)                                                           \
+  [TFR_BOOL] = &tfr_red_##OPN##_b8, [TFR_I8] = &tfr_red_##OPN##_i8,                       \
+  [TFR_I16] = &tfr_red_##OPN##_i16, [TFR_I32] = &tfr_red_##OPN##_i32,                     \
+  [TFR_I64] = &tfr_red_##OPN##_i64, [TFR_U8] = &tfr_red_##OPN##_u8,                       \
+  [TFR_U16] = &tfr_red_##OPN##_u16, [TFR_U32] = &tfr_red_##OPN##_u32,                     \
+  [TFR_U64] = &tfr_red_##OPN##_u64, [TFR_F32] = &tfr_red_##OPN##_f32,                     \
+  [TFR_F64] = &tfr_red_##OPN##_f64
+#define TFR_RED_NUMERIC_ROW(OPN)                                                           \
+  TFR_RED_INT_ROW(OPN, i8), [TFR_F32] = &tfr_red_##OPN##_f32,                              \
+  [TFR_F64] = &tfr_red_##OPN##_f64, [TFR_C64] = &tfr_red_##OPN##_c64,                     \
+  [TFR_C128] = &tfr_red_##OPN##_c128
+#define TFR_RED_BITWISE_ROW(OPN) [TFR_BOOL] = &tfr_red_##OPN##_b8, TFR_RED_INT_ROW(OPN, b8)
+
 // [combiner][dtype]; NULL where validation rejects the pair.
 static const tfr_red_kernels *const tfr_red_table[TFR_REDUCE_XOR + 1][TFR_DTYPE_COUNT] = {
-    [TFR_REDUCE_ADD] = {NULL, &tfr_red_add_i32, &tfr_red_add_i64, &tfr_red_add_f32,
-                        &tfr_red_add_f64, &tfr_red_add_c64, &tfr_red_add_c128},
-    [TFR_REDUCE_MULTIPLY] = {NULL, &tfr_red_mul_i32, &tfr_red_mul_i64, &tfr_red_mul_f32,
-                             &tfr_red_mul_f64, &tfr_red_mul_c64, &tfr_red_mul_c128},
-    [TFR_REDUCE_MAXIMUM] = {&tfr_red_max_b8, &tfr_red_max_i32, &tfr_red_max_i64,
-                            &tfr_red_max_f32, &tfr_red_max_f64, NULL, NULL},
-    [TFR_REDUCE_MINIMUM] = {&tfr_red_min_b8, &tfr_red_min_i32, &tfr_red_min_i64,
-                            &tfr_red_min_f32, &tfr_red_min_f64, NULL, NULL},
-    [TFR_REDUCE_AND] = {&tfr_red_and_b8, &tfr_red_and_i32, &tfr_red_and_i64},
-    [TFR_REDUCE_OR] = {&tfr_red_or_b8, &tfr_red_or_i32, &tfr_red_or_i64},
-    [TFR_REDUCE_XOR] = {&tfr_red_xor_b8, &tfr_red_xor_i32, &tfr_red_xor_i64},
+    [TFR_REDUCE_ADD] = {TFR_RED_NUMERIC_ROW(add)},
+    [TFR_REDUCE_MULTIPLY] = {TFR_RED_NUMERIC_ROW(mul)},
+    [TFR_REDUCE_MAXIMUM] = {TFR_RED_ORDERED_ROW(max)},
+    [TFR_REDUCE_MINIMUM] = {TFR_RED_ORDERED_ROW(min)},
+    [TFR_REDUCE_AND] = {TFR_RED_BITWISE_ROW(and)},
+    [TFR_REDUCE_OR] = {TFR_RED_BITWISE_ROW(or)},
+    [TFR_REDUCE_XOR] = {TFR_RED_BITWISE_ROW(xor)},
 };
 
 // ---------------------------------------------------------------------------
@@ -603,8 +634,35 @@ static tfr_status tfr_red_execute(const tfr_red_plan *p, int nt) {
   return TFR_OK;
 }
 
+// f16 and bf16: the operand widened to an f32 copy (exact), reduced in f32
+// (sums and products accumulate there) and rounded once into out.
+static tfr_status tfr_red_half(tfr_backend *b, const tfr_reduce_desc *d) {
+  tfr_reduce_desc w = *d;
+  uint16_t init;
+  memcpy(&init, d->init ? (const void *)tfr_tensor_host_ptr(d->init) : d->init_bytes, sizeof init);
+  float init32 = d->dtype == TFR_F16 ? tfr_f16_to_f32(init) : tfr_bf16_to_f32(init);
+  w.dtype = TFR_F32;
+  w.init = NULL;
+  memset(w.init_bytes, 0, sizeof w.init_bytes);
+  memcpy(w.init_bytes, &init32, sizeof init32);
+  tfr_tensor *in = NULL, *out = NULL;
+  tfr_status st = tfr_tensor_alloc(b, TFR_F32, d->in->rank, d->in->shape, false, &in);
+  if (!st) st = tfr_tensor_alloc(b, TFR_F32, d->out->rank, d->out->shape, false, &out);
+  if (!st) st = tfr_cpu_convert(tfr_cpu_cast(b), d->in, in);
+  if (!st) {
+    w.in = in;
+    w.out = out;
+    st = tfr_cpu_reduction(b, &w);
+  }
+  if (!st) st = tfr_cpu_convert(tfr_cpu_cast(b), out, d->out);
+  tfr_tensor_release(in);
+  tfr_tensor_release(out);
+  return st;
+}
+
 tfr_status tfr_cpu_reduction(tfr_backend *b, const tfr_reduce_desc *d) {
   const tfr_tensor *x = d->in, *o = d->out;
+  if ((d->dtype == TFR_F16 || d->dtype == TFR_BF16) && o->numel > 0) return tfr_red_half(b, d);
   if ((unsigned)d->combiner > TFR_REDUCE_XOR || (unsigned)d->dtype >= TFR_DTYPE_COUNT ||
       !tfr_red_table[d->combiner][d->dtype])
     return tfr_error(TFR_ERR_INTERNAL, "cpu reduce: no kernel for combiner %d, dtype %s",

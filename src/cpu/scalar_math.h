@@ -3,10 +3,13 @@
 // (src/core/elementwise_table.c). src/cpu/elementwise.c wraps each in a
 // strided loop; the semantics are those of include/tenferro/ops.h.
 //
-// Dtype tokens: b8 (bool, uint8_t 0/1), i32, i64, f32, f64, c64, c128.
-// Integer arithmetic runs in the unsigned type of the same width, so wrapping
-// is defined behaviour (the conversion back to the signed type is modular in
-// every compiler we build with). Float functions come from libm (f-suffixed
+// Dtype tokens: b8 (bool, uint8_t 0/1), i8 i16 i32 i64, u8 u16 u32 u64, f16
+// bf16 (uint16_t bit patterns, core/half.h), f32, f64, c64, c128.
+// Integer arithmetic runs in an unsigned type of at least 32 bits (8- and
+// 16-bit values would otherwise promote to int, where a product can
+// overflow), so wrapping is defined behaviour (the conversion back to the
+// signed type is modular in every compiler we build with). f16 and bf16 ops
+// widen to f32 (exact), run the f32 function and round the result once. Float functions come from libm (f-suffixed
 // for f32), complex ones from C99 <complex.h>.
 //
 // The cheap functions (arithmetic, compare, select, min/max) are written as
@@ -18,6 +21,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "core/half.h"
 
 typedef uint8_t tfr_sm_b8;
 typedef float _Complex tfr_sm_c64;
@@ -64,8 +69,14 @@ static inline tfr_sm_c128 tfr_sm_mk_c128(double re, double im) {
   static inline tfr_sm_b8 tfr_sm_ge_##dt(T a, T b) { return (tfr_sm_b8)(a >= b); }
 
 TFR_SM_ORDERED(b8, tfr_sm_b8)
+TFR_SM_ORDERED(i8, int8_t)
+TFR_SM_ORDERED(i16, int16_t)
 TFR_SM_ORDERED(i32, int32_t)
 TFR_SM_ORDERED(i64, int64_t)
+TFR_SM_ORDERED(u8, uint8_t)
+TFR_SM_ORDERED(u16, uint16_t)
+TFR_SM_ORDERED(u32, uint32_t)
+TFR_SM_ORDERED(u64, uint64_t)
 TFR_SM_ORDERED(f32, float)
 TFR_SM_ORDERED(f64, double)
 TFR_SM_EQ_NE(c64, tfr_sm_c64)
@@ -76,7 +87,14 @@ TFR_SM_EQ_NE(c128, tfr_sm_c128)
   static inline T tfr_sm_select_##dt(tfr_sm_b8 p, T t, T f) { return p ? t : f; }
 
 TFR_SM_SELECT(b8, tfr_sm_b8)
+TFR_SM_SELECT(i8, int8_t)
+TFR_SM_SELECT(i16, int16_t)
 TFR_SM_SELECT(i32, int32_t)
+TFR_SM_SELECT(u8, uint8_t)
+TFR_SM_SELECT(u16, uint16_t)
+TFR_SM_SELECT(u32, uint32_t)
+TFR_SM_SELECT(f16, tfr_f16_bits)
+TFR_SM_SELECT(bf16, tfr_bf16_bits)
 TFR_SM_SELECT(f32, float)
 TFR_SM_SELECT(f64, double)
 TFR_SM_SELECT(c64, tfr_sm_c64)
@@ -88,6 +106,10 @@ TFR_SM_SELECT(c128, tfr_sm_c128)
 static inline int64_t tfr_sm_select_i64(tfr_sm_b8 p, int64_t t, int64_t f) {
   uint64_t m = (uint64_t)0 - (uint64_t)(p != 0);
   return (int64_t)(((uint64_t)t & m) | ((uint64_t)f & ~m));
+}
+static inline uint64_t tfr_sm_select_u64(tfr_sm_b8 p, uint64_t t, uint64_t f) {
+  uint64_t m = (uint64_t)0 - (uint64_t)(p != 0);
+  return (t & m) | (f & ~m);
 }
 
 // ---------------------------------------------------------------------------
@@ -106,47 +128,29 @@ static inline tfr_sm_b8 tfr_sm_clamp_b8(tfr_sm_b8 lo, tfr_sm_b8 x, tfr_sm_b8 hi)
 }
 
 // ---------------------------------------------------------------------------
-// Signed integers (T) through their unsigned twin (U) of BITS bits.
+// Integers. T is the type, U the unsigned type the arithmetic runs in (at
+// least 32 bits), UN the unsigned type of T's width (bit patterns: popcnt,
+// logical shifts, shift counts, which are read as unsigned).
 // ---------------------------------------------------------------------------
 
-#define TFR_SM_INT(dt, T, U, BITS, POPCOUNT)                                       \
+// What signed and unsigned integers share.
+#define TFR_SM_INT_COMMON(dt, T, U, UN, BITS, POPCOUNT)                            \
   static inline T tfr_sm_negate_##dt(T a) { return (T)((U)0 - (U)a); }            \
-  /* abs(INT_MIN) wraps to INT_MIN (ops.h). */                                     \
-  static inline T tfr_sm_abs_##dt(T a) { return a < 0 ? (T)((U)0 - (U)a) : a; }   \
-  static inline T tfr_sm_sign_##dt(T a) { return (T)((a > 0) - (a < 0)); }         \
   static inline T tfr_sm_conj_##dt(T a) { return a; }                              \
   static inline T tfr_sm_not_##dt(T a) { return (T)~(U)a; }                        \
-  static inline T tfr_sm_popcnt_##dt(T a) { return (T)POPCOUNT((U)a); }            \
+  static inline T tfr_sm_popcnt_##dt(T a) { return (T)POPCOUNT((UN)a); }           \
   static inline T tfr_sm_add_##dt(T a, T b) { return (T)((U)a + (U)b); }           \
   static inline T tfr_sm_subtract_##dt(T a, T b) { return (T)((U)a - (U)b); }      \
   static inline T tfr_sm_multiply_##dt(T a, T b) { return (T)((U)a * (U)b); }      \
-  /* XLA's values: x / 0 = -1, INT_MIN / -1 = INT_MIN (negation wraps). */         \
-  static inline T tfr_sm_divide_##dt(T a, T b) {                                   \
-    if (b == 0) return (T)-1;                                                      \
-    if (b == -1) return (T)((U)0 - (U)a);                                          \
-    return (T)(a / b);                                                             \
-  }                                                                                \
-  /* x % 0 = x; x % -1 = 0 also covers INT_MIN % -1, which C leaves undefined. */ \
-  static inline T tfr_sm_remainder_##dt(T a, T b) {                                \
-    if (b == 0) return a;                                                          \
-    if (b == -1) return 0;                                                         \
-    return (T)(a % b);                                                             \
-  }                                                                                \
   static inline T tfr_sm_maximum_##dt(T a, T b) { return a > b ? a : b; }          \
   static inline T tfr_sm_minimum_##dt(T a, T b) { return a < b ? a : b; }          \
   static inline T tfr_sm_clamp_##dt(T lo, T x, T hi) {                             \
     T r = x > lo ? x : lo;                                                         \
     return r < hi ? r : hi;                                                        \
   }                                                                                \
-  /* Squaring with wrapping; a negative exponent gives 1/a^n truncated: 0 but    \
-     for |a| = 1. */                                                               \
-  static inline T tfr_sm_power_##dt(T a, T b) {                                    \
-    if (b < 0) {                                                                   \
-      if (a == 1) return 1;                                                        \
-      if (a == -1) return ((U)b & 1u) ? (T)-1 : (T)1;                              \
-      return 0;                                                                    \
-    }                                                                              \
-    U r = 1, x = (U)a, e = (U)b;                                                   \
+  /* Squaring with wrapping, for a non-negative exponent. */                       \
+  static inline T tfr_sm_power_nonneg_##dt(T a, T b) {                             \
+    U r = 1, x = (U)a, e = (U)(UN)b;                                               \
     while (e) {                                                                    \
       if (e & 1u) r *= x;                                                          \
       x *= x;                                                                      \
@@ -160,21 +164,68 @@ static inline tfr_sm_b8 tfr_sm_clamp_b8(tfr_sm_b8 lo, tfr_sm_b8 x, tfr_sm_b8 hi)
   /* Shift counts are read as unsigned; counts >= BITS give 0 or the sign fill   \
      (C leaves them undefined). */                                                 \
   static inline T tfr_sm_shift_left_##dt(T a, T b) {                               \
-    return (U)b >= (U)(BITS) ? 0 : (T)((U)a << (U)b);                              \
+    return (UN)b >= (UN)(BITS) ? 0 : (T)((U)a << (UN)b);                           \
   }                                                                                \
   static inline T tfr_sm_shift_right_logical_##dt(T a, T b) {                      \
-    return (U)b >= (U)(BITS) ? 0 : (T)((U)a >> (U)b);                              \
+    return (UN)b >= (UN)(BITS) ? 0 : (T)((UN)a >> (UN)b);                          \
+  }
+
+// Signed: U holds a sign-extended T.
+#define TFR_SM_INT(dt, T, U, UN, BITS, POPCOUNT)                                   \
+  TFR_SM_INT_COMMON(dt, T, U, UN, BITS, POPCOUNT)                                  \
+  /* abs(INT_MIN) wraps to INT_MIN (ops.h). */                                     \
+  static inline T tfr_sm_abs_##dt(T a) { return a < 0 ? (T)((U)0 - (U)a) : a; }   \
+  static inline T tfr_sm_sign_##dt(T a) { return (T)((a > 0) - (a < 0)); }         \
+  /* XLA's values: x / 0 = -1, INT_MIN / -1 = INT_MIN (negation wraps). */         \
+  static inline T tfr_sm_divide_##dt(T a, T b) {                                   \
+    if (b == 0) return (T)-1;                                                      \
+    if (b == -1) return (T)((U)0 - (U)a);                                          \
+    return (T)(a / b);                                                             \
+  }                                                                                \
+  /* x % 0 = x; x % -1 = 0 also covers INT_MIN % -1, which C leaves undefined. */ \
+  static inline T tfr_sm_remainder_##dt(T a, T b) {                                \
+    if (b == 0) return a;                                                          \
+    if (b == -1) return 0;                                                         \
+    return (T)(a % b);                                                             \
+  }                                                                                \
+  /* A negative exponent gives 1/a^n truncated: 0 but for |a| = 1. */              \
+  static inline T tfr_sm_power_##dt(T a, T b) {                                    \
+    if (b < 0) {                                                                   \
+      if (a == 1) return 1;                                                        \
+      if (a == -1) return ((U)b & 1u) ? (T)-1 : (T)1;                              \
+      return 0;                                                                    \
+    }                                                                              \
+    return tfr_sm_power_nonneg_##dt(a, b);                                         \
   }                                                                                \
   /* Arithmetic shift written on the unsigned pattern (~(~x >> n) for x < 0):    \
      C leaves right shifts of negative values implementation-defined. */           \
   static inline T tfr_sm_shift_right_arithmetic_##dt(T a, T b) {                   \
     U fill = a < 0 ? ~(U)0 : (U)0;                                                 \
-    if ((U)b >= (U)(BITS)) return (T)fill;                                         \
-    return (T)((((U)a ^ fill) >> (U)b) ^ fill);                                    \
+    if ((UN)b >= (UN)(BITS)) return (T)fill;                                       \
+    return (T)((((U)a ^ fill) >> (UN)b) ^ fill);                                   \
   }
 
-TFR_SM_INT(i32, int32_t, uint32_t, 32, __builtin_popcount)
-TFR_SM_INT(i64, int64_t, uint64_t, 64, __builtin_popcountll)
+TFR_SM_INT(i8, int8_t, uint32_t, uint8_t, 8, __builtin_popcount)
+TFR_SM_INT(i16, int16_t, uint32_t, uint16_t, 16, __builtin_popcount)
+TFR_SM_INT(i32, int32_t, uint32_t, uint32_t, 32, __builtin_popcount)
+TFR_SM_INT(i64, int64_t, uint64_t, uint64_t, 64, __builtin_popcountll)
+
+// Unsigned (StableHLO: no abs or sign). Division by zero gives all bits set
+// and x % 0 = x, as for signed. The arithmetic right shift fills with the
+// top bit of the pattern (XLA shifts the bits as its signed twin ST/sdt).
+#define TFR_SM_UINT(dt, T, U, BITS, POPCOUNT, sdt, ST)                              \
+  TFR_SM_INT_COMMON(dt, T, U, T, BITS, POPCOUNT)                                   \
+  static inline T tfr_sm_divide_##dt(T a, T b) { return b == 0 ? (T)~(T)0 : (T)(a / b); } \
+  static inline T tfr_sm_remainder_##dt(T a, T b) { return b == 0 ? a : (T)(a % b); } \
+  static inline T tfr_sm_power_##dt(T a, T b) { return tfr_sm_power_nonneg_##dt(a, b); } \
+  static inline T tfr_sm_shift_right_arithmetic_##dt(T a, T b) {                   \
+    return (T)tfr_sm_shift_right_arithmetic_##sdt((ST)a, (ST)b);                   \
+  }
+
+TFR_SM_UINT(u8, uint8_t, uint32_t, 8, __builtin_popcount, i8, int8_t)
+TFR_SM_UINT(u16, uint16_t, uint32_t, 16, __builtin_popcount, i16, int16_t)
+TFR_SM_UINT(u32, uint32_t, uint32_t, 32, __builtin_popcount, i32, int32_t)
+TFR_SM_UINT(u64, uint64_t, uint64_t, 64, __builtin_popcountll, i64, int64_t)
 
 // ---------------------------------------------------------------------------
 // Real floats: T is float (F = f, the libm suffix) or double (F empty).
@@ -261,6 +312,93 @@ TFR_SM_INT(i64, int64_t, uint64_t, 64, __builtin_popcountll)
 
 TFR_SM_FLOAT(f32, float, f, tfr_sm_c64, tfr_sm_mk_c64)
 TFR_SM_FLOAT(f64, double, , tfr_sm_c128, tfr_sm_mk_c128)
+
+// ---------------------------------------------------------------------------
+// f16, bf16: T is the 16-bit pattern, TO widens it to f32, FROM rounds an
+// f32 once (core/half.h). Sign manipulation stays on the bits (exact, NaN
+// payloads kept); next_after steps in the dtype's own bits.
+// ---------------------------------------------------------------------------
+
+#define TFR_SM_HALF_UNARY(dt, T, TO, FROM, name) \
+  static inline T tfr_sm_##name##_##dt(T a) { return FROM(tfr_sm_##name##_f32(TO(a))); }
+#define TFR_SM_HALF_BINARY(dt, T, TO, FROM, name)                            \
+  static inline T tfr_sm_##name##_##dt(T a, T b) {                          \
+    return FROM(tfr_sm_##name##_f32(TO(a), TO(b)));                         \
+  }
+#define TFR_SM_HALF_COMPARE(dt, T, TO, name)                                 \
+  static inline tfr_sm_b8 tfr_sm_##name##_##dt(T a, T b) {                  \
+    return tfr_sm_##name##_f32(TO(a), TO(b));                               \
+  }
+
+#define TFR_SM_HALF(dt, T, TO, FROM)                                                  \
+  static inline T tfr_sm_negate_##dt(T a) { return (T)(a ^ 0x8000u); }               \
+  static inline T tfr_sm_abs_##dt(T a) { return (T)(a & 0x7fffu); }                   \
+  static inline T tfr_sm_conj_##dt(T a) { return a; }                                 \
+  static inline T tfr_sm_real_##dt(T a) { return a; }                                 \
+  static inline T tfr_sm_imag_##dt(T a) {                                             \
+    (void)a;                                                                          \
+    return 0;                                                                         \
+  }                                                                                   \
+  static inline tfr_sm_b8 tfr_sm_is_finite_##dt(T a) { return tfr_sm_is_finite_f32(TO(a)); } \
+  static inline T tfr_sm_clamp_##dt(T lo, T x, T hi) {                                \
+    return FROM(tfr_sm_clamp_f32(TO(lo), TO(x), TO(hi)));                             \
+  }                                                                                   \
+  /* The neighbour of a toward b in T's own spacing (subnormals included);      \
+     NaN in either gives NaN, a == b gives b (so -0 toward +0 is +0). */          \
+  static inline T tfr_sm_next_after_##dt(T a, T b) {                                  \
+    float x = TO(a), y = TO(b);                                                       \
+    if (x != x) return a;                                                             \
+    if (y != y) return b;                                                             \
+    if (x == y) return b;                                                             \
+    if (x == 0) return (T)((b & 0x8000u) | 1u);                                       \
+    /* Away from zero is +1 on the magnitude bits, toward zero -1. */               \
+    return (T)(((x < y) == (x > 0)) ? a + 1u : a - 1u);                               \
+  }                                                                                   \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, sign)                                            \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, floor)                                           \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, ceil)                                            \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, round_nearest_even)                              \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, round_nearest_afz)                               \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, exp)                                             \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, log)                                             \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, sin)                                             \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, cos)                                             \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, tan)                                             \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, tanh)                                            \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, sqrt)                                            \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, rsqrt)                                           \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, cbrt)                                            \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, expm1)                                           \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, log1p)                                           \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, erf)                                             \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, erfc)                                            \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, logistic)                                        \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, asin)                                            \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, acos)                                            \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, atan)                                            \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, sinh)                                            \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, cosh)                                            \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, asinh)                                           \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, acosh)                                           \
+  TFR_SM_HALF_UNARY(dt, T, TO, FROM, atanh)                                           \
+  TFR_SM_HALF_BINARY(dt, T, TO, FROM, add)                                            \
+  TFR_SM_HALF_BINARY(dt, T, TO, FROM, subtract)                                       \
+  TFR_SM_HALF_BINARY(dt, T, TO, FROM, multiply)                                       \
+  TFR_SM_HALF_BINARY(dt, T, TO, FROM, divide)                                         \
+  TFR_SM_HALF_BINARY(dt, T, TO, FROM, remainder)                                      \
+  TFR_SM_HALF_BINARY(dt, T, TO, FROM, maximum)                                        \
+  TFR_SM_HALF_BINARY(dt, T, TO, FROM, minimum)                                        \
+  TFR_SM_HALF_BINARY(dt, T, TO, FROM, power)                                          \
+  TFR_SM_HALF_BINARY(dt, T, TO, FROM, atan2)                                          \
+  TFR_SM_HALF_COMPARE(dt, T, TO, eq)                                                  \
+  TFR_SM_HALF_COMPARE(dt, T, TO, ne)                                                  \
+  TFR_SM_HALF_COMPARE(dt, T, TO, lt)                                                  \
+  TFR_SM_HALF_COMPARE(dt, T, TO, le)                                                  \
+  TFR_SM_HALF_COMPARE(dt, T, TO, gt)                                                  \
+  TFR_SM_HALF_COMPARE(dt, T, TO, ge)
+
+TFR_SM_HALF(f16, tfr_f16_bits, tfr_f16_to_f32, tfr_f32_to_f16)
+TFR_SM_HALF(bf16, tfr_bf16_bits, tfr_bf16_to_f32, tfr_f32_to_bf16)
 
 // ---------------------------------------------------------------------------
 // Complex: T is the complex type, R its real part type, F the libm suffix.

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/half.h"
 #include "cpu/cpu.h"
 
 #ifdef _OPENMP
@@ -14,19 +15,63 @@ typedef uint8_t tfr_bool_t;
 typedef float _Complex tfr_c64_t;
 typedef double _Complex tfr_c128_t;
 
-// float -> int: toward zero, saturating, NaN -> 0 (DESIGN.md).
-static inline int32_t tfr_sat_i32(double x) {
-  if (isnan(x)) return 0;
-  if (x <= -2147483648.0) return INT32_MIN;
-  if (x >= 2147483647.0) return INT32_MAX;
-  return (int32_t)x;
-}
+// float -> int: toward zero, saturating, NaN -> 0 (DESIGN.md). Floats of
+// every width arrive as double (exact).
+#define TFR_SAT_SIGNED(NAME, T, LO, HI)                  \
+  static inline T NAME(double x) {                       \
+    if (isnan(x)) return 0;                              \
+    if (x <= (double)(LO)) return LO;                    \
+    if (x >= (double)(HI)) return HI;                    \
+    return (T)x;                                         \
+  }
+TFR_SAT_SIGNED(tfr_sat_i8, int8_t, INT8_MIN, INT8_MAX)
+TFR_SAT_SIGNED(tfr_sat_i16, int16_t, INT16_MIN, INT16_MAX)
+TFR_SAT_SIGNED(tfr_sat_i32, int32_t, INT32_MIN, INT32_MAX)
+#define TFR_SAT_UNSIGNED(NAME, T, HI)                    \
+  static inline T NAME(double x) {                       \
+    if (!(x > 0)) return 0; /* NaN, negative, zero */    \
+    if (x >= (double)(HI)) return HI;                    \
+    return (T)x;                                         \
+  }
+TFR_SAT_UNSIGNED(tfr_sat_u8, uint8_t, UINT8_MAX)
+TFR_SAT_UNSIGNED(tfr_sat_u16, uint16_t, UINT16_MAX)
+TFR_SAT_UNSIGNED(tfr_sat_u32, uint32_t, UINT32_MAX)
+// 64 bits: the bounds are not doubles (2^63 - 1 rounds up to 2^63), so
+// compare against the powers of two.
 static inline int64_t tfr_sat_i64(double x) {
   if (isnan(x)) return 0;
   if (x <= -9223372036854775808.0) return INT64_MIN;
   if (x >= 9223372036854775808.0) return INT64_MAX;
   return (int64_t)x;
 }
+static inline uint64_t tfr_sat_u64(double x) {
+  if (!(x > 0)) return 0;
+  if (x >= 18446744073709551616.0) return UINT64_MAX;
+  return (uint64_t)x;
+}
+
+// Integers -> f16/bf16, rounded once: |v| is first rounded to 53 bits "to
+// odd" (the dropped bits ORed into the last kept one), exact below 2^53;
+// rounding that to nearest even at 8 or 11 bits gives the correctly rounded
+// result (to-odd at p + 2 or more bits cannot create a false tie).
+static inline double tfr_u64_to_f64_odd(uint64_t u) {
+  if (u < (UINT64_C(1) << 53)) return (double)u;
+  int drop = 11 - __builtin_clzll(u);  // bit length - 53
+  uint64_t m = u >> drop;
+  if (u & ((UINT64_C(1) << drop) - 1)) m |= 1;
+  return ldexp((double)m, drop);
+}
+static inline double tfr_i64_to_f64_odd(int64_t v) {
+  double d = tfr_u64_to_f64_odd(v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+  return v < 0 ? -d : d;
+}
+
+// f16 <-> bf16 through f32 (exact widening, one rounding); same dtype is
+// the identity (bits kept, NaN payloads too).
+static inline uint16_t tfr_half_f16_to_f16(uint16_t v) { return v; }
+static inline uint16_t tfr_half_bf16_to_bf16(uint16_t v) { return v; }
+static inline uint16_t tfr_half_f16_to_bf16(uint16_t v) { return tfr_f32_to_bf16(tfr_f16_to_f32(v)); }
+static inline uint16_t tfr_half_bf16_to_f16(uint16_t v) { return tfr_f32_to_f16(tfr_bf16_to_f32(v)); }
 
 // One inner-run function per (source, destination) pair. EXPR converts `v`.
 // The contiguous branch is a plain indexed loop the compiler vectorises.
@@ -52,45 +97,120 @@ static inline int64_t tfr_sat_i64(double x) {
     }                                                                                    \
   }
 
-// Rows: source dtype. Expressions per destination.
-#define TFR_CONVERT_ROW(SN, ST, TO_BOOL, TO_I32, TO_I64, TO_F32, TO_F64, TO_C64, TO_C128) \
-  TFR_CONVERT_FN(tfr_cv_##SN##_b8, ST, tfr_bool_t, TO_BOOL)                            \
-  TFR_CONVERT_FN(tfr_cv_##SN##_i32, ST, int32_t, TO_I32)                                 \
-  TFR_CONVERT_FN(tfr_cv_##SN##_i64, ST, int64_t, TO_I64)                                 \
-  TFR_CONVERT_FN(tfr_cv_##SN##_f32, ST, float, TO_F32)                                   \
-  TFR_CONVERT_FN(tfr_cv_##SN##_f64, ST, double, TO_F64)                                  \
-  TFR_CONVERT_FN(tfr_cv_##SN##_c64, ST, tfr_c64_t, TO_C64)                               \
-  TFR_CONVERT_FN(tfr_cv_##SN##_c128, ST, tfr_c128_t, TO_C128)
+// Per dtype token: its C type (T_), category (K_: b bool, s signed, u
+// unsigned, f f32/f64, h f16/bf16, c complex) and, for complex, the part type
+// (R_). f16/bf16 also name their widening (W_) and rounding (N_) functions.
+#define TFR_CV_T_b8 tfr_bool_t
+#define TFR_CV_T_i8 int8_t
+#define TFR_CV_T_i16 int16_t
+#define TFR_CV_T_i32 int32_t
+#define TFR_CV_T_i64 int64_t
+#define TFR_CV_T_u8 uint8_t
+#define TFR_CV_T_u16 uint16_t
+#define TFR_CV_T_u32 uint32_t
+#define TFR_CV_T_u64 uint64_t
+#define TFR_CV_T_f16 uint16_t
+#define TFR_CV_T_bf16 uint16_t
+#define TFR_CV_T_f32 float
+#define TFR_CV_T_f64 double
+#define TFR_CV_T_c64 tfr_c64_t
+#define TFR_CV_T_c128 tfr_c128_t
+#define TFR_CV_K_b8 b
+#define TFR_CV_K_i8 s
+#define TFR_CV_K_i16 s
+#define TFR_CV_K_i32 s
+#define TFR_CV_K_i64 s
+#define TFR_CV_K_u8 u
+#define TFR_CV_K_u16 u
+#define TFR_CV_K_u32 u
+#define TFR_CV_K_u64 u
+#define TFR_CV_K_f16 h
+#define TFR_CV_K_bf16 h
+#define TFR_CV_K_f32 f
+#define TFR_CV_K_f64 f
+#define TFR_CV_K_c64 c
+#define TFR_CV_K_c128 c
+#define TFR_CV_R_c64 float
+#define TFR_CV_R_c128 double
+#define TFR_CV_W_f16 tfr_f16_to_f32
+#define TFR_CV_W_bf16 tfr_bf16_to_f32
+#define TFR_CV_N_f16 tfr_f64_to_f16
+#define TFR_CV_N_bf16 tfr_f64_to_bf16
 
-// Integers and bool convert with C's rules (int -> float rounds to nearest even).
-#define TFR_INT_ROW(SN, ST)                                                              \
-  TFR_CONVERT_ROW(SN, ST, (tfr_bool_t)(v != 0), (int32_t)v, (int64_t)v, (float)v,        \
-                  (double)v, (tfr_c64_t)(float)v, (tfr_c128_t)(double)v)
-TFR_INT_ROW(b8, tfr_bool_t)
-TFR_INT_ROW(i32, int32_t)
-TFR_INT_ROW(i64, int64_t)
-#define TFR_FLOAT_ROW(SN, ST)                                                            \
-  TFR_CONVERT_ROW(SN, ST, (tfr_bool_t)(v != 0), tfr_sat_i32(v), tfr_sat_i64(v), (float)v, \
-                  (double)v, (tfr_c64_t)(float)v, (tfr_c128_t)(double)v)
-TFR_FLOAT_ROW(f32, float)
-TFR_FLOAT_ROW(f64, double)
-#define TFR_COMPLEX_ROW(SN, ST)                                                           \
-  TFR_CONVERT_ROW(SN, ST, (tfr_bool_t)(creal(v) != 0 || cimag(v) != 0),                   \
-                  tfr_sat_i32(creal(v)), tfr_sat_i64(creal(v)), (float)creal(v),          \
-                  (double)creal(v), (tfr_c64_t)v, (tfr_c128_t)v)
-TFR_COMPLEX_ROW(c64, tfr_c64_t)
-TFR_COMPLEX_ROW(c128, tfr_c128_t)
+// The value of `v` as the real number every source category reduces to
+// before it meets a float destination: f16/bf16 widened, complex's real part.
+#define TFR_CV_REAL_f(v, SN) (v)
+#define TFR_CV_REAL_h(v, SN) TFR_CV_W_##SN(v)
+#define TFR_CV_REAL_c(v, SN) creal(v)
 
-#define TFR_CONVERT_TABLE_ROW(SN)                                                        \
-  {tfr_cv_##SN##_b8, tfr_cv_##SN##_i32, tfr_cv_##SN##_i64, tfr_cv_##SN##_f32,          \
-   tfr_cv_##SN##_f64, tfr_cv_##SN##_c64, tfr_cv_##SN##_c128}
+// Conversion expressions by (source category, destination category).
+// Integers and bool use C's rules (int -> int keeps the low bits, int ->
+// f32/f64 rounds to nearest even); floats saturate to integers; f32 -> f16
+// and bf16 round once from the exact value (tfr_f64_to_*: exact widening to
+// double first), so does every integer (tfr_*_to_f64_odd).
+#define TFR_CV_b_b(v, SN, DN) (v)
+#define TFR_CV_b_s(v, SN, DN) ((TFR_CV_T_##DN)(v))
+#define TFR_CV_b_u(v, SN, DN) ((TFR_CV_T_##DN)(v))
+#define TFR_CV_b_f(v, SN, DN) ((TFR_CV_T_##DN)(v))
+#define TFR_CV_b_h(v, SN, DN) TFR_CV_N_##DN((double)(v))
+#define TFR_CV_b_c(v, SN, DN) ((TFR_CV_T_##DN)(TFR_CV_R_##DN)(v))
+#define TFR_CV_s_b(v, SN, DN) ((tfr_bool_t)((v) != 0))
+#define TFR_CV_s_s TFR_CV_b_s
+#define TFR_CV_s_u TFR_CV_b_s
+#define TFR_CV_s_f TFR_CV_b_s
+#define TFR_CV_s_h(v, SN, DN) TFR_CV_N_##DN(tfr_i64_to_f64_odd((int64_t)(v)))
+#define TFR_CV_s_c TFR_CV_b_c
+#define TFR_CV_u_b TFR_CV_s_b
+#define TFR_CV_u_s TFR_CV_b_s
+#define TFR_CV_u_u TFR_CV_b_s
+#define TFR_CV_u_f TFR_CV_b_s
+#define TFR_CV_u_h(v, SN, DN) TFR_CV_N_##DN(tfr_u64_to_f64_odd((uint64_t)(v)))
+#define TFR_CV_u_c TFR_CV_b_c
+#define TFR_CV_REAL_TO_b(v, SN, K) ((tfr_bool_t)(TFR_CV_REAL_##K(v, SN) != 0))
+#define TFR_CV_REAL_TO_s(v, SN, K, DN) tfr_sat_##DN(TFR_CV_REAL_##K(v, SN))
+#define TFR_CV_f_b(v, SN, DN) TFR_CV_REAL_TO_b(v, SN, f)
+#define TFR_CV_f_s(v, SN, DN) TFR_CV_REAL_TO_s(v, SN, f, DN)
+#define TFR_CV_f_u TFR_CV_f_s
+#define TFR_CV_f_f TFR_CV_b_s
+#define TFR_CV_f_h(v, SN, DN) TFR_CV_N_##DN((double)(v))
+#define TFR_CV_f_c TFR_CV_b_c
+#define TFR_CV_h_b(v, SN, DN) TFR_CV_REAL_TO_b(v, SN, h)
+#define TFR_CV_h_s(v, SN, DN) TFR_CV_REAL_TO_s(v, SN, h, DN)
+#define TFR_CV_h_u TFR_CV_h_s
+#define TFR_CV_h_f(v, SN, DN) ((TFR_CV_T_##DN)TFR_CV_W_##SN(v))
+#define TFR_CV_h_h(v, SN, DN) tfr_half_##SN##_to_##DN(v)
+#define TFR_CV_h_c(v, SN, DN) ((TFR_CV_T_##DN)(TFR_CV_R_##DN)TFR_CV_W_##SN(v))
+#define TFR_CV_c_b(v, SN, DN) ((tfr_bool_t)(creal(v) != 0 || cimag(v) != 0))
+#define TFR_CV_c_s(v, SN, DN) TFR_CV_REAL_TO_s(v, SN, c, DN)
+#define TFR_CV_c_u TFR_CV_c_s
+#define TFR_CV_c_f(v, SN, DN) ((TFR_CV_T_##DN)creal(v))
+#define TFR_CV_c_h(v, SN, DN) TFR_CV_N_##DN(creal(v))
+#define TFR_CV_c_c TFR_CV_b_s
+
+#define TFR_CV_EXPR3(KS, KD, SN, DN) TFR_CV_##KS##_##KD(v, SN, DN)
+#define TFR_CV_EXPR2(KS, KD, SN, DN) TFR_CV_EXPR3(KS, KD, SN, DN)
+#define TFR_CV_EXPR(SN, DN) TFR_CV_EXPR2(TFR_CV_K_##SN, TFR_CV_K_##DN, SN, DN)
+
+#define TFR_CV_DEFINE(SN, DN) \
+  TFR_CONVERT_FN(tfr_cv_##SN##_##DN, TFR_CV_T_##SN, TFR_CV_T_##DN, TFR_CV_EXPR(SN, DN))
+
+// Every dtype token, in tfr_dtype order (the table's index); twice, since a
+// macro cannot expand inside its own expansion (rows x columns).
+#define TFR_CV_DTYPES(X, A) \
+  X(A, b8) X(A, i32) X(A, i64) X(A, f32) X(A, f64) X(A, c64) X(A, c128) X(A, i8) X(A, i16) \
+  X(A, u8) X(A, u16) X(A, u32) X(A, u64) X(A, f16) X(A, bf16)
+#define TFR_CV_SOURCES(X) \
+  X(b8) X(i32) X(i64) X(f32) X(f64) X(c64) X(c128) X(i8) X(i16) X(u8) X(u16) X(u32) X(u64) \
+  X(f16) X(bf16)
+#define TFR_CV_DEFINE_ROW(SN) TFR_CV_DTYPES(TFR_CV_DEFINE, SN)
+TFR_CV_SOURCES(TFR_CV_DEFINE_ROW)
+
+#define TFR_CV_ENTRY(SN, DN) tfr_cv_##SN##_##DN,
+#define TFR_CV_TABLE_ROW(SN) {TFR_CV_DTYPES(TFR_CV_ENTRY, SN)},
 
 // [source][destination], indexed by tfr_dtype.
 static const tfr_cpu_inner_fn tfr_convert_table[TFR_DTYPE_COUNT][TFR_DTYPE_COUNT] = {
-    TFR_CONVERT_TABLE_ROW(b8), TFR_CONVERT_TABLE_ROW(i32), TFR_CONVERT_TABLE_ROW(i64),
-    TFR_CONVERT_TABLE_ROW(f32),  TFR_CONVERT_TABLE_ROW(f64), TFR_CONVERT_TABLE_ROW(c64),
-    TFR_CONVERT_TABLE_ROW(c128),
-};
+    TFR_CV_SOURCES(TFR_CV_TABLE_ROW)};
 
 // Edge of a square tile of the blocked copy: 32 x 32 elements of up to 16
 // bytes stay in L1/L2 for both the reads and the writes.
@@ -150,7 +270,7 @@ static bool tfr_cpu_convert_blocked(const tfr_cpu_iter *it, tfr_cpu_inner_fn fn,
   return true;
 }
 
-static tfr_status tfr_cpu_convert(tfr_cpu_backend *cpu, const tfr_tensor *in, tfr_tensor *out) {
+tfr_status tfr_cpu_convert(tfr_cpu_backend *cpu, const tfr_tensor *in, tfr_tensor *out) {
   if (out->numel == 0) return TFR_OK;
   const tfr_tensor *ops[2] = {out, in};
   tfr_cpu_iter it;
@@ -225,12 +345,52 @@ static tfr_status tfr_cpu_iota(tfr_cpu_backend *cpu, const tfr_structural_desc *
   return TFR_OK;
 }
 
+// reduce_precision on the bit patterns (core/half.h), per element width.
+typedef struct tfr_rp_ctx {
+  int src_mbits, ebits, mbits;
+} tfr_rp_ctx;
+
+#define TFR_RP_FN(NAME, U, NBITS)                                                         \
+  static void NAME(int64_t n, char *const *p, const int64_t *s, const void *vctx) {       \
+    const tfr_rp_ctx *c = vctx;                                                           \
+    for (int64_t i = 0; i < n; i++) {                                                     \
+      U x;                                                                                \
+      memcpy(&x, p[1] + i * s[1], sizeof x);                                              \
+      x = (U)tfr_reduce_precision_bits(x, NBITS, c->src_mbits, c->ebits, c->mbits);       \
+      memcpy(p[0] + i * s[0], &x, sizeof x);                                              \
+    }                                                                                     \
+  }
+TFR_RP_FN(tfr_rp_16, uint16_t, 16)
+TFR_RP_FN(tfr_rp_32, uint32_t, 32)
+TFR_RP_FN(tfr_rp_64, uint64_t, 64)
+
+static tfr_status tfr_cpu_reduce_precision(tfr_cpu_backend *cpu, const tfr_structural_desc *d) {
+  const tfr_tensor *ops[2] = {d->out, d->in};
+  if (d->out->numel == 0) return TFR_OK;
+  tfr_rp_ctx c = {0, d->exponent_bits, d->mantissa_bits};
+  tfr_cpu_inner_fn fn;
+  switch (d->in->dtype) {
+    case TFR_F16: c.src_mbits = 10, fn = tfr_rp_16; break;
+    case TFR_BF16: c.src_mbits = 7, fn = tfr_rp_16; break;
+    case TFR_F32: c.src_mbits = 23, fn = tfr_rp_32; break;
+    case TFR_F64: c.src_mbits = 52, fn = tfr_rp_64; break;
+    default:
+      return tfr_error(TFR_ERR_INTERNAL, "cpu reduce_precision: no kernel for dtype %s",
+                       tfr_dtype_name(d->in->dtype));
+  }
+  tfr_cpu_iter it;
+  tfr_cpu_iter_init(&it, 2, ops);
+  tfr_cpu_iter_run(&it, fn, &c, cpu->num_threads);
+  return TFR_OK;
+}
+
 tfr_status tfr_cpu_structural(tfr_backend *b, const tfr_structural_desc *d) {
   tfr_cpu_backend *cpu = tfr_cpu_cast(b);
   switch (d->kind) {
     case TFR_STRUCT_CONVERT: return tfr_cpu_convert(cpu, d->in, d->out);
     case TFR_STRUCT_TRIANGLE: return tfr_cpu_triangle(cpu, d);
     case TFR_STRUCT_IOTA: return tfr_cpu_iota(cpu, d);
+    case TFR_STRUCT_REDUCE_PRECISION: return tfr_cpu_reduce_precision(cpu, d);
   }
   return tfr_error(TFR_ERR_INTERNAL, "cpu structural: unknown kind %d", (int)d->kind);
 }

@@ -360,9 +360,12 @@ typedef struct npy_descr_entry {
 } npy_descr_entry;
 
 // numpy's dtype strings for our dtypes, after the byte-order character.
+// bf16 has none: numpy has no bfloat16 (ml_dtypes' arrays save as raw
+// void bytes, '|V2', which name no type), so bf16 is neither loaded nor saved.
 static const npy_descr_entry npy_descrs[] = {
-    {"b1", TFR_BOOL}, {"?", TFR_BOOL}, {"i4", TFR_I32}, {"i8", TFR_I64},  {"f4", TFR_F32},
-    {"f8", TFR_F64},  {"c8", TFR_C64}, {"c16", TFR_C128},
+    {"b1", TFR_BOOL}, {"?", TFR_BOOL}, {"i1", TFR_I8},  {"i2", TFR_I16}, {"i4", TFR_I32},
+    {"i8", TFR_I64},  {"u1", TFR_U8},  {"u2", TFR_U16}, {"u4", TFR_U32}, {"u8", TFR_U64},
+    {"f2", TFR_F16},  {"f4", TFR_F32}, {"f8", TFR_F64}, {"c8", TFR_C64}, {"c16", TFR_C128},
 };
 
 // Maps a dtype string; *big_endian says the data's byte order.
@@ -502,8 +505,8 @@ static tfr_status npy_parse_header(const npy_ctx *c, const unsigned char *s, siz
     char ex[256];
     npy_excerpt(descr, descr_len, ex, sizeof ex);
     return npy_fail(c, TFR_ERR_UNSUPPORTED_DTYPE,
-                    "%sdtype '%s' is not supported (supported: '|b1' '<i4' '<i8' '<f4' '<f8' "
-                    "'<c8' '<c16', any byte order)",
+                    "%sdtype '%s' is not supported (supported: '|b1' '|i1' '<i2' '<i4' '<i8' "
+                    "'|u1' '<u2' '<u4' '<u8' '<f2' '<f4' '<f8' '<c8' '<c16', any byte order)",
                     structured ? "structured " : "", ex);
   }
   size_t esize = tfr_dtype_size(h->dtype);
@@ -768,6 +771,11 @@ static tfr_status npy_check_save_arg(const npy_ctx *c, const tfr_tensor *t) {
                     "the tensor lives on the %s backend, not in host memory; copy it with "
                     "tfr_download first",
                     tfr_backend_name(t->storage->backend));
+  if (!tfr_dtype_get_info(t->dtype)->descr)
+    return npy_fail(c, TFR_ERR_UNSUPPORTED_DTYPE,
+                    "dtype %s has no numpy dtype string (numpy has no bfloat16); convert it to "
+                    "f32 first",
+                    tfr_dtype_name(t->dtype));
   return TFR_OK;
 }
 

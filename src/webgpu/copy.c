@@ -1,5 +1,6 @@
 // The first kernel family: copies of strided views to any layout, tiled
-// transposition, and `convert` among f32, i32, bool and c64.
+// transposition, and `convert` among f32, i32, bool and c64. Plain copies move
+// bits by element size (1, 2, 4, 8, 16 bytes), so they serve every dtype.
 //
 // Planning mirrors src/cpu/strided.c: axes of extent 1 are dropped, the rest
 // ordered by the destination's |stride| (innermost first), and neighbours that
@@ -41,15 +42,18 @@ typedef struct tfr_wgpu_elem {
   const char *dst_array;
   const char *value_t;  // WGSL type of a value
   const char *store;    // statement storing `val` at `k`
-  bool bytes;           // one-byte elements (needs common/bytes.wgsl)
+  bool bytes;           // 1- or 2-byte elements (needs common/bytes.wgsl)
 } tfr_wgpu_elem;
 
 #define TFR_WGPU_BYTE_LOAD "((src[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu)"
+#define TFR_WGPU_HALF_LOAD "((src[j >> 1u] >> ((j & 1u) * 16u)) & 0xffffu)"
 
 // Plain copies move bits: any dtype, by element size.
 static const tfr_wgpu_elem tfr_wgpu_raw[17] = {
     [1] = {"u8", "array<u32>", TFR_WGPU_BYTE_LOAD, "array<atomic<u32>>", "u32",
            "tfr_store_u8(k, val)", true},
+    [2] = {"u16", "array<u32>", TFR_WGPU_HALF_LOAD, "array<atomic<u32>>", "u32",
+           "tfr_store_u16(k, val)", true},
     [4] = {"u32", "array<u32>", "src[j]", "array<u32>", "u32", "dst[k] = val", false},
     [8] = {"u32x2", "array<vec2<u32>>", "src[j]", "array<vec2<u32>>", "vec2<u32>",
            "dst[k] = val", false},
@@ -450,6 +454,10 @@ tfr_status tfr_wgpu_structural(tfr_backend *base, const tfr_structural_desc *d) 
       return tfr_wgpu_copy(b, d->in->dtype == d->out->dtype ? "copy" : "convert", d->in, d->out);
     case TFR_STRUCT_TRIANGLE: return tfr_wgpu_triangle(b, d);
     case TFR_STRUCT_IOTA: return tfr_wgpu_iota(b, d);
+    case TFR_STRUCT_REDUCE_PRECISION:
+      return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                       "reduce_precision: not implemented on the webgpu backend yet (dtype %s)",
+                       tfr_dtype_name(d->in->dtype));
   }
   return tfr_error(TFR_ERR_INTERNAL, "webgpu: structural op kind %d is unknown", (int)d->kind);
 }

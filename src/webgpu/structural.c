@@ -41,11 +41,12 @@ tfr_status tfr_wgpu_triangle(tfr_wgpu_backend *b, const tfr_structural_desc *d) 
   const char *op = d->upper ? "triu" : "tril";
   tfr_tensor *out = d->out;
   if (out->numel == 0) return TFR_OK;
-  // Elements by size (bool and any 1-byte type share words: atomic stores).
+  // Elements by size (1- and 2-byte types share words: atomic stores).
   static const struct {
     const char *tag, *array, *store;
   } by_size[17] = {
       [1] = {"u8", "array<atomic<u32>>", "tfr_store_u8(k, 0u)"},
+      [2] = {"u16", "array<atomic<u32>>", "tfr_store_u16(k, 0u)"},
       [4] = {"u32", "array<u32>", "dst[k] = 0u"},
       [8] = {"u32x2", "array<vec2<u32>>", "dst[k] = vec2<u32>(0u)"},
       [16] = {"u32x4", "array<vec4<u32>>", "dst[k] = vec4<u32>(0u)"},
@@ -63,7 +64,7 @@ tfr_status tfr_wgpu_triangle(tfr_wgpu_backend *b, const tfr_structural_desc *d) 
   const char *snippets[] = {"common/bytes.wgsl", NULL};
   tfr_wgsl_subst subst[] = {{"DST_ARRAY", by_size[es].array}, {"STORE_ZERO", by_size[es].store}};
   tfr_wgsl_override ov[] = {{"WG", TFR_WGPU_STRUCT_WG}, {"EPT", TFR_WGPU_STRUCT_EPT}};
-  tfr_wgsl_variant v = {variant, "triangle.wgsl", es == 1 ? snippets : NULL, subst, 2, ov, 2, 0, 1};
+  tfr_wgsl_variant v = {variant, "triangle.wgsl", es <= 2 ? snippets : NULL, subst, 2, ov, 2, 0, 1};
   WGPUComputePipeline pipeline;
   TFR_RETURN_IF_ERROR(tfr_wgpu_pipeline_get(b, &v, &pipeline));
 

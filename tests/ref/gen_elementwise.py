@@ -32,17 +32,27 @@ import numpy as np
 SEED = 20240611
 N_RANDOM = 255  # odd, = 15 * 17: the C test also views it as a 2-D array
 
+# bf16 (no numpy dtype) is held as its uint16 bit patterns: its references
+# are computed on the values in f64 (long double inside) and rounded once to
+# bf16 by bf16_from_f64 (frexp/rint, ties to even).
 NP = {"bool": np.uint8, "i32": np.int32, "i64": np.int64, "f32": np.float32,
-      "f64": np.float64, "c64": np.complex64, "c128": np.complex128}
+      "f64": np.float64, "c64": np.complex64, "c128": np.complex128, "i8": np.int8,
+      "i16": np.int16, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
+      "f16": np.float16, "bf16": np.uint16}
 # The wider type a reference is computed in.
-WIDE = {"f32": np.float64, "f64": np.longdouble, "c64": np.complex128,
+WIDE = {"f16": np.float64, "f32": np.float64, "f64": np.longdouble, "c64": np.complex128,
         "c128": np.clongdouble}
-REAL_OF = {"f32": "f32", "f64": "f64", "c64": "f32", "c128": "f64"}
+REAL_OF = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64", "c64": "f32",
+           "c128": "f64"}
 COMPLEX_OF = {"f32": "c64", "f64": "c128"}
-BITS = {"i32": 32, "i64": 64}
+BITS = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
 
-INT = ["i32", "i64"]
-FLOAT = ["f32", "f64"]
+SINT = ["i8", "i16", "i32", "i64"]
+UINT = ["u8", "u16", "u32", "u64"]
+INT = SINT + UINT
+F3264 = ["f32", "f64"]
+HALF = ["f16", "bf16"]
+FLOAT = F3264 + HALF
 CPLX = ["c64", "c128"]
 FC = FLOAT + CPLX
 NUM = INT + FC
@@ -60,13 +70,64 @@ def wrap(v, bits):
 
 
 def per_int(fn, dt):
-    """Elementwise Python-int function over integer arrays."""
+    """Elementwise Python-int function over integer arrays; the result keeps
+    the low bits of the dtype (wraps, signed or unsigned)."""
     bits = BITS[dt]
 
     def run(*arrs):
-        out = [fn(*(int(v) for v in vals), bits) for vals in zip(*arrs)]
-        return np.array(out, dtype=NP[dt])
+        out = [fn(*(int(v) for v in vals), bits) % (1 << bits) for vals in zip(*arrs)]
+        return np.array(out, dtype=np.uint64).astype(NP[dt])
     return run
+
+
+BF16_MAX = (2 - 2.0 ** -7) * 2.0 ** 127
+
+
+def bf16_from_f64(x):
+    """float64 values -> bf16 bit patterns, rounded once to nearest even (rint)
+    with bf16's subnormals, overflow to inf and NaN kept NaN."""
+    x = np.asarray(x, dtype=np.float64)
+    a = np.abs(x)
+    with np.errstate(all="ignore"):
+        _, e = np.frexp(a)
+        q = np.maximum(e - 1, -126) - 7  # the quantum's exponent
+        r = np.ldexp(np.rint(np.ldexp(a, -q)), q)
+        r = np.where(np.isfinite(a) & (r > BF16_MAX), np.inf, r)
+        r = np.where(np.isfinite(a), r, a)
+    bits = (r.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    bits = np.where(np.isnan(x), np.uint16(0x7fc0), bits)
+    return (bits | np.where(np.signbit(x), np.uint16(0x8000), np.uint16(0))).astype(np.uint16)
+
+
+def bf16_to_f64(b):
+    with np.errstate(invalid="ignore"):  # NaN patterns
+        return (np.asarray(b, dtype=np.uint16).astype(np.uint32) << 16).view(
+            np.float32).astype(np.float64)
+
+
+# Every bf16 value but NaN (one zero), ascending: next_after's reference.
+_BF16_ALL = np.unique(bf16_to_f64(np.arange(0x10000, dtype=np.uint16)))
+_BF16_ALL = _BF16_ALL[~np.isnan(_BF16_ALL)]
+
+
+def bf16_nextafter(a, b):
+    """The neighbour of a toward b in the sorted list of bf16 values; a zero
+    result keeps a's sign (IEEE nextafter), a == b gives b."""
+    x, y = bf16_to_f64(a), bf16_to_f64(b)
+    out = np.empty(len(x), dtype=np.uint16)
+    for k, (xv, yv) in enumerate(zip(x, y)):
+        if math.isnan(xv) or math.isnan(yv) or xv == yv:
+            out[k] = (a if math.isnan(xv) else b)[k]
+            continue
+        i = np.searchsorted(_BF16_ALL, xv)
+        if yv > xv:
+            v = _BF16_ALL[i + 1] if _BF16_ALL[i] == xv else _BF16_ALL[i]
+        else:
+            v = _BF16_ALL[i - 1]
+        if v == 0:
+            v = math.copysign(0.0, xv)
+        out[k] = bf16_from_f64(np.array([v]))[0]
+    return out
 
 
 def wide(fn, out_dt=None):
@@ -139,6 +200,7 @@ def shr_logical(a, b, bits):
 
 
 def shr_arith(a, b, bits):
+    a = wrap(a, bits)  # the pattern's top bit is the sign, unsigned dtypes too
     n = shift_count(b, bits)
     if n >= bits:
         return -1 if a < 0 else 0
@@ -299,7 +361,10 @@ def imag_of_real(dt, a):
 
 # Tolerances by dtype group.
 EXACT = {d: "exact" for d in ALL}
-TRANS = {"f32": "ulp1", "f64": "ulp1", "c64": "cplx4", "c128": "cplx4"}
+# f16/bf16: the f32 function's result rounded once lands within 1 ulp of the
+# correctly rounded value.
+TRANS = {"f16": "ulp1", "bf16": "ulp1", "f32": "ulp1", "f64": "ulp1", "c64": "cplx4",
+         "c128": "cplx4"}
 
 
 def libm(f32, f64):
@@ -331,10 +396,10 @@ def numpy_ref(fn):
 
 UNARY = {
     "negate": (NUM, "same", numpy_ref(np.negative), EXACT, "full"),
-    "abs": (NUM, "real", ref_by_group(numpy_ref(np.abs), numpy_ref(np.abs),
+    "abs": (SINT + FC, "real", ref_by_group(numpy_ref(np.abs), numpy_ref(np.abs),
                                       lambda dt, a: wide(np.abs, REAL_OF[dt])(dt, a)),
             {**EXACT, "c64": "ulp1", "c128": "ulp1"}, "full"),
-    "sign": (NUM, "same", ref_by_group(numpy_ref(np.sign), same(float_sign),
+    "sign": (SINT + FC, "same", ref_by_group(numpy_ref(np.sign), same(float_sign),
                                        per_elem(cplx_sign)),
              {**EXACT, "c64": "cplx1", "c128": "cplx1"}, "full"),
     "conj": (NUM, "same", numpy_ref(np.conj), EXACT, "full"),
@@ -365,8 +430,10 @@ UNARY = {
     "log_plus_one": (FC, "same", ref_by_group(float_ref=wide(np.log1p),
                                               cplx_ref=cplx_log1p_ref), TRANS, "wide"),
     "erf": (FLOAT, "same", erf_ref(math.erf), TRANS, "unit"),
+    # f32: e / (1 + e) rounds three times; 2 ulp measured (at x = -1.153).
     "logistic": (FC, "same", ref_by_group(float_ref=wide(real_logistic),
-                                          cplx_ref=cplx_logistic_ref), TRANS, "exp"),
+                                          cplx_ref=cplx_logistic_ref),
+                 {**TRANS, "f32": "ulp2"}, "exp"),
     "asin": (FC, "same", wide(np.arcsin), TRANS, "unit"),
     "acos": (FC, "same", wide(np.arccos), TRANS, "unit"),
     "atan": (FC, "same", wide(np.arctan), TRANS, "wide"),
@@ -405,21 +472,22 @@ BINARY = {
     "minimum": (ALL, "same", minmax_ref(np.minimum, ieee_min, cplx_min), EXACT, "full"),
     # cpow = exp(b log a): its error grows with |b log a| (up to ~15 here).
     "power": (NUM, "same", ref_by_group(ints(int_power), wide(np.power), per_elem(cplx_power)),
-              {**EXACT, "f32": "ulp1", "f64": "ulp1", "c64": "cplx32", "c128": "cplx32"},
-              "power"),
+              {**EXACT, "f16": "ulp1", "bf16": "ulp1", "f32": "ulp1", "f64": "ulp1",
+               "c64": "cplx32", "c128": "cplx32"}, "power"),
     "and": (["bool"] + INT, "same", numpy_ref(np.bitwise_and), EXACT, "full"),
     "or": (["bool"] + INT, "same", numpy_ref(np.bitwise_or), EXACT, "full"),
     "xor": (["bool"] + INT, "same", numpy_ref(np.bitwise_xor), EXACT, "full"),
     # The complex formula evaluates log near the unit circle, where a small
     # real part of the result has only absolute accuracy.
     "atan2": (FC, "same", ref_by_group(float_ref=wide(np.arctan2), cplx_ref=wide(cplx_atan2)),
-              {"f32": "ulp1", "f64": "ulp1", "c64": "cplx16", "c128": "cplx16"}, "unit"),
+              {"f16": "ulp1", "bf16": "ulp1", "f32": "ulp1", "f64": "ulp1", "c64": "cplx16",
+               "c128": "cplx16"}, "unit"),
     "shift_left": (INT, "same", ints(shl), EXACT, "shift"),
     "shift_right_arithmetic": (INT, "same", ints(shr_arith), EXACT, "shift"),
     "shift_right_logical": (INT, "same", ints(shr_logical), EXACT, "shift"),
     "next_after": (FLOAT, "same", numpy_ref(np.nextafter), EXACT, "nextafter"),
     # Built from parts: re + 1j * im would turn an infinite part into NaN.
-    "complex": (FLOAT, "complex", lambda dt, a, b: make_complex(dt, a, b), EXACT, "unit"),
+    "complex": (F3264, "complex", lambda dt, a, b: make_complex(dt, a, b), EXACT, "unit"),
 }
 
 COMPARE = {
@@ -472,19 +540,24 @@ def random_inputs(dt, rng_kind, nin, op):
             vals = [rng.integers(-100, 101, n) for _ in range(nin)]
             vals = [np.where(v == 0, 7, v) for v in vals]
             vals[0] = np.where(rng.uniform(0, 1, n) < 0.5,
-                               rng.integers(info.min, info.max, n, endpoint=True), vals[0])
+                               rng.integers(info.min, info.max, n, endpoint=True,
+                                            dtype=NP[dt]).astype(np.int64), vals[0])
         elif op == "power":
             vals = [rng.integers(-12, 13, n), rng.integers(-3, 41, n)]
         elif rng_kind == "shift":
-            vals = [rng.integers(info.min, info.max, n, endpoint=True),
+            vals = [rng.integers(info.min, info.max, n, endpoint=True,
+                                 dtype=NP[dt]).astype(np.int64),
                     rng.integers(-2, BITS[dt] + 3, n)]
         elif op == "clamp":
             vals = [rng.integers(-60, 10, n), rng.integers(-100, 101, n), rng.integers(-10, 60, n)]
         else:
-            vals = [rng.integers(info.min, info.max, n, endpoint=True) for _ in range(nin)]
+            vals = [rng.integers(info.min, info.max, n, endpoint=True,
+                                 dtype=NP[dt]).astype(np.int64) for _ in range(nin)]
             vals = [np.where(v == 0, 1, v) for v in vals]
         return [v.astype(NP[dt]) for v in vals]
     rdt = REAL_OF[dt]
+    if dt == "bf16":
+        return [bf16_from_f64(v) for v in random_inputs("f64", rng_kind, nin, op)]
     if op == "clamp":
         vals = [rng.uniform(-2, 0.5, n), rng.uniform(-3, 3, n), rng.uniform(-0.5, 2, n)]
     elif op == "power" and dt in FLOAT:
@@ -509,14 +582,29 @@ def random_inputs(dt, rng_kind, nin, op):
 
 
 def float_edges(dt):
-    f = np.finfo(NP[dt])
-    tiny_sub = float(np.nextafter(NP[dt](0), NP[dt](1)))
-    exact_int = 2.0 ** (f.nmant) + 1  # the first odd integer above 2^mant
+    if dt == "bf16":
+        nmant, tiny_sub, tiny, fmax = 7, 2.0 ** -133, 2.0 ** -126, BF16_MAX
+        below_half = 0.5 - 2.0 ** -9
+    else:
+        f = np.finfo(NP[dt])
+        nmant, tiny, fmax = f.nmant, float(f.tiny), float(f.max)
+        tiny_sub = float(np.nextafter(NP[dt](0), NP[dt](1)))
+        below_half = float(np.nextafter(NP[dt](0.5), NP[dt](0)))
+    exact_int = 2.0 ** nmant + 1  # the first odd integer above 2^mant
     vals = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 3.0, 0.1,
-            math.inf, -math.inf, math.nan, tiny_sub, -tiny_sub, float(f.tiny), -float(f.tiny),
-            float(f.max), -float(f.max), 1e-10, -1e-10, exact_int, -exact_int, 100.0,
-            -90.0, 20.0, float(np.nextafter(NP[dt](0.5), NP[dt](0)))]
-    return np.array(vals, dtype=NP[dt])
+            math.inf, -math.inf, math.nan, tiny_sub, -tiny_sub, tiny, -tiny,
+            fmax, -fmax, 1e-10, -1e-10, exact_int, -exact_int, 100.0,
+            -90.0, 20.0, below_half]
+    if dt in HALF:
+        # Ties of the 16-bit formats (rounding to even), 3 tiny_sub / 2 (a
+        # subnormal tie), just below and at the overflow threshold.
+        ulp1 = 2.0 ** -nmant
+        vals += [1 + ulp1 / 2, 1 + 3 * ulp1 / 2, 1.5 * tiny_sub, fmax * (1 + ulp1 / 4),
+                 fmax * (1 + ulp1 / 2), 65520.0, 65519.0]
+    if dt == "bf16":
+        return bf16_from_f64(vals)
+    with np.errstate(all="ignore"):
+        return np.array(vals, dtype=np.float64).astype(NP[dt])
 
 
 def int_edges(dt):
@@ -524,7 +612,10 @@ def int_edges(dt):
     b = BITS[dt]
     vals = [0, 1, -1, 2, -2, 3, -7, b - 1, b, b + 1, 100, -100, int(info.max),
             int(info.min), int(info.min) + 1, int(info.max) - 1, 0x55555555]
-    return np.array(vals, dtype=NP[dt])
+    if dt in UINT:
+        vals += [1 << (b - 1), (1 << (b - 1)) - 1]  # the top bit alone, and below it
+    # The low bits of each (negative values wrap into unsigned dtypes).
+    return np.array([v % (1 << b) for v in vals], dtype=np.uint64).astype(NP[dt])
 
 
 def cplx_edges(dt):
@@ -589,6 +680,19 @@ class Writer:
         os.replace(tmp, os.path.join(self.dir, "manifest.txt"))
 
 
+def as_values(dt, a):
+    """bf16 bit patterns as their f64 values; other arrays as they are."""
+    return bf16_to_f64(a) if dt == "bf16" else a
+
+
+def call_ref(ref, dt, *arrs):
+    """ref on dt's inputs; bf16 through the f64 reference, rounded once."""
+    if dt != "bf16":
+        return ref(dt, *arrs)
+    r = np.asarray(ref("f64", *(bf16_to_f64(a) for a in arrs)))
+    return bf16_from_f64(r) if r.dtype.kind == "f" else r
+
+
 def main():
     np.seterr(all="ignore")
     if len(sys.argv) != 2:
@@ -599,15 +703,18 @@ def main():
         for dt in dts:
             odt = out_dtype(rule, dt)
             (x,) = random_inputs(dt, rng_kind, 1, op)
-            w.case(f"rnd_{op}_{dt}", "unary", op, dt, odt, [x], ref(dt, x), tol[dt])
+            w.case(f"rnd_{op}_{dt}", "unary", op, dt, odt, [x], call_ref(ref, dt, x), tol[dt])
             x = edges(dt)
-            w.case(f"edge_{op}_{dt}", "unary", op, dt, odt, [x], ref(dt, x), tol[dt])
+            w.case(f"edge_{op}_{dt}", "unary", op, dt, odt, [x], call_ref(ref, dt, x), tol[dt])
 
     for op, (dts, rule, ref, tol, rng_kind) in BINARY.items():
         for dt in dts:
             odt = out_dtype(rule, dt)
+            if dt == "bf16" and op == "next_after":
+                ref = lambda dt_, a_, b_: bf16_nextafter(a_, b_)  # noqa: E731
             a, b = random_inputs(dt, rng_kind, 2, op)
-            w.case(f"rnd_{op}_{dt}", "binary", op, dt, odt, [a, b], ref(dt, a, b), tol[dt])
+            w.case(f"rnd_{op}_{dt}", "binary", op, dt, odt, [a, b], call_ref(ref, dt, a, b)
+                   if not (dt == "bf16" and op == "next_after") else ref(dt, a, b), tol[dt])
             e = edges(dt)
             if dt in CPLX and op in ("power", "atan2"):
                 # Special values of these complex formulas are not specified
@@ -643,7 +750,8 @@ def main():
                     keep = ((wa * wa + wb * wb != 0) & (np.abs(wa) >= 1e-4 * np.abs(wb)) &
                             (np.abs(wb) >= 1e-4 * np.abs(wa)))
                 a, b = a[keep], b[keep]
-            w.case(f"edge_{op}_{dt}", "binary", op, dt, odt, [a, b], ref(dt, a, b), tol[dt])
+            w.case(f"edge_{op}_{dt}", "binary", op, dt, odt, [a, b], call_ref(ref, dt, a, b)
+                   if not (dt == "bf16" and op == "next_after") else ref(dt, a, b), tol[dt])
             if tiny is not None:
                 a, b = tiny
                 w.case(f"edge_tiny_{op}_{dt}", "binary", op, dt, odt, [a, b], ref(dt, a, b),
@@ -661,12 +769,13 @@ def main():
                 if dt in CPLX:
                     a = a + 1j * rng.choice(pool[:3], N_RANDOM)
                     b = b + 1j * rng.choice(pool[:3], N_RANDOM)
-            a, b = a.astype(NP[dt]), b.astype(NP[dt])
+            a, b = (bf16_from_f64(a), bf16_from_f64(b)) if dt == "bf16" else (
+                a.astype(NP[dt]), b.astype(NP[dt]))
             w.case(f"rnd_cmp{direction}_{dt}", "compare", direction, dt, "bool", [a, b],
-                   fn(a, b).astype(np.uint8), "exact")
+                   fn(as_values(dt, a), as_values(dt, b)).astype(np.uint8), "exact")
             a, b = cross(edges(dt), edges(dt))
             w.case(f"edge_cmp{direction}_{dt}", "compare", direction, dt, "bool", [a, b],
-                   fn(a, b).astype(np.uint8), "exact")
+                   fn(as_values(dt, a), as_values(dt, b)).astype(np.uint8), "exact")
 
     for dt in ALL:
         p = rng.integers(0, 2, N_RANDOM).astype(np.uint8)
@@ -682,8 +791,13 @@ def main():
     for dt in ["bool"] + INT + FLOAT:
         lo, x, hi = random_inputs(dt, "full", 3, "clamp")
         maxf, minf = (ieee_max, ieee_min) if dt in FLOAT else (np.maximum, np.minimum)
+
+        def clamp_ref(lo, x, hi):
+            r = minf(maxf(as_values(dt, x), as_values(dt, lo)), as_values(dt, hi))
+            return bf16_from_f64(r) if dt == "bf16" else r
+
         with np.errstate(all="ignore"):
-            w.case(f"rnd_clamp_{dt}", "clamp", "-", dt, dt, [lo, x, hi], minf(maxf(x, lo), hi),
+            w.case(f"rnd_clamp_{dt}", "clamp", "-", dt, dt, [lo, x, hi], clamp_ref(lo, x, hi),
                    "exact")
             e = edges(dt)
             # Every (lo, x, hi) triple of a few edges, NaN and -0 included.
@@ -691,7 +805,7 @@ def main():
             lo = np.repeat(sub, len(sub) * len(sub))
             x = np.tile(np.repeat(sub, len(sub)), len(sub))
             hi = np.tile(sub, len(sub) * len(sub))
-            w.case(f"edge_clamp_{dt}", "clamp", "-", dt, dt, [lo, x, hi], minf(maxf(x, lo), hi),
+            w.case(f"edge_clamp_{dt}", "clamp", "-", dt, dt, [lo, x, hi], clamp_ref(lo, x, hi),
                    "exact")
     w.close()
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/half.h"
+
 int tfr_test_setup_cpu(void **state) {
   tfr_test_env *env = calloc(1, sizeof *env);
   if (!env) return -1;
@@ -100,6 +102,41 @@ tfr_tensor *tfr_test_random_tensor(tfr_dtype dtype, int rank, const int64_t *sha
         int64_t v = (int64_t)(tfr_test_rand_u64(&st) % 200) - 100;
         if (v >= 0) v++;
         memcpy(p, &v, 8);
+        break;
+      }
+      case TFR_I8: {
+        int8_t v = (int8_t)((int)(tfr_test_rand_u64(&st) % 200) - 100);
+        if (v >= 0) v++;
+        memcpy(p, &v, 1);
+        break;
+      }
+      case TFR_I16: {
+        int16_t v = (int16_t)((int)(tfr_test_rand_u64(&st) % 200) - 100);
+        if (v >= 0) v++;
+        memcpy(p, &v, 2);
+        break;
+      }
+      case TFR_U8:
+      case TFR_U16:
+      case TFR_U32:
+      case TFR_U64: {
+        // 1..200 in the low bytes (little-endian host).
+        uint64_t v = tfr_test_rand_u64(&st) % 200 + 1;
+        uint8_t b8 = (uint8_t)v;
+        uint16_t b16 = (uint16_t)v;
+        uint32_t b32 = (uint32_t)v;
+        memcpy(p, es == 1 ? (const void *)&b8 : es == 2 ? (const void *)&b16
+                  : es == 4 ? (const void *)&b32 : (const void *)&v, es);
+        break;
+      }
+      case TFR_F16: {
+        uint16_t v = tfr_f64_to_f16(tfr_test_nonzero(&st));
+        memcpy(p, &v, 2);
+        break;
+      }
+      case TFR_BF16: {
+        uint16_t v = tfr_f64_to_bf16(tfr_test_nonzero(&st));
+        memcpy(p, &v, 2);
         break;
       }
       case TFR_F32: {

@@ -43,8 +43,9 @@ uint64_t tfr_test_rand_u64(uint64_t *state);
 double tfr_test_rand_uniform(uint64_t *state, double lo, double hi);
 
 // A compact host tensor of random non-zero values: bool random 0/1 (both
-// present for n >= 2), integers in [-100, 100] \ {0}, floats/complex parts
-// in [-2, 2) with |x| >= 0.01.
+// present for n >= 2), signed integers in [-100, 100] \ {0}, unsigned ones in
+// [1, 200], floats/complex parts in [-2, 2) with |x| >= 0.01 (f16/bf16: those
+// values rounded to the dtype).
 tfr_tensor *tfr_test_random_tensor(tfr_dtype dtype, int rank, const int64_t *shape,
                                    uint64_t seed);
 

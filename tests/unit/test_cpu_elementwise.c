@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/elementwise_table.h"
+#include "core/half.h"
 #include "support.h"
 
 // ---------------------------------------------------------------------------
@@ -225,7 +226,50 @@ static void ew_format(tfr_dtype dt, const unsigned char *p, char *buf, size_t si
       snprintf(buf, size, "(%.17g, %.17g)", v[0], v[1]);
       break;
     }
+    case TFR_I8: snprintf(buf, size, "%d", (int)(int8_t)p[0]); break;
+    case TFR_U8: snprintf(buf, size, "%u", (unsigned)p[0]); break;
+    case TFR_I16:
+    case TFR_U16: {
+      uint16_t v;
+      memcpy(&v, p, 2);
+      snprintf(buf, size, "%d", dt == TFR_I16 ? (int)(int16_t)v : (int)v);
+      break;
+    }
+    case TFR_U32: {
+      uint32_t v;
+      memcpy(&v, p, 4);
+      snprintf(buf, size, "%" PRIu32, v);
+      break;
+    }
+    case TFR_U64: {
+      uint64_t v;
+      memcpy(&v, p, 8);
+      snprintf(buf, size, "%" PRIu64, v);
+      break;
+    }
+    case TFR_F16:
+    case TFR_BF16: {
+      uint16_t v;
+      memcpy(&v, p, 2);
+      double x = dt == TFR_F16 ? tfr_f16_to_f64(v) : tfr_bf16_to_f64(v);
+      snprintf(buf, size, "%.5g (0x%04x)", x, v);
+      break;
+    }
   }
+}
+
+// ULP distance of two 16-bit float patterns (sign-magnitude; +0 and -0 are
+// 0 apart); INT64_MAX for NaN against a number or for an infinity against
+// anything else. Both NaN: 0.
+static int64_t ew_ulp16(uint16_t a, uint16_t b, int mbits) {
+  uint16_t emask = (uint16_t)(0x7fffu & ~((1u << mbits) - 1u));
+  bool an = (a & emask) == emask && (a & ((1u << mbits) - 1u));
+  bool bn = (b & emask) == emask && (b & ((1u << mbits) - 1u));
+  if (an || bn) return an && bn ? 0 : INT64_MAX;
+  if (a == b) return 0;
+  if ((a & 0x7fffu) == emask || (b & 0x7fffu) == emask) return INT64_MAX;
+  int64_t x = a & 0x7fff, y = b & 0x7fff;
+  return ((a ^ b) & 0x8000u) ? x + y : llabs(x - y);
 }
 
 static bool ew_same_bits_f64(double a, double b) {
@@ -256,8 +300,21 @@ static bool ew_elem_ok(tfr_dtype dt, ew_tol_kind tol, int n, const unsigned char
                        const unsigned char *w) {
   switch (dt) {
     case TFR_BOOL: return g[0] == w[0];
-    case TFR_I32: return !memcmp(g, w, 4);
-    case TFR_I64: return !memcmp(g, w, 8);
+    case TFR_I8:
+    case TFR_I16:
+    case TFR_I32:
+    case TFR_I64:
+    case TFR_U8:
+    case TFR_U16:
+    case TFR_U32:
+    case TFR_U64: return !memcmp(g, w, tfr_dtype_size(dt));
+    case TFR_F16:
+    case TFR_BF16: {
+      uint16_t a, b;
+      memcpy(&a, g, 2);
+      memcpy(&b, w, 2);
+      return ew_ulp16(a, b, dt == TFR_F16 ? 10 : 7) <= (tol == EW_EXACT ? 0 : n);
+    }
     case TFR_F32: {
       float a, b;
       memcpy(&a, g, 4);

@@ -818,7 +818,7 @@ static void test_gather_errors(void **state) {
   IX_EXPECT_ERR(tfr_gather(s, x, NULL, &a.c, out), E, "gather: start_indices is NULL");
   IX_EXPECT_ERR(tfr_gather(s, x, idx, NULL, out), E, "gather: config is NULL");
   IX_EXPECT_ERR(tfr_gather(s, x, fidx, &a.c, out), E, "start_indices has dtype f32",
-                "i32 or i64");
+                "must be an integer dtype");
   a.c.offset_dims = NULL;
   IX_EXPECT_ERR(tfr_gather(s, x, idx, &a.c, out), E, "offset_dims is NULL with 1 entries");
   ix_gather_default(&a);
@@ -1082,6 +1082,53 @@ static void test_scatter_errors(void **state) {
   for (size_t i = 0; i < sizeof tensors / sizeof *tensors; i++) tfr_tensor_release(tensors[i]);
 }
 
+// Start indices of every integer dtype, clamped by value: negative i8/i16
+// to 0, u8 200 and u64 2^64 - 1 (beyond INT64_MAX) to the last start that
+// fits, in dynamic_slice (host read) and gather (kernel read). Hand-derived.
+static void test_index_dtypes(void **state) {
+  tfr_test_env *env = *state;
+  tfr_session *s = env->session;
+  const float xv[6] = {0, 1, 2, 3, 4, 5};
+  int64_t n6 = 6;
+  tfr_tensor *x = tfr_test_tensor(TFR_F32, 1, &n6, xv);
+  struct {
+    tfr_dtype dt;
+    uint64_t bits;  // the start's pattern (low bytes)
+    float first;    // expected first element of the 2-element slice
+  } cases[] = {
+      {TFR_I8, 0xfb, 0},  {TFR_I8, 3, 3},         {TFR_I16, 0xfffe, 0}, {TFR_U8, 200, 4},
+      {TFR_U8, 2, 2},     {TFR_U16, 60000, 4},    {TFR_U32, 1, 1},      {TFR_U64, ~0ull, 4},
+      {TFR_I32, 7, 4},    {TFR_I64, (uint64_t)-1, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    unsigned char b[8];
+    memcpy(b, &cases[i].bits, 8);  // little-endian host
+    tfr_tensor *st = tfr_test_tensor(cases[i].dt, 0, NULL, b);
+    tfr_tensor *o = NULL;
+    TFR_ASSERT_OK(tfr_dynamic_slice(s, x, (const tfr_tensor *[]){st}, (int64_t[]){2}, &o));
+    float got[2];
+    TFR_ASSERT_OK(tfr_tensor_read(o, got, sizeof got));
+    assert_true(got[0] == cases[i].first && got[1] == cases[i].first + 1);
+    tfr_tensor_release(o);
+    // gather with the same start as a rank-1 index vector.
+    int64_t one = 1;
+    tfr_tensor *iv = tfr_test_tensor(cases[i].dt, 1, &one, b);
+    tfr_gather_config c = {.num_offset_dims = 1,
+                           .offset_dims = (int64_t[]){0},
+                           .num_start_index_map = 1,
+                           .start_index_map = (int64_t[]){0},
+                           .index_vector_dim = 0,
+                           .slice_sizes = (int64_t[]){2}};
+    TFR_ASSERT_OK(tfr_gather(s, x, iv, &c, &o));
+    TFR_ASSERT_OK(tfr_tensor_read(o, got, sizeof got));
+    assert_true(got[0] == cases[i].first && got[1] == cases[i].first + 1);
+    tfr_tensor_release(o);
+    tfr_tensor_release(iv);
+    tfr_tensor_release(st);
+  }
+  tfr_tensor_release(x);
+}
+
 static void test_other_errors(void **state) {
   tfr_test_env *env = *state;
   tfr_session *s = env->session;
@@ -1127,7 +1174,7 @@ static void test_other_errors(void **state) {
   IX_EXPECT_ERR(tfr_dynamic_slice(s, x, (const tfr_tensor *[]){s64, sv}, (int64_t[]){1, 1}, out),
                 E, "dynamic_slice: start_indices[1] has rank 1, must be 0");
   IX_EXPECT_ERR(tfr_dynamic_slice(s, x, (const tfr_tensor *[]){sf, s64}, (int64_t[]){1, 1}, out),
-                E, "dynamic_slice: start_indices[0] has dtype f32, must be i32 or i64");
+                E, "dynamic_slice: start_indices[0] has dtype f32, must be an integer dtype");
   IX_EXPECT_ERR(tfr_dynamic_slice(s, x, (const tfr_tensor *[]){s64, s32}, (int64_t[]){1, 1}, out),
                 E, "start_indices[1] has dtype i32, start_indices[0] has i64");
   IX_EXPECT_ERR(tfr_dynamic_slice(s, x, st2, NULL, out), E, "dynamic_slice: slice_sizes is NULL");
@@ -1198,6 +1245,7 @@ int main(void) {
       cmocka_unit_test(test_reference_cases), cmocka_unit_test(test_broadcast_inputs),
       cmocka_unit_test(test_out_of_memory),   cmocka_unit_test(test_gather_errors),
       cmocka_unit_test(test_scatter_errors),  cmocka_unit_test(test_other_errors),
+      cmocka_unit_test(test_index_dtypes),
   };
   return cmocka_run_group_tests(tests, tfr_test_setup_cpu, tfr_test_teardown_cpu);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/core.h"  // tfr_alloc_fail_after
+#include "core/half.h"
 #include "support.h"
 
 // ---------------------------------------------------------------------------
@@ -51,17 +52,32 @@ static bool tfr_elem_ok(tfr_dtype dt, const void *got, const void *want, int64_t
   int parts = 1;
   switch (dt) {
     case TFR_BOOL:
+    case TFR_I8:
+    case TFR_I16:
     case TFR_I32:
     case TFR_I64:
+    case TFR_U8:
+    case TFR_U16:
+    case TFR_U32:
+    case TFR_U64:
       if (memcmp(g, w, es) == 0) return true;
       {
-        int64_t a = 0, b = 0;
-        if (dt == TFR_BOOL) a = *(const uint8_t *)g, b = *(const uint8_t *)w;
-        if (dt == TFR_I32) a = *(const int32_t *)g, b = *(const int32_t *)w;
-        if (dt == TFR_I64) a = *(const int64_t *)g, b = *(const int64_t *)w;
-        print_error("%s: element %" PRId64 " is %" PRId64 ", want %" PRId64 "\n", name, i, a, b);
+        uint64_t a = 0, b = 0;  // the bit patterns, zero-extended
+        memcpy(&a, g, es);      // (little-endian host, as the data files)
+        memcpy(&b, w, es);
+        print_error("%s: element %" PRId64 " has bits 0x%" PRIx64 ", want 0x%" PRIx64 "\n", name,
+                    i, a, b);
       }
       return false;
+    case TFR_F16:
+    case TFR_BF16: {
+      uint16_t a, b;
+      memcpy(&a, g, 2);
+      memcpy(&b, w, 2);
+      gv[0] = dt == TFR_F16 ? tfr_f16_to_f64(a) : tfr_bf16_to_f64(a);
+      wv[0] = dt == TFR_F16 ? tfr_f16_to_f64(b) : tfr_bf16_to_f64(b);
+      break;
+    }
     case TFR_F32: gv[0] = *(const float *)g, wv[0] = *(const float *)w; break;
     case TFR_F64: gv[0] = *(const double *)g, wv[0] = *(const double *)w; break;
     case TFR_C64:
@@ -797,6 +813,93 @@ static void test_out_of_memory(void **state) {
   tfr_tensor_release(x);
 }
 
+// The 8/16-bit, unsigned and half dtypes, hand-derived: f16/bf16 sums
+// accumulate in f32 and round once (3000 ones in f16 give 3000; summed in f16
+// they would stop at 2048), u8 sums wrap, identities of the empty reduction
+// are the dtype's extremes, and dot_general wraps i8 and rounds f16 once.
+static void test_new_dtypes(void **state) {
+  tfr_test_env *env = *state;
+  tfr_session *s = env->session;
+  int64_t n = 3000, ax = 0;
+  uint16_t *h = malloc(sizeof(uint16_t) * (size_t)n);
+  assert_non_null(h);
+  for (int64_t i = 0; i < n; i++) h[i] = 0x3c00;  // f16 1.0
+  tfr_tensor *x = tfr_test_tensor(TFR_F16, 1, &n, h), *y = NULL;
+  TFR_ASSERT_OK(tfr_reduce_sum(s, x, 1, &ax, &y));
+  uint16_t r;
+  tfr_read_scalar(y, &r);
+  assert_int_equal(r, 0x69dc);  // 3000 = 1.46484375 * 2^11
+  tfr_tensor_release(y);
+  // dot_general of the same vector with itself: 3000, rounded once.
+  tfr_dot_config dc = {.num_contracting_dims = 1,
+                       .lhs_contracting_dimensions = (int64_t[]){0},
+                       .rhs_contracting_dimensions = (int64_t[]){0}};
+  TFR_ASSERT_OK(tfr_dot_general(s, x, x, &dc, &y));
+  tfr_read_scalar(y, &r);
+  assert_int_equal(r, 0x69dc);
+  tfr_tensor_release(y);
+  tfr_tensor_release(x);
+  for (int64_t i = 0; i < 1000; i++) h[i] = 0x3f80;  // bf16 1.0
+  n = 1000;
+  x = tfr_test_tensor(TFR_BF16, 1, &n, h);
+  TFR_ASSERT_OK(tfr_reduce_sum(s, x, 1, &ax, &y));
+  tfr_read_scalar(y, &r);
+  assert_int_equal(r, 0x447a);  // 1000
+  tfr_tensor_release(y);
+  tfr_tensor_release(x);
+  free(h);
+  // u8: 300 ones wrap to 44; max of i8 / min of u16.
+  n = 300;
+  uint8_t ones[300];
+  memset(ones, 1, sizeof ones);
+  x = tfr_test_tensor(TFR_U8, 1, &n, ones);
+  TFR_ASSERT_OK(tfr_reduce_sum(s, x, 1, &ax, &y));
+  uint8_t u8;
+  tfr_read_scalar(y, &u8);
+  assert_int_equal(u8, 44);
+  tfr_tensor_release(y);
+  tfr_tensor_release(x);
+  n = 4;
+  x = tfr_test_tensor(TFR_I8, 1, &n, (int8_t[]){-128, 5, 127, -3});
+  TFR_ASSERT_OK(tfr_reduce_max(s, x, 1, &ax, &y));
+  int8_t i8;
+  tfr_read_scalar(y, &i8);
+  assert_int_equal(i8, 127);
+  tfr_tensor_release(y);
+  TFR_ASSERT_OK(tfr_reduce_min(s, x, 1, &ax, &y));
+  tfr_read_scalar(y, &i8);
+  assert_int_equal(i8, -128);
+  tfr_tensor_release(y);
+  // i8 dot: 100 * 100 + 100 * 100 = 20000 = 0x4e20 wraps to 0x20.
+  int64_t two = 2;
+  tfr_tensor *v = tfr_test_tensor(TFR_I8, 1, &two, (int8_t[]){100, 100});
+  TFR_ASSERT_OK(tfr_dot_general(s, v, v, &dc, &y));
+  tfr_read_scalar(y, &i8);
+  assert_int_equal(i8, 0x20);
+  tfr_tensor_release(y);
+  tfr_tensor_release(v);
+  tfr_tensor_release(x);
+  // Identities of empty reductions: u32 min is all ones, i16 max is INT16_MIN,
+  // f16 max is -inf, u64 product 1.
+  n = 0;
+  const struct {
+    tfr_dtype dt;
+    tfr_reduce_combiner c;
+    uint64_t bits;
+  } ids[] = {{TFR_U32, TFR_REDUCE_MINIMUM, 0xffffffffu}, {TFR_I16, TFR_REDUCE_MAXIMUM, 0x8000},
+             {TFR_F16, TFR_REDUCE_MAXIMUM, 0xfc00},      {TFR_U64, TFR_REDUCE_MULTIPLY, 1},
+             {TFR_BF16, TFR_REDUCE_MINIMUM, 0x7f80},     {TFR_U16, TFR_REDUCE_AND, 0xffff}};
+  for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+    TFR_ASSERT_OK(tfr_tensor_zeros_host(ids[i].dt, 1, &n, &x));
+    TFR_ASSERT_OK(tfr_reduce(s, x, NULL, ids[i].c, 1, &ax, &y));
+    uint64_t got = 0;
+    tfr_read_scalar(y, &got);  // little-endian host: the low bytes
+    assert_int_equal(got, ids[i].bits);
+    tfr_tensor_release(y);
+    tfr_tensor_release(x);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reference_data),
@@ -808,6 +911,7 @@ int main(void) {
       cmocka_unit_test(test_thread_count_independence),
       cmocka_unit_test(test_validation_errors),
       cmocka_unit_test(test_out_of_memory),
+      cmocka_unit_test(test_new_dtypes),
   };
   return cmocka_run_group_tests(tests, tfr_test_setup_cpu, tfr_test_teardown_cpu);
 }

@@ -2,6 +2,7 @@
 // src/cpu/structural.c) against naive index-by-index references written
 // here, on random non-zero data and every layout.
 #include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,53 +28,108 @@ static bool tfr_next(int rank, const int64_t *shape, int64_t *idx) {
   return false;
 }
 
+// A value rounded to a binary float format with `mbits` stored mantissa
+// bits, smallest normal exponent `emin` and largest finite value `max`, in
+// long double arithmetic: rintl rounds to nearest even (the default mode).
+static long double tfr_ref_round(long double x, int mbits, int emin, long double max) {
+  if (x == 0 || isnan(x) || isinf(x)) return x;
+  int e = ilogbl(x);
+  if (e < emin) e = emin;
+  long double r = ldexpl(rintl(ldexpl(x, mbits - e)), e - mbits);
+  if (fabsl(r) > max) return copysignl(INFINITY, x);
+  return r;
+}
+
+// The 16-bit pattern of a value of the format (exact: the value is one of
+// it), found from frexp; NaN as the quiet NaN of the sign.
+static uint16_t tfr_ref_encode16(long double v, int mbits, int bias) {
+  uint16_t sign = signbit(v) ? 0x8000u : 0;
+  uint16_t emax = (uint16_t)((0x7fffu >> mbits) << mbits);
+  if (isnan(v)) return (uint16_t)(sign | emax | (1u << (mbits - 1)));
+  if (isinf(v)) return (uint16_t)(sign | emax);
+  if (v == 0) return sign;
+  int e;
+  long double m = frexpl(fabsl(v), &e);  // v = m 2^e, m in [0.5, 1)
+  int be = e - 1 + bias;
+  if (be <= 0)  // subnormal: v / 2^(1 - bias - mbits)
+    return (uint16_t)(sign | (uint16_t)ldexpl(fabsl(v), bias - 1 + mbits));
+  return (uint16_t)(sign | (be << mbits) | ((uint16_t)ldexpl(m, mbits + 1) & ((1u << mbits) - 1)));
+}
+
+static long double tfr_ref_decode16(uint16_t h, int mbits, int bias) {
+  int e = (h & 0x7fff) >> mbits, emax = 0x7fff >> mbits;
+  unsigned m = h & ((1u << mbits) - 1u);
+  long double v;
+  if (e == emax) v = m ? NAN : INFINITY;
+  else if (e == 0) v = ldexpl((long double)m, 1 - bias - mbits);
+  else v = ldexpl((long double)(m | (1u << mbits)), e - bias - mbits);
+  return (h & 0x8000u) ? -v : v;
+}
+
 // The reference conversion of one element (DESIGN.md rules), via long double
 // / explicit branches rather than the kernel's macros.
 static void tfr_ref_convert(tfr_dtype from, const void *src, tfr_dtype to, void *dst) {
-  double re = 0, im = 0;
+  long double re = 0, im = 0;
   int64_t iv = 0;
-  bool is_int = false;
+  uint64_t uv = 0;  // the integer's bits (unsigned sources: the value)
+  bool is_int = false, is_unsigned = false;
   switch (from) {
     case TFR_BOOL: iv = *(const uint8_t *)src; is_int = true; break;
+    case TFR_I8: iv = *(const int8_t *)src; is_int = true; break;
+    case TFR_I16: iv = *(const int16_t *)src; is_int = true; break;
     case TFR_I32: iv = *(const int32_t *)src; is_int = true; break;
     case TFR_I64: iv = *(const int64_t *)src; is_int = true; break;
+    case TFR_U8: uv = *(const uint8_t *)src; is_int = is_unsigned = true; break;
+    case TFR_U16: uv = *(const uint16_t *)src; is_int = is_unsigned = true; break;
+    case TFR_U32: uv = *(const uint32_t *)src; is_int = is_unsigned = true; break;
+    case TFR_U64: uv = *(const uint64_t *)src; is_int = is_unsigned = true; break;
+    case TFR_F16: re = tfr_ref_decode16(*(const uint16_t *)src, 10, 15); break;
+    case TFR_BF16: re = tfr_ref_decode16(*(const uint16_t *)src, 7, 127); break;
     case TFR_F32: re = *(const float *)src; break;
     case TFR_F64: re = *(const double *)src; break;
     case TFR_C64: re = ((const float *)src)[0]; im = ((const float *)src)[1]; break;
     case TFR_C128: re = ((const double *)src)[0]; im = ((const double *)src)[1]; break;
   }
+  if (is_int && !is_unsigned) uv = (uint64_t)iv;
+  if (is_int) re = is_unsigned ? (long double)uv : (long double)iv;  // exact (64-bit mantissa)
+  const tfr_dtype_info *info = tfr_dtype_get_info(to);
+  switch (info->kind) {
+    case TFR_KIND_BOOL: *(uint8_t *)dst = re != 0 || im != 0; return;
+    case TFR_KIND_INT:
+    case TFR_KIND_UINT: {
+      unsigned bits = (unsigned)info->size * 8;
+      uint64_t v;
+      if (is_int) {
+        v = uv;  // keep the low bits
+      } else {
+        long double lo = info->kind == TFR_KIND_INT ? -ldexpl(1, (int)bits - 1) : 0;
+        long double hi = info->kind == TFR_KIND_INT ? ldexpl(1, (int)bits - 1) - 1
+                                                    : ldexpl(1, (int)bits) - 1;
+        long double t = isnan(re) ? 0 : re <= lo ? lo : re >= hi ? hi : truncl(re);
+        v = t < 0 ? (uint64_t)(int64_t)t : (uint64_t)t;
+      }
+      memcpy(dst, &v, info->size);  // the low bytes (little-endian host)
+      return;
+    }
+    case TFR_KIND_FLOAT:
+    case TFR_KIND_COMPLEX: break;
+  }
   switch (to) {
-    case TFR_BOOL: *(uint8_t *)dst = is_int ? iv != 0 : (re != 0 || im != 0); break;
-    case TFR_I32: {
-      int32_t v;
-      if (is_int) v = (int32_t)(uint32_t)(uint64_t)iv;
-      else if (isnan(re)) v = 0;
-      else if (re >= 2147483647.0) v = INT32_MAX;
-      else if (re <= -2147483648.0) v = INT32_MIN;
-      else v = (int32_t)trunc(re);
-      *(int32_t *)dst = v;
+    case TFR_F16: *(uint16_t *)dst = tfr_ref_encode16(tfr_ref_round(re, 10, -14, 65504), 10, 15); break;
+    case TFR_BF16:
+      *(uint16_t *)dst = tfr_ref_encode16(tfr_ref_round(re, 7, -126, 0x1.fep127L), 7, 127);
       break;
-    }
-    case TFR_I64: {
-      int64_t v;
-      if (is_int) v = iv;
-      else if (isnan(re)) v = 0;
-      else if (re >= 9223372036854775807.0) v = INT64_MAX;
-      else if (re <= -9223372036854775808.0) v = INT64_MIN;
-      else v = (int64_t)trunc(re);
-      *(int64_t *)dst = v;
-      break;
-    }
-    case TFR_F32: *(float *)dst = is_int ? (float)iv : (float)re; break;
-    case TFR_F64: *(double *)dst = is_int ? (double)iv : re; break;
+    case TFR_F32: *(float *)dst = (float)tfr_ref_round(re, 23, -126, FLT_MAX); break;
+    case TFR_F64: *(double *)dst = (double)tfr_ref_round(re, 52, -1022, DBL_MAX); break;
     case TFR_C64:
-      ((float *)dst)[0] = is_int ? (float)iv : (float)re;
-      ((float *)dst)[1] = is_int ? 0.0f : (float)im;
+      ((float *)dst)[0] = (float)tfr_ref_round(re, 23, -126, FLT_MAX);
+      ((float *)dst)[1] = (float)tfr_ref_round(im, 23, -126, FLT_MAX);
       break;
     case TFR_C128:
-      ((double *)dst)[0] = is_int ? (double)iv : re;
-      ((double *)dst)[1] = is_int ? 0.0 : im;
+      ((double *)dst)[0] = (double)tfr_ref_round(re, 52, -1022, DBL_MAX);
+      ((double *)dst)[1] = (double)tfr_ref_round(im, 52, -1022, DBL_MAX);
       break;
+    default: break;
   }
 }
 
@@ -180,8 +236,88 @@ static void test_convert_edge_values(void **state) {
   tfr_tensor_release(y);
   tfr_tensor_release(x);
   TFR_ASSERT_ERROR(tfr_convert(env->session, x = tfr_test_tensor(TFR_F32, 0, NULL, (float[]){1}),
-                               (tfr_dtype)9, &y),
-                   TFR_ERR_UNSUPPORTED_DTYPE, "convert", "9");
+                               (tfr_dtype)99, &y),
+                   TFR_ERR_UNSUPPORTED_DTYPE, "convert", "99");
+  tfr_tensor_release(x);
+}
+
+// reduce_precision against hand-derived bit patterns (XLA's rule: round the
+// mantissa to nearest even, then overflow to inf and flush what is below the
+// reduced format's smallest normal to a signed zero; NaN kept).
+static void test_reduce_precision(void **state) {
+  tfr_test_env *env = *state;
+  // f32 to (5, 10), f16's widths: 1 + 2^-11 is a tie -> 1 (even); 1 + 3*2^-11
+  // -> 1 + 2^-9 (even upward); 65520 (f16's overflow tie) -> inf; 65519 ->
+  // 65504; 2^-15 (an f16 subnormal) -> 0; -2^-14 (smallest normal) kept;
+  // -1e-30 -> -0; NaN stays; 11/52 is the identity.
+  const float in[] = {1.0f + 0x1p-11f, 1.0f + 0x1p-11f * 3, 65520.0f, 65519.0f, 0x1p-15f,
+                      -0x1p-14f, -1e-30f, NAN, 3.0e38f};
+  const uint32_t want[] = {0x3f800000u, 0x3f804000u, 0x7f800000u, 0x477fe000u, 0x00000000u,
+                           0xb8800000u, 0x80000000u, 0x7fc00000u, 0x7f800000u};
+  int64_t n = 9;
+  tfr_tensor *x = tfr_test_tensor(TFR_F32, 1, &n, in), *y = NULL;
+  TFR_ASSERT_OK(tfr_reduce_precision(env->session, x, 5, 10, &y));
+  uint32_t got[9];
+  TFR_ASSERT_OK(tfr_tensor_read(y, got, sizeof got));
+  for (int i = 0; i < 9; i++) {
+    if (i == 7) assert_true((got[i] & 0x7fffffffu) > 0x7f800000u);  // NaN
+    else assert_int_equal(got[i], want[i]);
+  }
+  tfr_tensor_release(y);
+  TFR_ASSERT_OK(tfr_reduce_precision(env->session, x, 11, 52, &y));
+  TFR_ASSERT_OK(tfr_tensor_read(y, got, sizeof got));
+  assert_memory_equal(got, in, sizeof got);
+  tfr_tensor_release(y);
+  // (8, 7), bf16's widths, on f32: 1 + 2^-8 ties to 1; 1 + 3 * 2^-8 -> 1 + 2^-6;
+  // 3.0e38 stays finite (bf16's range); mantissa_bits 0: 1.5 -> 2 (tie to
+  // even exponent), NaN -> +inf.
+  TFR_ASSERT_OK(tfr_reduce_precision(env->session, x, 8, 7, &y));
+  TFR_ASSERT_OK(tfr_tensor_read(y, got, sizeof got));
+  assert_int_equal(got[0], 0x3f800000u);
+  assert_int_equal(got[8], 0x7f620000u);  // 3.0e38 = 0x7f61b1e6 -> 0x7f620000
+  tfr_tensor_release(y);
+  tfr_tensor_release(x);
+  const float in0[] = {1.5f, 1.25f, NAN, -3.5f};
+  n = 4;
+  x = tfr_test_tensor(TFR_F32, 1, &n, in0);
+  TFR_ASSERT_OK(tfr_reduce_precision(env->session, x, 8, 0, &y));
+  TFR_ASSERT_OK(tfr_tensor_read(y, got, 16));
+  assert_int_equal(got[0], 0x40000000u);  // 1.5 -> 2
+  assert_int_equal(got[1], 0x3f800000u);  // 1.25 -> 1
+  assert_int_equal(got[2], 0x7f800000u);  // NaN -> +inf
+  assert_int_equal(got[3], 0xc0800000u);  // -3.5 -> -4
+  tfr_tensor_release(y);
+  tfr_tensor_release(x);
+  // f64 to (5, 10) agrees with f16's rounding of the same values (normal
+  // range); f16 and bf16 operands: (5, 7) on f16 rounds 10 -> 7 mantissa bits.
+  const double d[] = {1.0 + 0x1p-11, 3.14159265358979, -1000.25, 1e-3};
+  const uint64_t dwant[] = {0x3ff0000000000000ull, 0x4009200000000000ull, 0xc08f400000000000ull,
+                            0x3f50640000000000ull};
+  x = tfr_test_tensor(TFR_F64, 1, &n, d);
+  TFR_ASSERT_OK(tfr_reduce_precision(env->session, x, 5, 10, &y));
+  uint64_t dg[4];
+  TFR_ASSERT_OK(tfr_tensor_read(y, dg, sizeof dg));
+  for (int i = 0; i < 4; i++) assert_int_equal(dg[i], dwant[i]);
+  tfr_tensor_release(y);
+  tfr_tensor_release(x);
+  const uint16_t h[] = {0x3c01, 0x3c04, 0x3c0c, 0x7bff};  // 1+2^-10, 1+2^-8, 1+3*2^-8, 65504
+  const uint16_t hwant[] = {0x3c00, 0x3c00, 0x3c10, 0x7c00};
+  x = tfr_test_tensor(TFR_F16, 1, &n, h);
+  TFR_ASSERT_OK(tfr_reduce_precision(env->session, x, 5, 7, &y));
+  uint16_t hg[4];
+  TFR_ASSERT_OK(tfr_tensor_read(y, hg, sizeof hg));
+  for (int i = 0; i < 4; i++) assert_int_equal(hg[i], hwant[i]);
+  tfr_tensor_release(y);
+  // Errors: a non-float operand, exponent_bits < 1, mantissa_bits < 0.
+  TFR_ASSERT_ERROR(tfr_reduce_precision(env->session, x, 0, 3, &y), TFR_ERR_INVALID_ARGUMENT,
+                   "reduce_precision", "exponent_bits is 0");
+  TFR_ASSERT_ERROR(tfr_reduce_precision(env->session, x, 5, -1, &y), TFR_ERR_INVALID_ARGUMENT,
+                   "reduce_precision", "mantissa_bits is -1");
+  assert_null(y);
+  tfr_tensor_release(x);
+  x = tfr_test_tensor(TFR_I32, 1, &n, (int32_t[]){1, 2, 3, 4});
+  TFR_ASSERT_ERROR(tfr_reduce_precision(env->session, x, 5, 10, &y), TFR_ERR_UNSUPPORTED_DTYPE,
+                   "reduce_precision", "i32");
   tfr_tensor_release(x);
 }
 
@@ -431,6 +567,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_convert_all_pairs_all_layouts),
       cmocka_unit_test(test_convert_edge_values),
+      cmocka_unit_test(test_reduce_precision),
       cmocka_unit_test(test_transpose_blocked),
       cmocka_unit_test(test_copy_into_and_reshape),
       cmocka_unit_test(test_diagonals),

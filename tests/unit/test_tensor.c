@@ -12,18 +12,33 @@ static void test_status_and_dtype_tables(void **state) {
   assert_string_equal(tfr_status_string(TFR_ERR_WRONG_BACKEND), "TFR_ERR_WRONG_BACKEND");
   assert_string_equal(tfr_status_string((tfr_status)999), "TFR_ERR_UNKNOWN");
   assert_string_equal(tfr_version_string(), "0.1.0");
-  const char *names[] = {"bool", "i32", "i64", "f32", "f64", "c64", "c128"};
-  const size_t sizes[] = {1, 4, 8, 4, 8, 8, 16};
-  const char *descr[] = {"|b1", "<i4", "<i8", "<f4", "<f8", "<c8", "<c16"};
+  const char *names[] = {"bool", "i32", "i64", "f32", "f64", "c64", "c128", "i8",
+                         "i16",  "u8",  "u16", "u32", "u64", "f16", "bf16"};
+  const char *numpy[] = {"bool",  "int32",  "int64",  "float32", "float64",
+                         "complex64", "complex128", "int8", "int16", "uint8",
+                         "uint16", "uint32", "uint64", "float16", "bfloat16"};
+  const size_t sizes[] = {1, 4, 8, 4, 8, 8, 16, 1, 2, 1, 2, 4, 8, 2, 2};
+  const char *descr[] = {"|b1", "<i4", "<i8", "<f4", "<f8", "<c8", "<c16", "|i1",
+                         "<i2", "|u1", "<u2", "<u4", "<u8", "<f2", NULL};
+  const tfr_dtype_kind kinds[] = {TFR_KIND_BOOL,  TFR_KIND_INT,     TFR_KIND_INT,
+                                  TFR_KIND_FLOAT, TFR_KIND_FLOAT,   TFR_KIND_COMPLEX,
+                                  TFR_KIND_COMPLEX, TFR_KIND_INT,   TFR_KIND_INT,
+                                  TFR_KIND_UINT,  TFR_KIND_UINT,    TFR_KIND_UINT,
+                                  TFR_KIND_UINT,  TFR_KIND_FLOAT,   TFR_KIND_FLOAT};
+  assert_int_equal(TFR_DTYPE_COUNT, 15);
   for (int d = 0; d < TFR_DTYPE_COUNT; d++) {
     const tfr_dtype_info *info = tfr_dtype_get_info((tfr_dtype)d);
     assert_non_null(info);
     assert_int_equal(info->dtype, d);
     assert_string_equal(info->name, names[d]);
-    assert_string_equal(info->descr, descr[d]);
+    if (descr[d]) assert_string_equal(info->descr, descr[d]);
+    else assert_null(info->descr);
+    assert_int_equal(info->kind, kinds[d]);
     assert_int_equal(tfr_dtype_size((tfr_dtype)d), sizes[d]);
     tfr_dtype back;
     TFR_ASSERT_OK(tfr_dtype_from_name(names[d], &back));
+    assert_int_equal(back, d);
+    TFR_ASSERT_OK(tfr_dtype_from_name(numpy[d], &back));
     assert_int_equal(back, d);
   }
   assert_int_equal(tfr_dtype_get_info(TFR_C64)->real, TFR_F32);
@@ -33,7 +48,8 @@ static void test_status_and_dtype_tables(void **state) {
   tfr_dtype d;
   TFR_ASSERT_OK(tfr_dtype_from_name("complex128", &d));
   assert_int_equal(d, TFR_C128);
-  TFR_ASSERT_ERROR(tfr_dtype_from_name("float16", &d), TFR_ERR_UNSUPPORTED_DTYPE, "float16");
+  TFR_ASSERT_ERROR(tfr_dtype_from_name("float128", &d), TFR_ERR_UNSUPPORTED_DTYPE, "float128");
+  TFR_ASSERT_ERROR(tfr_dtype_from_name("i4", &d), TFR_ERR_UNSUPPORTED_DTYPE, "i4");
   TFR_ASSERT_ERROR(tfr_dtype_from_name(NULL, &d), TFR_ERR_INVALID_ARGUMENT, "name");
 }
 

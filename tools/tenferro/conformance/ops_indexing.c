@@ -65,9 +65,9 @@ static bool tfr_conf_run_concatenate(const tfr_conf_op *op, tfr_conf_exec *x,
 // Ops with index operands
 // ---------------------------------------------------------------------------
 
-// The API takes i32 or i64 indices; the corpus also has u8 and u32 ones.
+// The API takes indices of every integer dtype, signed or unsigned.
 static bool tfr_conf_index_dtype_ok(const tfr_conf_dtype *dt) {
-  return strcmp(dt->name, "i32") == 0 || strcmp(dt->name, "i64") == 0;
+  return dt->kind == TFR_CONF_KIND_INT || dt->kind == TFR_CONF_KIND_UINT;
 }
 
 static const char *tfr_conf_index_reason(const tfr_conf_instr *in, const tfr_conf_dtype *dt,

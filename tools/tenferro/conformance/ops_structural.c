@@ -73,6 +73,21 @@ static bool tfr_conf_run_iota(const tfr_conf_op *op, tfr_conf_exec *x, const tfr
   return st ? tfr_conf_lib_fail(x, in, st) : true;
 }
 
+static bool tfr_conf_run_reduce_precision(const tfr_conf_op *op, tfr_conf_exec *x,
+                                          const tfr_conf_instr *in, tfr_tensor *const *args,
+                                          tfr_tensor **out) {
+  if (!tfr_conf_want_operands(x, in, 1)) return false;
+  int64_t ebits, mbits;
+  if (!tfr_conf_attr_int(in, "exponent_bits", &ebits, x->msg) ||
+      !tfr_conf_attr_int(in, "mantissa_bits", &mbits, x->msg))
+    return false;
+  if (ebits < INT32_MIN || ebits > INT32_MAX || mbits < INT32_MIN || mbits > INT32_MAX)
+    return tfr_conf_fail(x, "reduce_precision: exponent_bits %lld or mantissa_bits %lld out of "
+                            "range", (long long)ebits, (long long)mbits);
+  tfr_status st = tfr_reduce_precision(x->session, args[0], (int)ebits, (int)mbits, out);
+  return st ? tfr_conf_lib_fail(x, in, st) : true;
+}
+
 const tfr_conf_op tfr_conf_ops_structural[] = {
     {"constant", false, NULL, tfr_conf_run_constant, 0, 0},
     {"convert", false, NULL, tfr_conf_run_convert, 0, 0},
@@ -80,5 +95,6 @@ const tfr_conf_op tfr_conf_ops_structural[] = {
     {"transpose", false, NULL, tfr_conf_run_transpose, 0, 0},
     {"broadcast_in_dim", false, NULL, tfr_conf_run_broadcast, 0, 0},
     {"iota", false, NULL, tfr_conf_run_iota, 0, 0},
+    {"reduce_precision", false, NULL, tfr_conf_run_reduce_precision, 0, TFR_CONF_M_FLOAT},
     {NULL, false, NULL, NULL, 0, 0},
 };
