@@ -124,12 +124,14 @@ def constants():
         h = f32_round(v)
         show_const(f'TFR_M_{name}_HI', h, f'{name} rounded to f32')
         show_const(f'TFR_M_{name}_LO', f32_round(v - h), f'{name} - TFR_M_{name}_HI')
-    p1 = f32_round(mp.pi / 2)
-    p2 = f32_round(mp.pi / 2 - p1)
-    p3 = f32_round(mp.pi / 2 - p1 - p2)
-    show_const('TFR_M_PIO2_1', p1, 'pi/2 = P1 + P2 + P3 to 72 bits')
-    show_const('TFR_M_PIO2_2', p2, '')
-    show_const('TFR_M_PIO2_3', p3, '')
+    # Cody-Waite pieces of pi/2 for |k| < 2^9: three of 15 bits (k * P is exact
+    # in f32 without fma) and a rounded fourth.
+    rest = mp.pi / 2
+    for i in range(1, 4):
+        piece = split(rest, 15)
+        show_const(f'TFR_M_PIO2_{i}', piece, f'pi/2 piece {i} (15 bits)')
+        rest -= piece
+    show_const('TFR_M_PIO2_4', f32_round(rest), 'pi/2 - P1 - P2 - P3')
     show_const('TFR_M_2OPI', f32_round(2 / mp.pi), '2 / pi')
     # Bits of 2/pi: word 0 is zero (bits -31..0), word n holds bits 32n-31 .. 32n
     # (bit i weighs 2^-i), most significant first.

@@ -89,6 +89,13 @@ static void test_fma_probe(void **state) {
   print_message("[  INFO    ] fma on this device: %s (residual %a)\n",
                 out == 0x1p-24f ? "fused" : out == 0.0f ? "not fused" : "unexpected", out);
   assert_true(out == 0x1p-24f || out == 0.0f);
+  // The library's own exact sum and product must be exact whatever fma does
+  // (a compiler that reassociated floating-point sums would break them).
+  float a = 0x1p-30f;
+  eval_on_device("two_sum_err_f32", &a, NULL, 1, &out);
+  assert_true(out == 0x1p-30f);
+  eval_on_device("two_prod_err_f32", &x, NULL, 1, &out);
+  assert_true(out == 0x1p-24f);
 }
 
 // ---------------------------------------------------------------------------

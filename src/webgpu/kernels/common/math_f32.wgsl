@@ -11,10 +11,11 @@
 // huge sin/cos/tan arguments; double-f32 (hi + lo) values where a result
 // needs more than f32's precision (pow, the final sums of log, ...); minimax
 // polynomials fitted by tools/fit_math_f32.py (mpmath). Division and square
-// root are correctly rounded by exact integer arithmetic. fma() is assumed
-// to be fused (a single rounding) for the exact products of the double-f32
-// helpers, as it is on every device measured (docs/accuracy.md); the tests
-// check that first.
+// root are correctly rounded by exact integer arithmetic. Nothing relies on
+// fma() being fused (it is not on lavapipe: docs/accuracy.md): exact
+// products are Dekker's, on halves split by masking bits, whose partial
+// products are exact, so a compiler that contracts a * b + c into an fma
+// changes nothing either.
 //
 // NaN and infinities are recognised on the bits (a shader compiler may
 // assume they do not occur), and built from bits (WGSL refuses constant
@@ -37,9 +38,10 @@ const TFR_M_PIO4_HI: f32 = bitcast<f32>(0x3f490fdbu);  // 0.785398185253: PIO4 r
 const TFR_M_PIO4_LO: f32 = bitcast<f32>(0xb2bbbd2eu);  // -2.18556941434e-8: PIO4 - TFR_M_PIO4_HI
 const TFR_M_C0_HI: f32 = bitcast<f32>(0x3f906ebbu);  // 1.12837922573: C0 rounded to f32
 const TFR_M_C0_LO: f32 = bitcast<f32>(0xb37bd649u);  // -5.86353827714e-8: C0 - TFR_M_C0_HI
-const TFR_M_PIO2_1: f32 = bitcast<f32>(0x3fc90fdbu);  // 1.57079637051: pi/2 = P1 + P2 + P3 to 72 bits
-const TFR_M_PIO2_2: f32 = bitcast<f32>(0xb33bbd2eu);  // -4.37113882867e-8
-const TFR_M_PIO2_3: f32 = bitcast<f32>(0xa6f72cedu);  // -1.71512451001e-15
+const TFR_M_PIO2_1: f32 = bitcast<f32>(0x3fc91000u);  // 1.57080078125: pi/2 piece 1 (15 bits)
+const TFR_M_PIO2_2: f32 = bitcast<f32>(0xb6957800u);  // -4.45451587439e-6: pi/2 piece 2 (15 bits)
+const TFR_M_PIO2_3: f32 = bitcast<f32>(0x2e85a400u);  // 6.07727201896e-11: pi/2 piece 3 (15 bits)
+const TFR_M_PIO2_4: f32 = bitcast<f32>(0xa6f72cedu);  // -1.71512451001e-15: pi/2 - P1 - P2 - P3
 const TFR_M_2OPI: f32 = bitcast<f32>(0x3f22f983u);  // 0.636619746685: 2 / pi
 const TFR_M_2OPI_BITS = array<u32, 11>(0x00000000u, 0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u);
 
@@ -147,13 +149,24 @@ fn tfr_m_frexp(ax: f32) -> TfrMFrexp {
 }
 
 // ---------------------------------------------------------------------------
-// Double-f32 arithmetic: a value hi + lo with |lo| <= ulp(hi) / 2. The exact
-// product needs a fused fma.
+// Double-f32 arithmetic: a value hi + lo with |lo| <= ulp(hi) / 2.
+//
+// The error-free sums below need each rounding to happen as written, but a
+// shader compiler may simplify floating-point expressions as if they were
+// exact (lavapipe's does: (a + b) - a becomes b, and the error of a sum
+// comes out 0). tfr_m_opaque hides a rounded value from such rewriting: it
+// returns v unchanged (it flips a bit of one NaN pattern only), through
+// integer operations no compiler can see through.
 // ---------------------------------------------------------------------------
+
+fn tfr_m_opaque(v: f32) -> f32 {
+  let b = bitcast<u32>(v);
+  return bitcast<f32>(b ^ select(0u, 1u, b == 0x7fbadbadu));
+}
 
 // a + b = s + e exactly (any a, b).
 fn tfr_m_two_sum(a: f32, b: f32) -> vec2<f32> {
-  let s = a + b;
+  let s = tfr_m_opaque(a + b);
   let bb = s - a;
   let e = (a - (s - bb)) + (b - bb);
   return vec2<f32>(s, e);
@@ -161,7 +174,7 @@ fn tfr_m_two_sum(a: f32, b: f32) -> vec2<f32> {
 
 // a + b = s + e exactly when |a| >= |b| (or a = 0).
 fn tfr_m_fast_two_sum(a: f32, b: f32) -> vec2<f32> {
-  let s = a + b;
+  let s = tfr_m_opaque(a + b);
   return vec2<f32>(s, b - (s - a));
 }
 
@@ -172,10 +185,39 @@ fn tfr_fma_residual_f32(x: f32) -> f32 {
   return fma(x, x, -p);
 }
 
-// a * b = p + e exactly (no overflow or underflow).
+// Probes of the helpers below (tests, bench): the exact errors of 1 + x and
+// of x * x.
+fn tfr_two_sum_err_f32(x: f32) -> f32 {
+  return tfr_m_two_sum(1.0, x).y;
+}
+
+fn tfr_two_prod_err_f32(x: f32) -> f32 {
+  return tfr_m_two_prod(x, x).y;
+}
+
+// a = hi + lo, hi the leading 12 bits of a (a mask: nothing to contract),
+// lo the other 12 (exact).
+fn tfr_m_split(a: f32) -> vec2<f32> {
+  let h = bitcast<f32>(bitcast<u32>(a) & 0xfffff000u);
+  return vec2<f32>(h, a - h);
+}
+
+// a * b = p + e exactly (Dekker; no overflow or underflow). Every partial
+// product is exact, so the result does not depend on fma contraction.
 fn tfr_m_two_prod(a: f32, b: f32) -> vec2<f32> {
-  let p = a * b;
-  return vec2<f32>(p, fma(a, b, -p));
+  let p = tfr_m_opaque(a * b);
+  let x = tfr_m_split(a);
+  let y = tfr_m_split(b);
+  let e = (((x.x * y.x - p) + x.x * y.y) + x.y * y.x) + x.y * y.y;
+  return vec2<f32>(p, e);
+}
+
+// a - b c with one rounding when b c is close to a (within a factor 2: the
+// leading difference is exact by Sterbenz): the residual of a division,
+// square root or reciprocal.
+fn tfr_m_residual(a: f32, b: f32, c: f32) -> f32 {
+  let p = tfr_m_two_prod(b, c);
+  return (a - p.x) - p.y;
 }
 
 fn tfr_m_dd_add(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
@@ -191,8 +233,8 @@ fn tfr_m_dd_mul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
 // 1 / d for a normal d (hi + lo), to ~2^-46.
 fn tfr_m_dd_recip(d: vec2<f32>) -> vec2<f32> {
   let y0 = 1.0 / d.x;
-  let y = fma(y0, fma(-y0, d.x, 1.0), y0);  // ~0.5 ulp
-  let rho = fma(-y, d.x, 1.0) - y * d.y;    // 1 - y d
+  let y = y0 + y0 * tfr_m_residual(1.0, y0, d.x);  // ~0.5 ulp
+  let rho = tfr_m_residual(1.0, y, d.x) - y * d.y;   // 1 - y d
   return tfr_m_fast_two_sum(y, y * rho);
 }
 
@@ -200,14 +242,14 @@ fn tfr_m_dd_recip(d: vec2<f32>) -> vec2<f32> {
 fn tfr_m_dd_div(n: vec2<f32>, d: vec2<f32>) -> vec2<f32> {
   let y = tfr_m_dd_recip(d);
   let q = n.x * y.x;
-  let rho = (fma(-q, d.x, n.x) - q * d.y) + n.y;  // n - q d
+  let rho = (tfr_m_residual(n.x, q, d.x) - q * d.y) + n.y;  // n - q d
   return tfr_m_fast_two_sum(q, rho * y.x);
 }
 
 // sqrt(a) for a normal a > 0 (hi + lo), to ~2^-46.
 fn tfr_m_dd_sqrt(a: vec2<f32>) -> vec2<f32> {
   let s = tfr_sqrt_f32(a.x);
-  let rho = fma(-s, s, a.x) + a.y;
+  let rho = tfr_m_residual(a.x, s, s) + a.y;
   return tfr_m_fast_two_sum(s, rho * (0.5 / s));
 }
 
@@ -435,7 +477,7 @@ struct TfrMExp {
 fn tfr_m_exp_parts(x: f32, xlo: f32) -> TfrMExp {
   let kf = round(x * TFR_M_LOG2E);
   let r1 = fma(-kf, TFR_M_LN2_HI, x);          // exact: kf * LN2_HI has <= 24 bits
-  let r = fma(-kf, TFR_M_LN2_LO, r1);
+  let r = tfr_m_opaque(fma(-kf, TFR_M_LN2_LO, r1));
   let rlo = fma(-kf, TFR_M_LN2_LO, r1 - r) + xlo;  // what r misses
   // e^(r + rlo) - 1 = t: r + r^2 Q(r) + rlo (1 + r)
   let t = fma(r * r, tfr_m_poly_exp_q(r), fma(rlo, r, rlo)) + r;
@@ -468,7 +510,7 @@ fn tfr_expm1_f32(x: f32) -> f32 {
   let kf = round(xc * TFR_M_LOG2E);
   let k = i32(kf);
   let r1 = fma(-kf, TFR_M_LN2_HI, xc);
-  let r = fma(-kf, TFR_M_LN2_LO, r1);
+  let r = tfr_m_opaque(fma(-kf, TFR_M_LN2_LO, r1));
   let rlo = fma(-kf, TFR_M_LN2_LO, r1 - r);
   // p = e^(r + rlo) - 1
   let p = fma(r * r, tfr_m_poly_exp_q(r), fma(rlo, r, rlo)) + r;
@@ -662,7 +704,7 @@ struct TfrMReduced {
   q: u32,
 }
 
-// Payne-Hanek for |x| >= 2^13 (finite): x (2/pi) mod 4 from the bits of 2/pi
+// Payne-Hanek for |x| >= 2^9 (finite): x (2/pi) mod 4 from the bits of 2/pi
 // in integer arithmetic. |x| = M 2^E (M of 24 bits); only the bits of 2/pi
 // from 2^-(E-1) on matter (earlier ones give multiples of 4). 96 of them, W,
 // give P = M W, with x (2/pi) = P 2^-94 mod 4 to within 2^-70.
@@ -738,15 +780,15 @@ fn tfr_m_reduce(x: f32) -> TfrMReduced {
   if (ax <= 0.78539812564849853515625) {
     return TfrMReduced(x, 0.0, 0u);
   }
-  if (ax < 8192.0) {
-    // Cody-Waite: pi/2 = P1 + P2 + P3. x - k P1 is exact (fma; both are
-    // multiples of 2^-23 and the difference is below 1).
+  if (ax < 512.0) {
+    // Cody-Waite: pi/2 = P1 + P2 + P3 + P4 (73 bits); k < 2^9 and P1..P3
+    // have 15 bits, so k Pi is exact, and x - k P1 too (Sterbenz).
     let kf = round(x * TFR_M_2OPI);
-    let r1 = fma(-kf, TFR_M_PIO2_1, x);
-    let t = tfr_m_two_prod(kf, TFR_M_PIO2_2);
-    let s = tfr_m_two_sum(r1, -t.x);
-    let lo = (s.y - t.y) - kf * TFR_M_PIO2_3;
-    let r = tfr_m_fast_two_sum(s.x, lo);
+    let r1 = x - kf * TFR_M_PIO2_1;
+    let s2 = tfr_m_two_sum(r1, -kf * TFR_M_PIO2_2);
+    let s3 = tfr_m_two_sum(s2.x, -kf * TFR_M_PIO2_3);
+    let lo = (s2.y + s3.y) - kf * TFR_M_PIO2_4;
+    let r = tfr_m_fast_two_sum(s3.x, lo);
     return TfrMReduced(r.x, r.y, u32(i32(kf)) & 3u);
   }
   return tfr_m_reduce_big(x);
@@ -762,7 +804,7 @@ fn tfr_m_cos_kernel(hi: f32, lo: f32) -> f32 {
   let zz = tfr_m_two_prod(hi, hi);
   let z = zz.x;
   let hz = 0.5 * z;
-  let w = 1.0 - hz;
+  let w = tfr_m_opaque(1.0 - hz);
   let werr = (1.0 - w) - hz;  // exact: w + werr = 1 - hz
   return w + (werr + (fma(z * z, tfr_m_poly_cos_c(z), -0.5 * zz.y) - hi * lo));
 }
@@ -817,8 +859,8 @@ fn tfr_tan_f32(x: f32) -> f32 {
   }
   // -1 / t: Newton step on y t = -1 with the double-f32 t
   let y0 = -1.0 / t.x;
-  let rho = fma(y0, t.x, 1.0) + y0 * t.y;
-  return fma(y0, rho, y0);
+  let rho = -tfr_m_residual(-1.0, y0, t.x) + y0 * t.y;  // 1 + y0 t
+  return y0 + y0 * rho;
 }
 
 // ---------------------------------------------------------------------------
@@ -849,7 +891,7 @@ fn tfr_atan_f32(x: f32) -> f32 {
   }
   // pi/2 - atan(1/a); 1/a = t + tlo
   let t = tfr_div_f32(1.0, a);
-  let tlo = fma(-t, a, 1.0) * t;
+  let tlo = tfr_m_residual(1.0, t, a) * t;
   let p = tfr_m_atan_dd(t, tlo);
   // PIO2_HI - p.x is exact (Sterbenz)
   return tfr_m_copysign((TFR_M_PIO2_HI - p.x) + (TFR_M_PIO2_LO - p.y), x);
@@ -891,7 +933,7 @@ fn tfr_atan2_f32(y: f32, x: f32) -> f32 {
   let t = tfr_div_f32(num, den);
   var tlo = 0.0;
   if (t > 0x1p-100f) {
-    tlo = fma(-t, den, num) / den;
+    tlo = tfr_m_residual(num, t, den) / den;
   }
   let p = tfr_m_atan_dd(t, tlo);
   // result = B + s p: B = 0, pi/2, pi; s = +-1
@@ -925,7 +967,7 @@ fn tfr_m_asin_far(a: f32) -> vec2<f32> {
   let s = tfr_sqrt_f32(w);
   var slo = 0.0;
   if (s > 0.0) {
-    slo = fma(-s, s, w) / (2.0 * s);
+    slo = tfr_m_residual(w, s, s) / (2.0 * s);
   }
   return tfr_m_asin_dd(s, slo);
 }
@@ -1156,7 +1198,8 @@ fn tfr_erf_f32(x: f32) -> f32 {
     // x (C0 + z Q(z)), C0 = 2/sqrt(pi) as hi + lo; tiny x: x C0 (no underflow
     // of the correction matters)
     let z = a * a;
-    return fma(x, TFR_M_C0_HI, x * fma(z, tfr_m_poly_erf_q(z), TFR_M_C0_LO));
+    let p = tfr_m_two_prod(x, TFR_M_C0_HI);
+    return p.x + (p.y + x * fma(z, tfr_m_poly_erf_q(z), TFR_M_C0_LO));
   }
   if (a >= 4.0) {
     return tfr_m_copysign(1.0, x);
@@ -1171,8 +1214,10 @@ fn tfr_erfc_f32(x: f32) -> f32 {
   let a = tfr_m_abs(x);
   if (a < 0.9) {
     let z = a * a;
-    let h = fma(-x, TFR_M_C0_HI, 1.0);
-    return h - x * fma(z, tfr_m_poly_erf_q(z), TFR_M_C0_LO);
+    // 1 - x C0_HI exactly as double-f32, then the rest
+    let p = tfr_m_two_prod(x, TFR_M_C0_HI);
+    let h = tfr_m_two_sum(1.0, -p.x);
+    return h.x + ((h.y - p.y) - x * fma(z, tfr_m_poly_erf_q(z), TFR_M_C0_LO));
   }
   if (x < 0.0) {
     if (a >= 4.5) {
@@ -1205,8 +1250,8 @@ fn tfr_logistic_f32(x: f32) -> f32 {
   }
   // e / (1 + e)
   let q = ev.x * y.x;
-  let rho = (fma(-q, d.x, ev.x) - q * d.y) + ev.y;
-  return fma(rho, y.x, q);
+  let rho = (tfr_m_residual(ev.x, q, d.x) - q * d.y) + ev.y;
+  return q + rho * y.x;
 }
 
 fn tfr_cbrt_f32(x: f32) -> f32 {
