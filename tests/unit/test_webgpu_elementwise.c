@@ -30,6 +30,18 @@
 
 static const tfr_dtype ew_dtypes[] = {TFR_F32, TFR_I32, TFR_BOOL, TFR_C64};
 
+// Mismatches are counted and the first few of each comparison printed, so
+// that one run reports every failing (op, dtype, layout); each test fails at
+// its end when any was found.
+static int ew_failures;
+#define EW_FAIL(...)                   \
+  do {                                 \
+    print_error("MISMATCH: ");         \
+    print_error(__VA_ARGS__);          \
+    print_error("\n");                 \
+    ew_failures++;                     \
+  } while (0)
+
 // ---------------------------------------------------------------------------
 // Ops
 // ---------------------------------------------------------------------------
@@ -309,6 +321,7 @@ static void ew_compare(const tfr_tensor *want, const tfr_tensor *got, bool funct
   assert_non_null(b);
   TFR_ASSERT_OK(tfr_tensor_read(want, a, nb + 1));
   TFR_ASSERT_OK(tfr_tensor_read(got, b, nb + 1));
+  int shown = 0;
   if (dt == TFR_BOOL || dt == TFR_I32) {
     for (int64_t i = 0; i < n; i++) {
       size_t es = tfr_dtype_size(dt);
@@ -316,7 +329,7 @@ static void ew_compare(const tfr_tensor *want, const tfr_tensor *got, bool funct
         int32_t x = 0, y = 0;
         memcpy(&x, a + i * es, es);
         memcpy(&y, b + i * es, es);
-        fail_msg("%s: element %lld: cpu %d, webgpu %d", what, (long long)i, x, y);
+        if (++shown <= 3) EW_FAIL("%s: element %lld: cpu %d, webgpu %d", what, (long long)i, x, y);
       }
     }
   } else {
@@ -340,9 +353,9 @@ static void ew_compare(const tfr_tensor *want, const tfr_tensor *got, bool funct
               fabs((double)fa[i] - (double)fb[i]) <= EW_ULP_T * FLT_EPSILON * m);
         if (ulp != INT64_MAX && ulp > stats->max_ulp && ulp <= EW_ULP_N) stats->max_ulp = ulp;
       }
-      if (!ok) {
+      if (!ok && ++shown <= 3) {
         const float *ia = dt == TFR_C64 ? fa + (i & ~(int64_t)1) : fa + i;
-        fail_msg("%s: element %lld%s: cpu %.9g (0x%08x), webgpu %.9g (0x%08x), %lld ulp "
+        EW_FAIL("%s: element %lld%s: cpu %.9g (0x%08x), webgpu %.9g (0x%08x), %lld ulp "
                  "(cpu element %.9g%+.9gi)",
                  what, (long long)(dt == TFR_C64 ? i / 2 : i),
                  dt == TFR_C64 ? (i & 1 ? " imag" : " real") : "", (double)fa[i], ua,
@@ -351,6 +364,7 @@ static void ew_compare(const tfr_tensor *want, const tfr_tensor *got, bool funct
       }
     }
   }
+  if (shown > 3) EW_FAIL("%s: %d mismatching values in all", what, shown);
   free(a);
   free(b);
 }
@@ -373,12 +387,14 @@ static bool ew_supported_on_cpu(const ew_case *c) {
   return st == TFR_OK;
 }
 
-// Runs every layout of `c` on both backends and compares.
-static void ew_check_layouts(const ew_case *c, ew_stats *stats) {
+// Runs every layout of `c` on both backends and compares. False when the
+// webgpu backend failed an op (reported).
+static bool ew_check_layouts(const ew_case *c, ew_stats *stats) {
   char name[96];
   ew_name(c, name, sizeof name);
   int nin = ew_ninputs(c);
   tfr_tensor *want[L_COUNT] = {NULL}, *got[L_COUNT] = {NULL};
+  bool broken = false;
   tfr_tensor *host_base[L_COUNT][3] = {{NULL}};
   for (int l = 0; l < L_COUNT; l++)
     for (int i = 0; i < nin; i++) {
@@ -396,10 +412,14 @@ static void ew_check_layouts(const ew_case *c, ew_stats *stats) {
       }
       tfr_tensor *out = NULL;
       tfr_status st = ew_run(s, c, in, &out);
-      if (st)
-        fail_msg("%s [%s] on %s: %s: %s", name, ew_layout_names[l], pass ? "webgpu" : "cpu",
-                 tfr_status_string(st), tfr_last_error_message());
-      if (pass) {
+      if (st && !pass)
+        fail_msg("%s [%s] on cpu: %s: %s", name, ew_layout_names[l], tfr_status_string(st),
+                 tfr_last_error_message());
+      if (st) {
+        EW_FAIL("%s [%s] on webgpu: %s: %s", name, ew_layout_names[l], tfr_status_string(st),
+                tfr_last_error_message());
+        broken = true;
+      } else if (pass) {
         got[l] = tfr_test_download(s, out);
         tfr_tensor_release(out);
       } else {
@@ -409,17 +429,19 @@ static void ew_check_layouts(const ew_case *c, ew_stats *stats) {
         tfr_tensor_release(in[i]);
         if (pass) tfr_tensor_release(bases[i]);
       }
+      if (broken) break;
     }
     tfr_test_end(s);
   }
   for (int l = 0; l < L_COUNT; l++) {
     char what[160];
     snprintf(what, sizeof what, "%s [%s]", name, ew_layout_names[l]);
-    ew_compare(want[l], got[l], ew_is_function(c), stats, what);
+    if (got[l]) ew_compare(want[l], got[l], ew_is_function(c), stats, what);
     tfr_tensor_release(want[l]);
     tfr_tensor_release(got[l]);
     for (int i = 0; i < nin; i++) tfr_tensor_release(host_base[l][i]);
   }
+  return !broken;
 }
 
 // `_into` forms: into an offset view (element-by-element stores), a stride-2
@@ -481,10 +503,13 @@ static void ew_check_into(const ew_case *c, tfr_dtype out_dt, ew_stats *stats) {
         out = ew_make_view(obase, &ov);
       }
       tfr_status st = ew_run_into(s, c, in, out);
+      if (st && !pass)
+        fail_msg("%s [%s] on cpu: %s: %s", name, ew_into_names[m], tfr_status_string(st),
+                 tfr_last_error_message());
       if (st)
-        fail_msg("%s [%s] on %s: %s: %s", name, ew_into_names[m], pass ? "webgpu" : "cpu",
-                 tfr_status_string(st), tfr_last_error_message());
-      if (pass) {
+        EW_FAIL("%s [%s] on webgpu: %s: %s", name, ew_into_names[m], tfr_status_string(st),
+                tfr_last_error_message());
+      else if (pass) {
         got[m] = tfr_test_download(s, obase);
       } else {
         want[m] = obase;
@@ -497,7 +522,10 @@ static void ew_check_into(const ew_case *c, tfr_dtype out_dt, ew_stats *stats) {
     tfr_test_end(s);
   }
   for (int m = 0; m < I_COUNT; m++) {
-    if (!want[m]) continue;
+    if (!want[m] || !got[m]) {
+      tfr_tensor_release(want[m]);
+      continue;
+    }
     char what[160];
     snprintf(what, sizeof what, "%s [%s] (the whole output storage)", name, ew_into_names[m]);
     ew_compare(want[m], got[m], ew_is_function(c), stats, what);
@@ -520,6 +548,7 @@ static tfr_dtype ew_out_dtype(const ew_case *c) {
 // Runs every (op, dtype) of one family that the cpu backend supports.
 static void ew_check_family(ew_family f, int nops, bool analytic_only, bool exact_only) {
   int ran = 0;
+  ew_failures = 0;
   for (int op = 0; op < nops; op++) {
     for (size_t d = 0; d < sizeof ew_dtypes / sizeof ew_dtypes[0]; d++) {
       ew_case c = {f, op, ew_dtypes[d]};
@@ -527,15 +556,19 @@ static void ew_check_family(ew_family f, int nops, bool analytic_only, bool exac
       if (exact_only && ew_is_function(&c)) continue;
       if (!ew_supported_on_cpu(&c)) continue;
       ew_stats stats = {0};
-      ew_check_layouts(&c, &stats);
-      ew_check_into(&c, ew_out_dtype(&c), &stats);
+      int before = ew_failures;
+      if (ew_check_layouts(&c, &stats)) ew_check_into(&c, ew_out_dtype(&c), &stats);
       char name[96];
       ew_name(&c, name, sizeof name);
-      if (ew_is_function(&c)) print_message("  %-28s max %lld ulp\n", name, (long long)stats.max_ulp);
+      if (ew_failures > before)
+        print_message("  %-28s FAILED\n", name);
+      else if (ew_is_function(&c))
+        print_message("  %-28s max %lld ulp\n", name, (long long)stats.max_ulp);
       ran++;
     }
   }
   assert_true(ran > 0);
+  if (ew_failures) fail_msg("%d mismatches or failed ops (see above)", ew_failures);
 }
 
 // ---------------------------------------------------------------------------
@@ -616,8 +649,10 @@ static void test_rank0_pred_and_bounds(void **state) {
     tfr_test_end(s);
   }
   ew_stats st = {0};
+  ew_failures = 0;
   ew_compare(want[0], got[0], false, &st, "clamp with rank-0 bounds");
   ew_compare(want[1], got[1], false, &st, "select with a rank-0 predicate");
+  assert_int_equal(ew_failures, 0);
   for (int i = 0; i < 2; i++) {
     tfr_tensor_release(want[i]);
     tfr_tensor_release(got[i]);
@@ -659,7 +694,9 @@ static void test_unsupported_dtypes(void **state) {
   tfr_tensor *back = tfr_test_download(s, db);
   tfr_test_end(s);
   ew_stats st = {0};
+  ew_failures = 0;
   ew_compare(hb, back, false, &st, "bool tensor after refused ops");
+  assert_int_equal(ew_failures, 0);
   tfr_tensor_release(back);
   tfr_tensor_release(d);
   tfr_tensor_release(di);
