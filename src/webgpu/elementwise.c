@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "webgpu/wgpu.h"
+#include "webgpu/wgpu_testing.h"
 
 #define TFR_EW_KERNEL_RANK 8
 #define TFR_EW_MAX_OPERANDS 4  // the output and up to 3 inputs
@@ -700,6 +701,7 @@ static tfr_status tfr_ew_compact(tfr_wgpu_backend *b, const char *op, tfr_ew_ker
   int64_t limit = (int64_t)b->limits.maxStorageBufferBindingSize - 1024;
   int64_t piece = limit / max_es;
   if (piece > TFR_EW_MAX_PIECE) piece = TFR_EW_MAX_PIECE;
+  if (b->ew_piece > 0 && b->ew_piece < piece) piece = b->ew_piece;
   piece &= ~INT64_C(3);
   if (piece < 4) piece = 4;
   uint64_t per_group = (uint64_t)TFR_EW_WG * tfr_ew_compact_ept(k);
@@ -870,4 +872,8 @@ tfr_status tfr_wgpu_elementwise(tfr_backend *base, const tfr_elementwise_desc *d
   }
   for (int i = 0; i < 3; i++) tfr_tensor_release(tmp[i]);
   return st;
+}
+
+void tfr_wgpu_test_ew_piece(tfr_backend *backend, int64_t elements) {
+  tfr_wgpu_cast(backend)->ew_piece = elements;
 }

@@ -159,6 +159,7 @@ typedef struct tfr_wgpu_backend {
   int pipelines_capacity;
   atomic_int pipelines_count;     // npipelines, for tfr_webgpu_get_stats
   tfr_wgpu_ew_slot ew_cache[1 << TFR_WGPU_EW_CACHE_BITS];
+  int64_t ew_piece;               // compact elementwise dispatch size; 0: default (test hook)
 } tfr_wgpu_backend;
 
 static inline tfr_wgpu_backend *tfr_wgpu_cast(tfr_backend *b) {

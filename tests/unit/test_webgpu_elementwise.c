@@ -22,6 +22,7 @@
 
 #include "support.h"
 #include "tenferro/webgpu.h"
+#include "webgpu/wgpu_testing.h"
 
 #define EW_N 1031        // elements of most views: not a multiple of 4
 #define EW_NLARGE 49155  // compact: a dozen workgroups of the compact kernel
@@ -733,11 +734,43 @@ static void test_pipeline_reuse(void **state) {
   tfr_tensor_release(h);
 }
 
+// Exact ops of every operand kind under the rare paths: compact ops split
+// into dispatches of 64 elements (as runs longer than the binding limit are),
+// and a device limit of 3 workgroups per grid dimension (grids folded into
+// 3-D).
+static void test_pieces_and_grid_folding(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  static const ew_case cases[] = {{EW_BINARY, TFR_ADD, TFR_F32},
+                                  {EW_COMPARE, TFR_LT, TFR_F32},
+                                  {EW_SELECT, 0, TFR_I32},
+                                  {EW_BINARY, TFR_ADD, TFR_C64},
+                                  {EW_UNARY, TFR_NOT, TFR_BOOL}};
+  ew_failures = 0;
+  ew_stats stats = {0};
+  tfr_wgpu_test_ew_piece(tfr_test_gpu, 64);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    if (ew_check_layouts(&cases[i], &stats)) ew_check_into(&cases[i], ew_out_dtype(&cases[i]), &stats);
+  }
+  tfr_wgpu_test_ew_piece(tfr_test_gpu, 0);
+  tfr_backend *folded = NULL, *saved = tfr_test_gpu;
+  TFR_ASSERT_OK(tfr_backend_create_webgpu(NULL, &folded));
+  tfr_wgpu_test_limits(folded, 3, 0);
+  tfr_test_gpu = folded;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    if (ew_check_layouts(&cases[i], &stats)) ew_check_into(&cases[i], ew_out_dtype(&cases[i]), &stats);
+  }
+  tfr_test_gpu = saved;
+  tfr_backend_release(folded);
+  if (ew_failures) fail_msg("%d mismatches or failed ops (see above)", ew_failures);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_unsupported_dtypes, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_pipeline_reuse, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_rank0_pred_and_bounds, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_pieces_and_grid_folding, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_compare, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_select_clamp, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_unary_exact, tfr_test_teardown_session),
