@@ -58,8 +58,9 @@ def lawson(xs, target, weight, nfree, fixed, basis, iters=60):
     return [coef[i] for i in range(nfree)]
 
 
-def fit(name, a, b, target, weight, degree, basis=None, npts=400, check=4000):
-    """Fits coefficients c_0..c_degree of sum c_j basis_j(x); basis_j(x) = x^j by default."""
+def fit(name, a, b, target, weight, degree, basis=None, npts=400, check=4000, exact0=False):
+    """Fits coefficients c_0..c_degree of sum c_j basis_j(x); basis_j(x) = x^j by default.
+    exact0: c_0 stays unrounded (the WGSL code adds it as hi + lo)."""
     if basis is None:
         def basis(j, x):
             return x ** j
@@ -67,7 +68,7 @@ def fit(name, a, b, target, weight, degree, basis=None, npts=400, check=4000):
     fixed = []
     for k in range(degree + 1):
         c = lawson(xs, target, weight, degree + 1 - k, fixed, basis, iters=40 if k == 0 else 25)
-        fixed.append(f32_round(c[0]))
+        fixed.append(c[0] if (exact0 and k == 0) else f32_round(c[0]))
     grid = [a + (b - a) * i / (check - 1) for i in range(check)]
     err = max(abs(weight(x) * (target(x) - sum(fixed[j] * basis(j, x) for j in range(len(fixed)))))
               for x in grid)
@@ -86,16 +87,21 @@ def wgsl(v):
     return s
 
 
-def show(name, coefs, err, note):
-    """Prints the fit as a WGSL function (Horner's scheme with fma)."""
+def show(name, coefs, err, note, exact0=False):
+    """Prints the fit as a WGSL function (Horner's scheme with fma). exact0: the constant
+    coefficient is added last as hi + lo."""
     fn = 'tfr_m_poly_' + name[len('TFR_M_'):].lower()
     c = [wgsl(v) for v in reversed(coefs)]
     print(f'// {note}; max weighted error {float(err * 2 ** 24):.4f} x 2^-24 (tools/fit_math_f32.py)')
     print(f'fn {fn}(x: f32) -> f32 {{')
     print(f'  var p = {c[0]};')
-    for v in c[1:]:
+    for v in c[1:-1] if exact0 else c[1:]:
         print(f'  p = fma(p, x, {v});')
-    print('  return p;')
+    if exact0:
+        hi = f32_round(coefs[0])
+        print(f'  return {wgsl(hi)} + fma(p, x, {wgsl(f32_round(coefs[0] - hi))});')
+    else:
+        print('  return p;')
     print('}')
 
 
@@ -223,29 +229,34 @@ def main(only):
                            'erf x = x (2/sqrt(pi) + x^2 Q(x^2)), |x| <= 0.9 (weight x^3/erfc x: '
                            'also used for erfc = 1 - erf)')
 
-    # erfc(x) = exp(-x^2) R(x) / x on [0.9, 10.1], R(x) = x e^{x^2} erfc(x) as a polynomial in
-    # u = 1/x on pieces (relative error).
-    def erfc_r(u):
+    # erfc(x) = exp(-x^2) G(1/x) on [0.9, 10.1], G(u) = e^(x^2) erfc(x), fitted on pieces
+    # (relative error) in the variable v = u - c, c the middle of the piece (u - c is exact):
+    # the coefficients stay small and Horner's scheme does not cancel. The constant term
+    # is kept as hi + lo.
+    def erfc_g(u):
         x = 1 / u
-        return x * mp.exp(x * x) * mp.erfc(x)
-    for i, (lo, hi, deg) in enumerate([(mp.mpf(1) / mp.mpf('10.1'), mp.mpf(1) / 4, 9),
-                                       (mp.mpf(1) / 4, mp.mpf(1) / 2, 9),
-                                       (mp.mpf(1) / 2, mp.mpf(1) / mp.mpf('0.9'), 11)]):
-        fits[f'TFR_M_ERFC_R{i}'] = ((lambda lo=lo, hi=hi, deg=deg:
-                                     fit('erfc', lo, hi, erfc_r, lambda u: 1 / erfc_r(u), deg)),
-                                    f'x e^(x^2) erfc x as a polynomial in u = 1/x, u in '
-                                    f'[{float(lo):.6g}, {float(hi):.6g}]')
+        return mp.exp(x * x) * mp.erfc(x)
+    for i, (lo, hi, deg, c) in enumerate([(mp.mpf(1) / mp.mpf('10.1'), mp.mpf(1) / 4, 9, '0.171875'),
+                                          (mp.mpf(1) / 4, mp.mpf(1) / 2, 9, '0.375'),
+                                          (mp.mpf(1) / 2, mp.mpf(1) / mp.mpf('0.9'), 11, '0.8125')]):
+        c = mp.mpf(c)
+        fits[f'TFR_M_ERFC_G{i}'] = ((lambda lo=lo, hi=hi, deg=deg, c=c:
+                                     fit('erfc', lo - c, hi - c, lambda v, c=c: erfc_g(v + c),
+                                         lambda v, c=c: 1 / erfc_g(v + c), deg, exact0=True)),
+                                    f'e^(x^2) erfc x as a polynomial in v = 1/x - {mp.nstr(c, 8)}, '
+                                    f'1/x in [{float(lo):.6g}, {float(hi):.6g}]', True)
 
     # cbrt: first guess on [1, 8) (relative), refined by Newton steps.
     fits['TFR_M_CBRT_G'] = (lambda: fit('cbrt', mp.mpf(1), mp.mpf(8), mp.cbrt,
                                         lambda x: 1 / mp.cbrt(x), 3),
                             'first guess of cbrt on [1, 8]')
 
-    for name, (fn, note) in fits.items():
+    for name, spec in fits.items():
         if only and name not in only:
             continue
+        fn, note = spec[0], spec[1]
         coefs, err = fn()
-        show(name, coefs, err, note)
+        show(name, coefs, err, note, exact0=len(spec) > 2)
         sys.stdout.flush()
 
 

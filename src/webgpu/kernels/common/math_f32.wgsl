@@ -479,8 +479,9 @@ fn tfr_m_exp_parts(x: f32, xlo: f32) -> TfrMExp {
   let r1 = fma(-kf, TFR_M_LN2_HI, x);          // exact: kf * LN2_HI has <= 24 bits
   let r = tfr_m_opaque(fma(-kf, TFR_M_LN2_LO, r1));
   let rlo = fma(-kf, TFR_M_LN2_LO, r1 - r) + xlo;  // what r misses
-  // e^(r + rlo) - 1 = t: r + r^2 Q(r) + rlo (1 + r)
-  let t = fma(r * r, tfr_m_poly_exp_q(r), fma(rlo, r, rlo)) + r;
+  // e^(r + rlo) - 1 = t: b + rlo (1 + b), b = e^r - 1 = r + r^2 Q(r)
+  let b = fma(r * r, tfr_m_poly_exp_q(r), r);
+  let t = fma(rlo, b, rlo) + b;
   let m = tfr_m_fast_two_sum(1.0, t);
   return TfrMExp(m, i32(kf));
 }
@@ -920,10 +921,10 @@ fn tfr_atan2_f32(y: f32, x: f32) -> f32 {
   // Scale both by a power of two so that the residual below neither
   // overflows nor underflows.
   let mx = max(ax, ay);
-  if (mx > 0x1p100f) {
+  if (mx > 0x1p60f) {
     ax = ax * 0x1p-64f;
     ay = ay * 0x1p-64f;
-  } else if (mx < 0x1p-100f) {
+  } else if (mx < 0x1p-60f) {
     ax = ax * 0x1p64f;
     ay = ay * 0x1p64f;
   }
@@ -932,7 +933,7 @@ fn tfr_atan2_f32(y: f32, x: f32) -> f32 {
   let den = select(ax, ay, swap);
   let t = tfr_div_f32(num, den);
   var tlo = 0.0;
-  if (t > 0x1p-100f) {
+  if (num > 0x1p-100f) {
     tlo = tfr_m_residual(num, t, den) / den;
   }
   let p = tfr_m_atan_dd(t, tlo);
@@ -1173,20 +1174,21 @@ fn tfr_atanh_f32(x: f32) -> f32 {
 // erf, erfc, logistic, cbrt
 // ---------------------------------------------------------------------------
 
-// erfc(a) for 0.9 <= a < 10.1: e^(-a^2) R(1/a) / a.
+// erfc(a) for 0.9 <= a < 10.1: e^(-a^2) G(1/a), G fitted on three pieces.
 fn tfr_m_erfc_far(a: f32) -> f32 {
   let u = tfr_div_f32(1.0, a);
-  var r: f32;
+  let ulo = tfr_m_residual(1.0, u, a) * u;  // 1/a = u + ulo
+  var g: f32;
   if (a >= 4.0) {
-    r = tfr_m_poly_erfc_r0(u);
+    g = tfr_m_poly_erfc_g0((u - 0.171875) + ulo);
   } else if (a >= 2.0) {
-    r = tfr_m_poly_erfc_r1(u);
+    g = tfr_m_poly_erfc_g1((u - 0.375) + ulo);
   } else {
-    r = tfr_m_poly_erfc_r2(u);
+    g = tfr_m_poly_erfc_g2((u - 0.8125) + ulo);
   }
   let a2 = tfr_m_two_prod(a, a);
   let e = tfr_m_exp_parts(-a2.x, -a2.y);
-  return tfr_m_scale((e.m.x + e.m.y) * (r * u), e.k);
+  return tfr_m_scale(e.m.x * g + e.m.y * g, e.k);
 }
 
 fn tfr_erf_f32(x: f32) -> f32 {
@@ -1194,9 +1196,11 @@ fn tfr_erf_f32(x: f32) -> f32 {
     return tfr_m_nan2(x, x);
   }
   let a = tfr_m_abs(x);
+  if (a < 0x1p-60f) {
+    return x * TFR_M_C0_HI;  // keeps -0; the correction does not matter
+  }
   if (a < 0.9) {
-    // x (C0 + z Q(z)), C0 = 2/sqrt(pi) as hi + lo; tiny x: x C0 (no underflow
-    // of the correction matters)
+    // x (C0 + z Q(z)), C0 = 2/sqrt(pi) as hi + lo
     let z = a * a;
     let p = tfr_m_two_prod(x, TFR_M_C0_HI);
     return p.x + (p.y + x * fma(z, tfr_m_poly_erf_q(z), TFR_M_C0_LO));
@@ -1423,53 +1427,6 @@ fn tfr_m_poly_erf_q(x: f32) -> f32 {
   return p;
 }
 
-// x e^(x^2) erfc x as a polynomial in u = 1/x, u in [0.0990099, 0.25]; max weighted error 0.0000 x 2^-24 (tools/fit_math_f32.py)
-fn tfr_m_poly_erfc_r0(x: f32) -> f32 {
-  var p = 0.6842833161354065;
-  p = fma(p, x, -2.714850902557373);
-  p = fma(p, x, 3.6895391941070557);
-  p = fma(p, x, -2.204834222793579);
-  p = fma(p, x, 0.22983765602111816);
-  p = fma(p, x, 0.3920425772666931);
-  p = fma(p, x, 0.0028379778377711773);
-  p = fma(p, x, -0.2822626531124115);
-  p = fma(p, x, 5.820455953653436e-06);
-  p = fma(p, x, 0.5641894936561584);
-  return p;
-}
-
-// x e^(x^2) erfc x as a polynomial in u = 1/x, u in [0.25, 0.5]; max weighted error 0.0003 x 2^-24 (tools/fit_math_f32.py)
-fn tfr_m_poly_erfc_r1(x: f32) -> f32 {
-  var p = 0.20476819574832916;
-  p = fma(p, x, -0.577150821685791);
-  p = fma(p, x, 0.43856459856033325);
-  p = fma(p, x, 0.41078823804855347);
-  p = fma(p, x, -1.0630357265472412);
-  p = fma(p, x, 0.8085458874702454);
-  p = fma(p, x, -0.08560971170663834);
-  p = fma(p, x, -0.2702523469924927);
-  p = fma(p, x, -0.0009434109088033438);
-  p = fma(p, x, 0.5642228126525879);
-  return p;
-}
-
-// x e^(x^2) erfc x as a polynomial in u = 1/x, u in [0.5, 1.11111]; max weighted error 0.0239 x 2^-24 (tools/fit_math_f32.py)
-fn tfr_m_poly_erfc_r2(x: f32) -> f32 {
-  var p = -0.008248071186244488;
-  p = fma(p, x, 0.084213025867939);
-  p = fma(p, x, -0.3932111859321594);
-  p = fma(p, x, 1.1078288555145264);
-  p = fma(p, x, -2.0859198570251465);
-  p = fma(p, x, 2.7277910709381104);
-  p = fma(p, x, -2.451474666595459);
-  p = fma(p, x, 1.3630493879318237);
-  p = fma(p, x, -0.23122020065784454);
-  p = fma(p, x, -0.24645453691482544);
-  p = fma(p, x, -0.003065180266276002);
-  p = fma(p, x, 0.5642949342727661);
-  return p;
-}
-
 // first guess of cbrt on [1, 8]; max weighted error 87530.0580 x 2^-24 (tools/fit_math_f32.py)
 fn tfr_m_poly_cbrt_g(x: f32) -> f32 {
   var p = 0.002312803640961647;
@@ -1477,4 +1434,46 @@ fn tfr_m_poly_cbrt_g(x: f32) -> f32 {
   p = fma(p, x, 0.36451172828674316);
   p = fma(p, x, 0.6816964149475098);
   return p;
+}
+
+// e^(x^2) erfc x as a polynomial in v = 1/x - 0.171875, 1/x in [0.0990099, 0.25]; max weighted error 0.0290 x 2^-24 (tools/fit_math_f32.py)
+fn tfr_m_poly_erfc_g0(x: f32) -> f32 {
+  var p = -449.8238220214844;
+  p = fma(p, x, 7.86711311340332);
+  p = fma(p, x, 6.292797088623047);
+  p = fma(p, x, -0.4692075252532959);
+  p = fma(p, x, 0.011627434752881527);
+  p = fma(p, x, 0.22771908342838287);
+  p = fma(p, x, -0.18298423290252686);
+  p = fma(p, x, -0.12681008875370026);
+  p = fma(p, x, 0.5408667922019958);
+  return 0.09559699892997742 + fma(p, x, -2.571722168553947e-09);
+}
+// e^(x^2) erfc x as a polynomial in v = 1/x - 0.375, 1/x in [0.25, 0.5]; max weighted error 0.0042 x 2^-24 (tools/fit_math_f32.py)
+fn tfr_m_poly_erfc_g1(x: f32) -> f32 {
+  var p = -1.0786447525024414;
+  p = fma(p, x, -0.1877395212650299);
+  p = fma(p, x, 0.14779655635356903);
+  p = fma(p, x, 0.035376910120248795);
+  p = fma(p, x, -0.1310499757528305);
+  p = fma(p, x, 0.1336647868156433);
+  p = fma(p, x, -0.025561751797795296);
+  p = fma(p, x, -0.1861005276441574);
+  p = fma(p, x, 0.4740157723426819);
+  return 0.19907262921333313 + fma(p, x, 1.780510849869188e-09);
+}
+// e^(x^2) erfc x as a polynomial in v = 1/x - 0.8125, 1/x in [0.5, 1.11111]; max weighted error 0.0098 x 2^-24 (tools/fit_math_f32.py)
+fn tfr_m_poly_erfc_g2(x: f32) -> f32 {
+  var p = -0.055101919919252396;
+  p = fma(p, x, -0.0003014909743797034);
+  p = fma(p, x, 0.014021703973412514);
+  p = fma(p, x, 0.007565037813037634);
+  p = fma(p, x, -0.015199574641883373);
+  p = fma(p, x, 0.01731337420642376);
+  p = fma(p, x, -0.014417197555303574);
+  p = fma(p, x, -0.0032232278026640415);
+  p = fma(p, x, 0.04941888526082039);
+  p = fma(p, x, -0.14526785910129547);
+  p = fma(p, x, 0.32262930274009705);
+  return 0.37187856435775757 + fma(p, x, 1.2991908882042935e-08);
 }
