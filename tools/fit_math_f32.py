@@ -89,17 +89,17 @@ def wgsl(v):
 
 def show(name, coefs, err, note, exact0=False):
     """Prints the fit as a WGSL function (Horner's scheme with fma). exact0: the constant
-    coefficient is added last as hi + lo."""
+    coefficient is added last as hi + lo, and the result is double-f32."""
     fn = 'tfr_m_poly_' + name[len('TFR_M_'):].lower()
     c = [wgsl(v) for v in reversed(coefs)]
     print(f'// {note}; max weighted error {float(err * 2 ** 24):.4f} x 2^-24 (tools/fit_math_f32.py)')
-    print(f'fn {fn}(x: f32) -> f32 {{')
+    print(f'fn {fn}(x: f32) -> {"vec2<f32>" if exact0 else "f32"} {{')
     print(f'  var p = {c[0]};')
     for v in c[1:-1] if exact0 else c[1:]:
         print(f'  p = fma(p, x, {v});')
     if exact0:
         hi = f32_round(coefs[0])
-        print(f'  return {wgsl(hi)} + fma(p, x, {wgsl(f32_round(coefs[0] - hi))});')
+        print(f'  return tfr_m_fast_two_sum({wgsl(hi)}, fma(p, x, {wgsl(f32_round(coefs[0] - hi))}));')
     else:
         print('  return p;')
     print('}')

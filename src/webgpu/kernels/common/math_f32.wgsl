@@ -154,9 +154,11 @@ fn tfr_m_frexp(ax: f32) -> TfrMFrexp {
 // The error-free sums below need each rounding to happen as written, but a
 // shader compiler may simplify floating-point expressions as if they were
 // exact (lavapipe's does: (a + b) - a becomes b, and the error of a sum
-// comes out 0). tfr_m_opaque hides a rounded value from such rewriting: it
-// returns v unchanged (it flips a bit of one NaN pattern only), through
-// integer operations no compiler can see through.
+// comes out 0; q + c y with q = a y becomes (a + c) y, which rounds a + c
+// and loses a Newton correction). tfr_m_opaque hides a rounded value from
+// such rewriting: it returns v unchanged (it flips a bit of one NaN pattern
+// only), through integer operations no compiler can see through. Corrections
+// added to a value they share a factor with go through it.
 // ---------------------------------------------------------------------------
 
 fn tfr_m_opaque(v: f32) -> f32 {
@@ -195,10 +197,16 @@ fn tfr_two_prod_err_f32(x: f32) -> f32 {
   return tfr_m_two_prod(x, x).y;
 }
 
-// a = hi + lo, hi the leading 12 bits of a (a mask: nothing to contract),
-// lo the other 12 (exact).
+// a = hi + lo: hi is a rounded to 12 significant bits (on the bits: adding
+// half of the dropped part before masking; nothing to contract), lo = a - hi
+// (exact) has at most 11 bits and |lo| <= ulp(hi) / 2 -- Veltkamp's split,
+// which Dekker's product below needs (a truncated hi would leave lo 12 bits
+// and a partial sum of 25).
 fn tfr_m_split(a: f32) -> vec2<f32> {
-  let h = bitcast<f32>(bitcast<u32>(a) & 0xfffff000u);
+  let b = bitcast<u32>(a);
+  let r = (b + 0x800u) & 0xfffff000u;
+  // near the largest float the rounding would carry into infinity: truncate
+  let h = bitcast<f32>(select(r, b & 0xfffff000u, (r & TFR_M_INF_BITS) == TFR_M_INF_BITS));
   return vec2<f32>(h, a - h);
 }
 
@@ -233,7 +241,7 @@ fn tfr_m_dd_mul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
 // 1 / d for a normal d (hi + lo), to ~2^-46.
 fn tfr_m_dd_recip(d: vec2<f32>) -> vec2<f32> {
   let y0 = 1.0 / d.x;
-  let y = y0 + y0 * tfr_m_residual(1.0, y0, d.x);  // ~0.5 ulp
+  let y = y0 + tfr_m_opaque(y0 * tfr_m_residual(1.0, y0, d.x));  // ~0.5 ulp
   let rho = tfr_m_residual(1.0, y, d.x) - y * d.y;   // 1 - y d
   return tfr_m_fast_two_sum(y, y * rho);
 }
@@ -798,7 +806,7 @@ fn tfr_m_reduce(x: f32) -> TfrMReduced {
 // sin(hi + lo), cos(hi + lo) for |hi| <= ~pi/4.
 fn tfr_m_sin_kernel(hi: f32, lo: f32) -> f32 {
   let z = hi * hi;
-  return hi + fma(hi * z, tfr_m_poly_sin_s(z), lo * fma(-0.5, z, 1.0));
+  return hi + fma(tfr_m_opaque(hi * z), tfr_m_poly_sin_s(z), lo * fma(-0.5, z, 1.0));
 }
 
 fn tfr_m_cos_kernel(hi: f32, lo: f32) -> f32 {
@@ -861,7 +869,7 @@ fn tfr_tan_f32(x: f32) -> f32 {
   // -1 / t: Newton step on y t = -1 with the double-f32 t
   let y0 = -1.0 / t.x;
   let rho = -tfr_m_residual(-1.0, y0, t.x) + y0 * t.y;  // 1 + y0 t
-  return y0 + y0 * rho;
+  return y0 + tfr_m_opaque(y0 * rho);
 }
 
 // ---------------------------------------------------------------------------
@@ -916,22 +924,21 @@ fn tfr_atan2_f32(y: f32, x: f32) -> f32 {
   if (tfr_m_is_zero(x)) {
     return tfr_m_copysign(TFR_M_PIO2_HI, y);
   }
-  var ax = tfr_m_abs(x);
-  var ay = tfr_m_abs(y);
-  // Scale both by a power of two so that the residual below neither
-  // overflows nor underflows.
-  let mx = max(ax, ay);
-  if (mx > 0x1p60f) {
-    ax = ax * 0x1p-64f;
-    ay = ay * 0x1p-64f;
-  } else if (mx < 0x1p-60f) {
-    ax = ax * 0x1p64f;
-    ay = ay * 0x1p64f;
-  }
+  let ax = tfr_m_abs(x);
+  let ay = tfr_m_abs(y);
   let swap = ay > ax;
-  let num = select(ay, ax, swap);
-  let den = select(ax, ay, swap);
-  let t = tfr_div_f32(num, den);
+  var num = select(ay, ax, swap);
+  var den = select(ax, ay, swap);
+  let t = tfr_div_f32(num, den);  // correctly rounded in every range
+  // t + tlo = num / den: the residual on copies scaled by a power of two so
+  // that the exact product t den neither overflows nor underflows
+  if (den > 0x1p60f) {
+    num = num * 0x1p-64f;
+    den = den * 0x1p-64f;
+  } else if (den < 0x1p-60f) {
+    num = num * 0x1p64f;
+    den = den * 0x1p64f;
+  }
   var tlo = 0.0;
   if (num > 0x1p-100f) {
     tlo = tfr_m_residual(num, t, den) / den;
@@ -958,7 +965,7 @@ fn tfr_atan2_f32(y: f32, x: f32) -> f32 {
 // asin(a) for 0 <= a <= 1/2 (a + alo), as double-f32.
 fn tfr_m_asin_dd(a: f32, alo: f32) -> vec2<f32> {
   let z = a * a;
-  let c = fma(a * z, tfr_m_poly_asin_p(z), alo * fma(0.5, z, 1.0));
+  let c = fma(tfr_m_opaque(a * z), tfr_m_poly_asin_p(z), alo * fma(0.5, z, 1.0));
   return tfr_m_fast_two_sum(a, c);
 }
 
@@ -1030,7 +1037,7 @@ fn tfr_sinh_f32(x: f32) -> f32 {
   }
   if (a < 1.0) {
     let z = a * a;
-    return tfr_m_copysign(fma(a * z, tfr_m_poly_sinh_p(z), a), x);
+    return tfr_m_copysign(fma(tfr_m_opaque(a * z), tfr_m_poly_sinh_p(z), a), x);
   }
   let e = tfr_m_exp_parts(min(a, 90.0), 0.0);
   if (e.k > 24) {
@@ -1072,7 +1079,7 @@ fn tfr_tanh_f32(x: f32) -> f32 {
   }
   if (a < 0.625) {
     let z = a * a;
-    return tfr_m_copysign(fma(a * z, tfr_m_poly_tanh_p(z), a), x);
+    return tfr_m_copysign(fma(tfr_m_opaque(a * z), tfr_m_poly_tanh_p(z), a), x);
   }
   if (a > 9.25) {
     return tfr_m_copysign(1.0, x);
@@ -1108,7 +1115,7 @@ fn tfr_asinh_f32(x: f32) -> f32 {
   }
   if (a <= 0.5) {
     let z = a * a;
-    return tfr_m_copysign(fma(a * z, tfr_m_poly_asinh_p(z), a), x);
+    return tfr_m_copysign(fma(tfr_m_opaque(a * z), tfr_m_poly_asinh_p(z), a), x);
   }
   if (a >= 0x1p12f) {
     return tfr_m_copysign(tfr_m_log_twice(a), x);
@@ -1163,7 +1170,7 @@ fn tfr_atanh_f32(x: f32) -> f32 {
   }
   if (a <= 0.5) {
     let z = a * a;
-    return tfr_m_copysign(fma(a * z, tfr_m_poly_atanh_p(z), a), x);
+    return tfr_m_copysign(fma(tfr_m_opaque(a * z), tfr_m_poly_atanh_p(z), a), x);
   }
   // log1p(2a / (1 - a)) / 2; 1 - a is exact
   let q = tfr_m_dd_div(vec2<f32>(2.0 * a, 0.0), vec2<f32>(1.0 - a, 0.0));
@@ -1174,21 +1181,27 @@ fn tfr_atanh_f32(x: f32) -> f32 {
 // erf, erfc, logistic, cbrt
 // ---------------------------------------------------------------------------
 
-// erfc(a) for 0.9 <= a < 10.1: e^(-a^2) G(1/a), G fitted on three pieces.
+// erfc(a) for 0.9 <= a < 10.1: e^(-a^2) G(1/a), G(u) = e^(x^2) erfc(x)
+// fitted on three pieces (as double-f32).
 fn tfr_m_erfc_far(a: f32) -> f32 {
   let u = tfr_div_f32(1.0, a);
   let ulo = tfr_m_residual(1.0, u, a) * u;  // 1/a = u + ulo
-  var g: f32;
+  // G at u (u - c is exact), then + G'(u) ulo with G'(u) = 2 a^2 (1/sqrt(pi) - a G)
+  var g: vec2<f32>;
   if (a >= 4.0) {
-    g = tfr_m_poly_erfc_g0((u - 0.171875) + ulo);
+    g = tfr_m_poly_erfc_g0(u - 0.171875);
   } else if (a >= 2.0) {
-    g = tfr_m_poly_erfc_g1((u - 0.375) + ulo);
+    g = tfr_m_poly_erfc_g1(u - 0.375);
   } else {
-    g = tfr_m_poly_erfc_g2((u - 0.8125) + ulo);
+    g = tfr_m_poly_erfc_g2(u - 0.8125);
   }
+  let glo = g.y + ulo * (2.0 * a * a) * (0.5641895835 - a * g.x);
   let a2 = tfr_m_two_prod(a, a);
   let e = tfr_m_exp_parts(-a2.x, -a2.y);
-  return tfr_m_scale(e.m.x * g + e.m.y * g, e.k);
+  // (m.x + m.y)(g.x + glo) with one rounding of the leading product's sum
+  let hi = tfr_m_two_prod(e.m.x, g.x);
+  let lo = hi.y + tfr_m_opaque(e.m.x * glo + e.m.y * g.x);
+  return tfr_m_scale(hi.x + lo, e.k);
 }
 
 fn tfr_erf_f32(x: f32) -> f32 {
@@ -1255,7 +1268,7 @@ fn tfr_logistic_f32(x: f32) -> f32 {
   // e / (1 + e)
   let q = ev.x * y.x;
   let rho = (tfr_m_residual(ev.x, q, d.x) - q * d.y) + ev.y;
-  return q + rho * y.x;
+  return q + tfr_m_opaque(rho * y.x);
 }
 
 fn tfr_cbrt_f32(x: f32) -> f32 {
@@ -1437,7 +1450,7 @@ fn tfr_m_poly_cbrt_g(x: f32) -> f32 {
 }
 
 // e^(x^2) erfc x as a polynomial in v = 1/x - 0.171875, 1/x in [0.0990099, 0.25]; max weighted error 0.0290 x 2^-24 (tools/fit_math_f32.py)
-fn tfr_m_poly_erfc_g0(x: f32) -> f32 {
+fn tfr_m_poly_erfc_g0(x: f32) -> vec2<f32> {
   var p = -449.8238220214844;
   p = fma(p, x, 7.86711311340332);
   p = fma(p, x, 6.292797088623047);
@@ -1447,10 +1460,10 @@ fn tfr_m_poly_erfc_g0(x: f32) -> f32 {
   p = fma(p, x, -0.18298423290252686);
   p = fma(p, x, -0.12681008875370026);
   p = fma(p, x, 0.5408667922019958);
-  return 0.09559699892997742 + fma(p, x, -2.571722168553947e-09);
+  return tfr_m_fast_two_sum(0.09559699892997742, fma(p, x, -2.571722168553947e-09));
 }
 // e^(x^2) erfc x as a polynomial in v = 1/x - 0.375, 1/x in [0.25, 0.5]; max weighted error 0.0042 x 2^-24 (tools/fit_math_f32.py)
-fn tfr_m_poly_erfc_g1(x: f32) -> f32 {
+fn tfr_m_poly_erfc_g1(x: f32) -> vec2<f32> {
   var p = -1.0786447525024414;
   p = fma(p, x, -0.1877395212650299);
   p = fma(p, x, 0.14779655635356903);
@@ -1460,10 +1473,10 @@ fn tfr_m_poly_erfc_g1(x: f32) -> f32 {
   p = fma(p, x, -0.025561751797795296);
   p = fma(p, x, -0.1861005276441574);
   p = fma(p, x, 0.4740157723426819);
-  return 0.19907262921333313 + fma(p, x, 1.780510849869188e-09);
+  return tfr_m_fast_two_sum(0.19907262921333313, fma(p, x, 1.780510849869188e-09));
 }
 // e^(x^2) erfc x as a polynomial in v = 1/x - 0.8125, 1/x in [0.5, 1.11111]; max weighted error 0.0098 x 2^-24 (tools/fit_math_f32.py)
-fn tfr_m_poly_erfc_g2(x: f32) -> f32 {
+fn tfr_m_poly_erfc_g2(x: f32) -> vec2<f32> {
   var p = -0.055101919919252396;
   p = fma(p, x, -0.0003014909743797034);
   p = fma(p, x, 0.014021703973412514);
@@ -1475,5 +1488,5 @@ fn tfr_m_poly_erfc_g2(x: f32) -> f32 {
   p = fma(p, x, 0.04941888526082039);
   p = fma(p, x, -0.14526785910129547);
   p = fma(p, x, 0.32262930274009705);
-  return 0.37187856435775757 + fma(p, x, 1.2991908882042935e-08);
+  return tfr_m_fast_two_sum(0.37187856435775757, fma(p, x, 1.2991908882042935e-08));
 }
