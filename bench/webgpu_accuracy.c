@@ -195,13 +195,15 @@ static void print_row(const row *r, bool binary) {
     snprintf(where, sizeof where, "(%.9g, %.9g)", s->where_x, s->where_y);
   else
     snprintf(where, sizeof where, "%.9g (%a)", s->where_x, s->where_x);
+  char ulps[24];
+  if (s->max_ulp == INT64_MAX) snprintf(ulps, sizeof ulps, "special");
+  else snprintf(ulps, sizeof ulps, "%" PRId64, s->max_ulp);
   printf("%-14s %12" PRId64 " %8s %-34s %8.3f %10" PRId64 " %10" PRId64 " %8" PRId64 " %9" PRId64
          " %7.1f\n",
-         r->name, s->n, s->max_ulp == INT64_MAX ? "special" : "", s->max_ulp == 0 ? "-" : where,
+         r->name, s->n, ulps, s->max_ulp == 0 ? "-" : where,
          s->max_err, s->over1, s->over2, s->special, s->skipped, r->seconds);
   if (s->max_ulp == INT64_MAX || s->max_ulp > 0)
-    printf("%-14s   max ulp %s: got %a, want %a\n", "",
-           s->max_ulp == INT64_MAX ? "(special)" : "", s->got, s->want);
+    printf("%-14s   there: got %a, want %a (correctly rounded)\n", "", s->got, s->want);
 }
 
 int main(int argc, char **argv) {

@@ -363,11 +363,223 @@ static void test_binary_f32(void **state) {
   if (failed) fail_msg("%d function(s) beyond their bound", failed);
 }
 
+// ---------------------------------------------------------------------------
+// c64 functions
+// ---------------------------------------------------------------------------
+
+typedef tfr_sm_c64 (*c64_unary_fn)(tfr_sm_c64);
+typedef tfr_sm_c64 (*c64_binary_fn)(tfr_sm_c64, tfr_sm_c64);
+
+static tfr_sm_c64 cpu_abs_c64(tfr_sm_c64 a) { return tfr_sm_mk_c64(tfr_sm_abs_c64(a), 0.0f); }
+
+typedef struct c64_case {
+  const char *name;
+  c64_unary_fn cpu1;   // the cpu backend's element function (special values)
+  c64_binary_fn cpu2;
+  double tol;          // error of each part / |result|, in units of 2^-24
+} c64_case;
+
+static const c64_case c64_cases[] = {
+    {"exp_c64", tfr_sm_exp_c64, NULL, 8},       {"expm1_c64", tfr_sm_expm1_c64, NULL, 8},
+    {"log_c64", tfr_sm_log_c64, NULL, 8},       {"log1p_c64", tfr_sm_log1p_c64, NULL, 8},
+    {"sin_c64", tfr_sm_sin_c64, NULL, 8},       {"cos_c64", tfr_sm_cos_c64, NULL, 8},
+    {"tan_c64", tfr_sm_tan_c64, NULL, 8},       {"tanh_c64", tfr_sm_tanh_c64, NULL, 8},
+    {"sinh_c64", tfr_sm_sinh_c64, NULL, 8},     {"cosh_c64", tfr_sm_cosh_c64, NULL, 8},
+    {"asin_c64", tfr_sm_asin_c64, NULL, 8},     {"acos_c64", tfr_sm_acos_c64, NULL, 8},
+    {"atan_c64", tfr_sm_atan_c64, NULL, 8},     {"asinh_c64", tfr_sm_asinh_c64, NULL, 8},
+    {"acosh_c64", tfr_sm_acosh_c64, NULL, 8},   {"atanh_c64", tfr_sm_atanh_c64, NULL, 8},
+    {"sqrt_c64", tfr_sm_sqrt_c64, NULL, 8},     {"rsqrt_c64", tfr_sm_rsqrt_c64, NULL, 8},
+    {"logistic_c64", tfr_sm_logistic_c64, NULL, 8}, {"sign_c64", tfr_sm_sign_c64, NULL, 8},
+    {"abs_c64", cpu_abs_c64, NULL, 2},          {"mul_c64", NULL, tfr_sm_multiply_c64, 8},
+    {"div_c64", NULL, tfr_sm_divide_c64, 8},    {"pow_c64", NULL, tfr_sm_power_c64, 8},
+};
+
+// One part of a finite random input: mixed magnitudes, zeros of both signs.
+static float c64_part(uint64_t *st) {
+  uint64_t k = tfr_test_rand_u64(st) % 8;
+  double sign = (tfr_test_rand_u64(st) & 1) ? -1.0 : 1.0;
+  switch (k) {
+    case 0: return (float)tfr_test_rand_uniform(st, -2, 2);
+    case 1: return (float)tfr_test_rand_uniform(st, -10, 10);
+    case 2: return (float)(sign * exp2(tfr_test_rand_uniform(st, -20, 20)));
+    case 3: return (float)(sign * exp2(tfr_test_rand_uniform(st, -126, 127)));
+    case 4: return (float)(sign * 0.0);
+    case 5: return (float)(sign * (1.0 + tfr_test_rand_uniform(st, -1e-3, 1e-3)));
+    case 6: return (float)tfr_test_rand_uniform(st, -100, 100);
+    default: return (float)tfr_test_rand_uniform(st, -0.1, 0.1);
+  }
+}
+
+static const float c64_special_parts[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -2.0f, 1e30f, -1e-30f,
+                                          INFINITY, -INFINITY, NAN, 3.0f};
+
+typedef enum { K_FINITE, K_PINF, K_NINF, K_NAN } kind_t;
+
+static kind_t kind_of(double v) {
+  if (isnan(v)) return K_NAN;
+  if (isinf(v)) return v > 0 ? K_PINF : K_NINF;
+  return K_FINITE;
+}
+
+// The reference's sensitivity to its input: the largest change of the result
+// (c128) when a part of an operand moves by 2^-24 of its operand's magnitude.
+// An f32 algorithm's intermediate roundings act like such perturbations, so
+// the tolerance below allows a few of them (ill-conditioned points: near the
+// poles of tan/logistic, sin of a large argument, ...).
+static double c64_sensitivity(const tfr_wgpu_math_fn *fn, const double *x, const double *y,
+                              const double *ref) {
+  double worst = 0;
+  for (int which = 0; which < (y ? 2 : 1); which++) {
+    const double *v = which ? y : x;
+    double h = hypot(v[0], v[1]) * 0x1p-24;
+    if (h == 0) h = 0x1p-149;
+    for (int k = 0; k < 4; k++) {
+      double p[2] = {v[0], v[1]}, out[2];
+      p[k / 2] += (k & 1) ? -h : h;
+      if (which)
+        tfr_wgpu_math_reference(fn, x, p, out);
+      else
+        tfr_wgpu_math_reference(fn, p, y, out);
+      double d = hypot(out[0] - ref[0], out[1] - ref[1]);
+      if (!(d <= worst)) worst = d;  // NaN/inf propagate
+    }
+  }
+  return worst;
+}
+
+// Checks one c64 result; returns 1 if it matches, 0 on a mismatch (printed),
+// -1 when the point is too ill-conditioned to judge.
+// `special`: an operand has an infinite or NaN part: the kinds of the parts
+// (finite, +inf, -inf, NaN) must be those of the cpu backend's c64 result
+// (Annex G), except that an infinity's sign is not compared where the other
+// part is NaN (Annex G leaves it unspecified there: "+-inf + i NaN").
+static int check_c64_one(const c64_case *c, const tfr_wgpu_math_fn *fn, const float *a,
+                         const float *b, const float *got, bool special, double *worst) {
+  double x[2] = {a[0], a[1]}, y[2] = {b ? b[0] : 0, b ? b[1] : 0}, ref[2] = {0, 0};
+  tfr_wgpu_math_reference(fn, x, b ? y : NULL, ref);
+  int nparts = fn->out == TFR_F32 ? 1 : 2;
+  float want[2] = {(float)ref[0], nparts == 2 ? (float)ref[1] : 0.0f};
+  if (special) {
+    tfr_sm_c64 za = tfr_sm_mk_c64(a[0], a[1]);
+    tfr_sm_c64 r = c->cpu1 ? c->cpu1(za) : c->cpu2(za, tfr_sm_mk_c64(b[0], b[1]));
+    want[0] = crealf(r);
+    want[1] = nparts == 2 ? cimagf(r) : 0.0f;
+  }
+  double sens = 0;
+  if (!special) {
+    sens = c64_sensitivity(fn, x, b ? y : NULL, ref);
+    double mag = hypot(ref[0], ref[1]);
+    // results beyond f32's range or at a singularity: not judged when the
+    // input's own rounding moves them by more than 1/64 of their size
+    if (!(sens <= mag / 64) && !(isfinite(want[0]) && isfinite(want[1]))) return -1;
+    if (!isfinite(sens)) return -1;
+  }
+  bool ok = true;
+  for (int k = 0; k < nparts; k++) {
+    kind_t g = kind_of(got[k]), w = kind_of(want[k]);
+    bool partner_nan = nparts == 2 && isnan(want[1 - k]);
+    if (partner_nan && (g == K_PINF || g == K_NINF) && (w == K_PINF || w == K_NINF)) continue;
+    if (g != w) ok = false;
+  }
+  if (ok) {
+    double mag = special ? hypot(want[0], want[1]) : hypot(ref[0], nparts == 2 ? ref[1] : 0.0);
+    for (int k = 0; k < nparts; k++) {
+      if (kind_of(got[k]) != K_FINITE || kind_of(want[k]) != K_FINITE) continue;
+      double r = special ? want[k] : ref[k];
+      double err = fabs(got[k] - r);
+      double allowed = c->tol * (0x1p-24 * mag + sens) + 0x1p-148;
+      if (err > allowed) ok = false;
+      double unit = 0x1p-24 * mag + sens + 0x1p-148 / c->tol;
+      if (isfinite(mag) && err / unit > *worst) *worst = err / unit;
+    }
+  }
+  if (!ok) {
+    if (b)
+      print_message("[  FAIL    ] %s(%a%+ai, %a%+ai) = %a%+ai, want %a%+ai%s\n", c->name, a[0],
+                    a[1], b[0], b[1], got[0], got[1], want[0], want[1],
+                    special ? " (special value, cpu backend's c64)" : "");
+    else
+      print_message("[  FAIL    ] %s(%a%+ai) = %a%+ai, want %a%+ai%s\n", c->name, a[0], a[1],
+                    got[0], nparts == 2 ? got[1] : 0.0f, want[0], want[1],
+                    special ? " (special value, cpu backend's c64)" : "");
+  }
+  return ok ? 1 : 0;
+}
+
+static void test_c64(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  const char *only = getenv("TFR_TEST_MATH_ONLY");
+  int failed_fns = 0;
+  for (size_t k = 0; k < sizeof c64_cases / sizeof c64_cases[0]; k++) {
+    const c64_case *c = &c64_cases[k];
+    if (only && !strstr(c->name, only)) continue;
+    const tfr_wgpu_math_fn *fn = tfr_wgpu_math_find(c->name);
+    assert_non_null(fn);
+    bool binary = fn->arity == 2;
+    uint64_t st = 0xc64c64ull + k;
+    const int nsp = (int)(sizeof c64_special_parts / sizeof c64_special_parts[0]);
+    // special grid: every pair of parts (binary: against a few second operands)
+    int64_t nspecial = binary ? (int64_t)nsp * nsp * 16 : (int64_t)nsp * nsp;
+    int64_t nrand = 40000, n = nspecial + nrand;
+    float *a = malloc((size_t)n * 2 * sizeof(float)), *b = malloc((size_t)n * 2 * sizeof(float));
+    float *got = malloc((size_t)n * 2 * sizeof(float));
+    assert_true(a && b && got);
+    for (int64_t i = 0; i < nspecial; i++) {
+      int64_t j = binary ? i / 16 : i;
+      a[2 * i] = c64_special_parts[j / nsp];
+      a[2 * i + 1] = c64_special_parts[j % nsp];
+      b[2 * i] = c64_special_parts[(i % 16) % nsp];
+      b[2 * i + 1] = c64_special_parts[(i * 7 + 3) % nsp];
+    }
+    for (int64_t i = nspecial; i < n; i++) {
+      a[2 * i] = c64_part(&st);
+      a[2 * i + 1] = c64_part(&st);
+      b[2 * i] = c64_part(&st);
+      b[2 * i + 1] = c64_part(&st);
+      if (!strcmp(c->name, "pow_c64")) {  // keep |b log a| moderate
+        b[2 * i] = (float)tfr_test_rand_uniform(&st, -4, 4);
+        b[2 * i + 1] = (float)tfr_test_rand_uniform(&st, -4, 4);
+      }
+    }
+    float *out = got;
+    float *tmp = NULL;
+    if (fn->out == TFR_F32) tmp = malloc((size_t)n * sizeof(float)), out = tmp;
+    eval_on_device(c->name, a, binary ? b : NULL, n, out);
+    if (tmp) {
+      for (int64_t i = 0; i < n; i++) got[2 * i] = tmp[i], got[2 * i + 1] = 0;
+      free(tmp);
+    }
+    int64_t bad = 0, unjudged = 0;
+    double worst = 0;
+    bool ftz = device_flushes();
+    for (int64_t i = 0; i < n; i++) {
+      bool special = !isfinite(a[2 * i]) || !isfinite(a[2 * i + 1]) ||
+                     (binary && (!isfinite(b[2 * i]) || !isfinite(b[2 * i + 1])));
+      if (ftz && (is_subnormal(a[2 * i]) || is_subnormal(a[2 * i + 1]))) continue;
+      int r = check_c64_one(c, fn, &a[2 * i], binary ? &b[2 * i] : NULL, &got[2 * i], special,
+                            &worst);
+      if (r < 0) unjudged++;
+      if (r == 0 && ++bad > 10) break;
+    }
+    print_message("[  C64     ] %-13s n %7lld  worst part error %.2f x (2^-24 |w| + "
+                  "sensitivity)  (tolerance %g; %lld ill-conditioned not judged)%s\n",
+                  c->name, (long long)n, worst, c->tol, (long long)unjudged,
+                  bad ? "  FAILED" : "");
+    if (bad) failed_fns++;
+    free(a);
+    free(b);
+    free(got);
+  }
+  if (failed_fns) fail_msg("%d c64 function(s) failed", failed_fns);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_fma_probe, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_unary_f32, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_binary_f32, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_c64, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);
 }

@@ -129,6 +129,33 @@ fn tfr_m_scale(m: f32, k: i32) -> f32 {
   return m * tfr_m_pow2i(k);
 }
 
+// v * 2^k for any k in [-600, 600], in up to five exact steps (only the last
+// may round, when the result is subnormal; an intermediate overflow is the
+// result's). For v whose scaled magnitude is far from the ends of the range.
+fn tfr_m_ldexp(v: f32, k: i32) -> f32 {
+  var r = v;
+  var n = k;
+  for (var i = 0; i < 4; i++) {
+    let s = clamp(n, -126, 127);
+    if (s == n) {
+      break;
+    }
+    r = r * tfr_m_pow2i(s);
+    n = n - s;
+  }
+  return r * tfr_m_pow2i(clamp(n, -126, 127));
+}
+
+// (+-inf) * v with IEEE's rules spelled out on the bits (inf * 0 and inf *
+// NaN are NaN): a compiler may fold a product with a constant 0 to 0.
+fn tfr_m_inf_times(sign_of: f32, v: f32) -> f32 {
+  if (tfr_m_is_nan(v) || tfr_m_is_zero(v)) {
+    return tfr_m_nan();
+  }
+  let sb = (bitcast<u32>(sign_of) ^ bitcast<u32>(v)) & TFR_M_SIGN_MASK;
+  return bitcast<f32>(sb | TFR_M_INF_BITS);
+}
+
 // x = f * 2^e with f in [1, 2) (x finite, non-zero, |x| given): e and the
 // bits of f. Subnormals are normalised.
 struct TfrMFrexp {
