@@ -92,7 +92,8 @@ def show(name, coefs, err, note, exact0=False):
     coefficient is added last as hi + lo, and the result is double-f32."""
     fn = 'tfr_m_poly_' + name[len('TFR_M_'):].lower()
     c = [wgsl(v) for v in reversed(coefs)]
-    print(f'// {note}; max weighted error {float(err * 2 ** 24):.4f} x 2^-24 (tools/fit_math_f32.py)')
+    print(f'// {note}')
+    print(f'// max weighted error {float(err * 2 ** 24):.4f} x 2^-24 (tools/fit_math_f32.py)')
     print(f'fn {fn}(x: f32) -> {"vec2<f32>" if exact0 else "f32"} {{')
     print(f'  var p = {c[0]};')
     for v in c[1:-1] if exact0 else c[1:]:
@@ -103,6 +104,7 @@ def show(name, coefs, err, note, exact0=False):
     else:
         print('  return p;')
     print('}')
+    print()
 
 
 def f32_hex(v):
@@ -122,7 +124,7 @@ def constants():
         return mp.nint(v / q) * q
     ln2 = mp.log(2)
     hi = split(ln2, 16)
-    show_const('TFR_M_LN2_HI', hi, 'ln 2 to 16 bits (k * it is exact for |k| < 2^8)')
+    show_const('TFR_M_LN2_HI', hi, 'ln 2 to 16 bits')
     show_const('TFR_M_LN2_LO', f32_round(ln2 - hi), 'ln 2 - TFR_M_LN2_HI')
     show_const('TFR_M_LOG2E', f32_round(1 / ln2), '1 / ln 2')
     for name, v in (('PIO2', mp.pi / 2), ('PI', mp.pi), ('PIO4', mp.pi / 4),
@@ -148,8 +150,9 @@ def constants():
         w = int(mp.floor(frac))
         frac -= w
         words.append(w)
-    print('const TFR_M_2OPI_BITS = array<u32, 11>(' +
-          ', '.join(f'0x{w:08x}u' for w in words) + ');')
+    hexw = [f'0x{w:08x}u' for w in words]
+    print('const TFR_M_2OPI_BITS = array<u32, 11>(\n    ' + ', '.join(hexw[:6]) + ',\n    ' +
+          ', '.join(hexw[6:]) + ');')
 
 
 def main(only):
@@ -227,7 +230,7 @@ def main(only):
     fits['TFR_M_ERF_Q'] = (lambda: fit('erf', mp.mpf(0), mp.mpf('0.81'), erf_q,
                                        lambda z: z * mp.sqrt(z) / mp.erfc(mp.sqrt(z)) if z else 0, 8),
                            'erf x = x (2/sqrt(pi) + x^2 Q(x^2)), |x| <= 0.9 (weight x^3/erfc x: '
-                           'also used for erfc = 1 - erf)')
+                           'erfc = 1 - erf too)')
 
     # erfc(x) = exp(-x^2) G(1/x) on [0.9, 10.1], G(u) = e^(x^2) erfc(x), fitted on pieces
     # (relative error) in the variable v = u - c, c the middle of the piece (u - c is exact):

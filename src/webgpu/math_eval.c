@@ -11,37 +11,58 @@
 #include "webgpu/wgpu.h"
 
 static const tfr_wgpu_math_fn tfr_wgpu_math_table[] = {
-    {"exp_f32", 1, TFR_F32, TFR_F32},       {"expm1_f32", 1, TFR_F32, TFR_F32},
-    {"log_f32", 1, TFR_F32, TFR_F32},       {"log1p_f32", 1, TFR_F32, TFR_F32},
-    {"sin_f32", 1, TFR_F32, TFR_F32},       {"cos_f32", 1, TFR_F32, TFR_F32},
-    {"tan_f32", 1, TFR_F32, TFR_F32},       {"tanh_f32", 1, TFR_F32, TFR_F32},
-    {"sinh_f32", 1, TFR_F32, TFR_F32},      {"cosh_f32", 1, TFR_F32, TFR_F32},
-    {"asin_f32", 1, TFR_F32, TFR_F32},      {"acos_f32", 1, TFR_F32, TFR_F32},
-    {"atan_f32", 1, TFR_F32, TFR_F32},      {"asinh_f32", 1, TFR_F32, TFR_F32},
-    {"acosh_f32", 1, TFR_F32, TFR_F32},     {"atanh_f32", 1, TFR_F32, TFR_F32},
-    {"sqrt_f32", 1, TFR_F32, TFR_F32},      {"rsqrt_f32", 1, TFR_F32, TFR_F32},
-    {"cbrt_f32", 1, TFR_F32, TFR_F32},      {"erf_f32", 1, TFR_F32, TFR_F32},
-    {"erfc_f32", 1, TFR_F32, TFR_F32},      {"logistic_f32", 1, TFR_F32, TFR_F32},
-    {"pow_f32", 2, TFR_F32, TFR_F32},       {"atan2_f32", 2, TFR_F32, TFR_F32},
-    {"div_f32", 2, TFR_F32, TFR_F32},       {"fmod_f32", 2, TFR_F32, TFR_F32},
-    {"exp_c64", 1, TFR_C64, TFR_C64},       {"expm1_c64", 1, TFR_C64, TFR_C64},
-    {"log_c64", 1, TFR_C64, TFR_C64},       {"log1p_c64", 1, TFR_C64, TFR_C64},
-    {"sin_c64", 1, TFR_C64, TFR_C64},       {"cos_c64", 1, TFR_C64, TFR_C64},
-    {"tan_c64", 1, TFR_C64, TFR_C64},       {"tanh_c64", 1, TFR_C64, TFR_C64},
-    {"sinh_c64", 1, TFR_C64, TFR_C64},      {"cosh_c64", 1, TFR_C64, TFR_C64},
-    {"asin_c64", 1, TFR_C64, TFR_C64},      {"acos_c64", 1, TFR_C64, TFR_C64},
-    {"atan_c64", 1, TFR_C64, TFR_C64},      {"asinh_c64", 1, TFR_C64, TFR_C64},
-    {"acosh_c64", 1, TFR_C64, TFR_C64},     {"atanh_c64", 1, TFR_C64, TFR_C64},
-    {"sqrt_c64", 1, TFR_C64, TFR_C64},      {"rsqrt_c64", 1, TFR_C64, TFR_C64},
-    {"logistic_c64", 1, TFR_C64, TFR_C64},  {"sign_c64", 1, TFR_C64, TFR_C64},
-    {"abs_c64", 1, TFR_C64, TFR_F32},       {"mul_c64", 2, TFR_C64, TFR_C64},
-    {"div_c64", 2, TFR_C64, TFR_C64},       {"pow_c64", 2, TFR_C64, TFR_C64},
+    {"exp_f32", 1, TFR_F32, TFR_F32, NULL},       {"expm1_f32", 1, TFR_F32, TFR_F32, NULL},
+    {"log_f32", 1, TFR_F32, TFR_F32, NULL},       {"log1p_f32", 1, TFR_F32, TFR_F32, NULL},
+    {"sin_f32", 1, TFR_F32, TFR_F32, NULL},       {"cos_f32", 1, TFR_F32, TFR_F32, NULL},
+    {"tan_f32", 1, TFR_F32, TFR_F32, NULL},       {"tanh_f32", 1, TFR_F32, TFR_F32, NULL},
+    {"sinh_f32", 1, TFR_F32, TFR_F32, NULL},      {"cosh_f32", 1, TFR_F32, TFR_F32, NULL},
+    {"asin_f32", 1, TFR_F32, TFR_F32, NULL},      {"acos_f32", 1, TFR_F32, TFR_F32, NULL},
+    {"atan_f32", 1, TFR_F32, TFR_F32, NULL},      {"asinh_f32", 1, TFR_F32, TFR_F32, NULL},
+    {"acosh_f32", 1, TFR_F32, TFR_F32, NULL},     {"atanh_f32", 1, TFR_F32, TFR_F32, NULL},
+    {"sqrt_f32", 1, TFR_F32, TFR_F32, NULL},      {"rsqrt_f32", 1, TFR_F32, TFR_F32, NULL},
+    {"cbrt_f32", 1, TFR_F32, TFR_F32, NULL},      {"erf_f32", 1, TFR_F32, TFR_F32, NULL},
+    {"erfc_f32", 1, TFR_F32, TFR_F32, NULL},      {"logistic_f32", 1, TFR_F32, TFR_F32, NULL},
+    {"pow_f32", 2, TFR_F32, TFR_F32, NULL},       {"atan2_f32", 2, TFR_F32, TFR_F32, NULL},
+    {"div_f32", 2, TFR_F32, TFR_F32, NULL},       {"fmod_f32", 2, TFR_F32, TFR_F32, NULL},
+    {"exp_c64", 1, TFR_C64, TFR_C64, NULL},       {"expm1_c64", 1, TFR_C64, TFR_C64, NULL},
+    {"log_c64", 1, TFR_C64, TFR_C64, NULL},       {"log1p_c64", 1, TFR_C64, TFR_C64, NULL},
+    {"sin_c64", 1, TFR_C64, TFR_C64, NULL},       {"cos_c64", 1, TFR_C64, TFR_C64, NULL},
+    {"tan_c64", 1, TFR_C64, TFR_C64, NULL},       {"tanh_c64", 1, TFR_C64, TFR_C64, NULL},
+    {"sinh_c64", 1, TFR_C64, TFR_C64, NULL},      {"cosh_c64", 1, TFR_C64, TFR_C64, NULL},
+    {"asin_c64", 1, TFR_C64, TFR_C64, NULL},      {"acos_c64", 1, TFR_C64, TFR_C64, NULL},
+    {"atan_c64", 1, TFR_C64, TFR_C64, NULL},      {"asinh_c64", 1, TFR_C64, TFR_C64, NULL},
+    {"acosh_c64", 1, TFR_C64, TFR_C64, NULL},     {"atanh_c64", 1, TFR_C64, TFR_C64, NULL},
+    {"sqrt_c64", 1, TFR_C64, TFR_C64, NULL},      {"rsqrt_c64", 1, TFR_C64, TFR_C64, NULL},
+    {"logistic_c64", 1, TFR_C64, TFR_C64, NULL},  {"sign_c64", 1, TFR_C64, TFR_C64, NULL},
+    {"abs_c64", 1, TFR_C64, TFR_F32, NULL},       {"mul_c64", 2, TFR_C64, TFR_C64, NULL},
+    {"div_c64", 2, TFR_C64, TFR_C64, NULL},       {"pow_c64", 2, TFR_C64, TFR_C64, NULL},
     // A probe, not a library function: fma(x, x, -x * x), the rounding error
     // of x * x where fma is fused, 0 where it is not.
-    {"fma_residual_f32", 1, TFR_F32, TFR_F32},
+    {"fma_residual_f32", 1, TFR_F32, TFR_F32, NULL},
     // Probes of the double-f32 helpers: the exact error of 1 + x, and of x * x.
-    {"two_sum_err_f32", 1, TFR_F32, TFR_F32},
-    {"two_prod_err_f32", 1, TFR_F32, TFR_F32},
+    {"two_sum_err_f32", 1, TFR_F32, TFR_F32, NULL},
+    {"two_prod_err_f32", 1, TFR_F32, TFR_F32, NULL},
+    // WGSL's built-ins, measured against the same references (not used by
+    // the library: docs/accuracy.md says why).
+    {"wgsl_exp_f32", 1, TFR_F32, TFR_F32, "exp(a)"},
+    {"wgsl_log_f32", 1, TFR_F32, TFR_F32, "log(a)"},
+    {"wgsl_sin_f32", 1, TFR_F32, TFR_F32, "sin(a)"},
+    {"wgsl_cos_f32", 1, TFR_F32, TFR_F32, "cos(a)"},
+    {"wgsl_tan_f32", 1, TFR_F32, TFR_F32, "tan(a)"},
+    {"wgsl_tanh_f32", 1, TFR_F32, TFR_F32, "tanh(a)"},
+    {"wgsl_sinh_f32", 1, TFR_F32, TFR_F32, "sinh(a)"},
+    {"wgsl_cosh_f32", 1, TFR_F32, TFR_F32, "cosh(a)"},
+    {"wgsl_asin_f32", 1, TFR_F32, TFR_F32, "asin(a)"},
+    {"wgsl_acos_f32", 1, TFR_F32, TFR_F32, "acos(a)"},
+    {"wgsl_atan_f32", 1, TFR_F32, TFR_F32, "atan(a)"},
+    {"wgsl_asinh_f32", 1, TFR_F32, TFR_F32, "asinh(a)"},
+    {"wgsl_acosh_f32", 1, TFR_F32, TFR_F32, "acosh(a)"},
+    {"wgsl_atanh_f32", 1, TFR_F32, TFR_F32, "atanh(a)"},
+    {"wgsl_sqrt_f32", 1, TFR_F32, TFR_F32, "sqrt(a)"},
+    {"wgsl_rsqrt_f32", 1, TFR_F32, TFR_F32, "inverseSqrt(a)"},
+    {"wgsl_pow_f32", 2, TFR_F32, TFR_F32, "pow(a, b)"},
+    {"wgsl_atan2_f32", 2, TFR_F32, TFR_F32, "atan2(a, b)"},
+    {"wgsl_div_f32", 2, TFR_F32, TFR_F32, "a / b"},
 };
 
 #define TFR_WGPU_MATH_COUNT ((int)(sizeof tfr_wgpu_math_table / sizeof tfr_wgpu_math_table[0]))
@@ -75,7 +96,8 @@ tfr_status tfr_wgpu_math_eval(tfr_backend *backend, const char *name, const tfr_
                               const tfr_tensor *y, tfr_tensor *out) {
   const char *op = "math_eval";
   const tfr_wgpu_math_fn *fn = tfr_wgpu_math_find(name);
-  if (!fn) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: no function %s", op, name ? name : "(null)");
+  if (!fn)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: no function %s", op, name ? name : "(null)");
   if (!backend || backend->kind != TFR_BACKEND_WEBGPU)
     return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: %s: not a webgpu backend", op, name);
   if (!x || !out || (fn->arity == 2) != (y != NULL))
@@ -94,7 +116,8 @@ tfr_status tfr_wgpu_math_eval(tfr_backend *backend, const char *name, const tfr_
 
   char variant[64], expr[96];
   snprintf(variant, sizeof variant, "math_eval[%s]", name);
-  if (fn->arity == 1) snprintf(expr, sizeof expr, "tfr_%s(a)", name);
+  if (fn->expr) snprintf(expr, sizeof expr, "%s", fn->expr);
+  else if (fn->arity == 1) snprintf(expr, sizeof expr, "tfr_%s(a)", name);
   else snprintf(expr, sizeof expr, "tfr_%s(a, b)", name);
   const char *in_t = fn->in == TFR_F32 ? "f32" : "vec2<f32>";
   const char *out_t = fn->out == TFR_F32 ? "f32" : "vec2<f32>";
@@ -194,9 +217,10 @@ static tfr_sm_c128 tfr_wgpu_ref_c128(const char *n, tfr_sm_c128 a, tfr_sm_c128 b
 void tfr_wgpu_math_reference(const tfr_wgpu_math_fn *fn, const double *x, const double *y,
                              double *out) {
   char base[32];
-  size_t len = strcspn(fn->name, "_");
+  const char *name = strncmp(fn->name, "wgsl_", 5) == 0 ? fn->name + 5 : fn->name;
+  size_t len = strcspn(name, "_");
   if (len >= sizeof base) len = sizeof base - 1;
-  memcpy(base, fn->name, len);
+  memcpy(base, name, len);
   base[len] = '\0';
   if (fn->in == TFR_F32) {
     out[0] = tfr_wgpu_ref_f64(base, x[0], y ? y[0] : 0.0);

@@ -20,6 +20,10 @@ typedef struct tfr_wgpu_math_fn {
   int arity;          // 1 or 2
   tfr_dtype in;       // TFR_F32 or TFR_C64 (both operands)
   tfr_dtype out;      // TFR_F32 or TFR_C64
+  // The WGSL expression of `a` (and `b`), or NULL for tfr_<name>(a[, b]).
+  // Entries named wgsl_<f>_f32 are WGSL's own built-ins, kept to measure
+  // them (docs/accuracy.md); their reference is <f>'s.
+  const char *expr;
 } tfr_wgpu_math_fn;
 
 // The table of every function (`*count` entries).

@@ -193,7 +193,8 @@ static void push_for(inputs *in, const char *name, uint64_t *st) {
              !strcmp(name, "acosh_f32")) {
     push_uniform(in, st, 1 << 15, 0.5, 2);
     push_logu(in, st, 1 << 14, -126, -100);
-    for (int k = 0; k < 1 << 14; k++) push(in, 1.0f + (float)tfr_test_rand_uniform(st, -1e-3, 1e-3));
+    for (int k = 0; k < 1 << 14; k++)
+      push(in, 1.0f + (float)tfr_test_rand_uniform(st, -1e-3, 1e-3));
     push_uniform(in, st, 1 << 14, -1, -0.5);
   } else if (!strcmp(name, "exp_f32") || !strcmp(name, "expm1_f32") ||
              !strcmp(name, "sinh_f32") || !strcmp(name, "cosh_f32") ||

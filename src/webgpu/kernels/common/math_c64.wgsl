@@ -692,7 +692,8 @@ fn tfr_m_cacosh_special(z: vec2<f32>) -> vec2<f32> {
       return vec2<f32>(tfr_m_inf(), y);
     }
     if (tfr_m_is_inf(y)) {
-      return vec2<f32>(tfr_m_inf(), tfr_m_copysign(select(TFR_M_PIO4_HI, 2.35619449615478515625, x < 0.0), y));
+      let a = select(TFR_M_PIO4_HI, 2.35619449615478515625, x < 0.0);
+      return vec2<f32>(tfr_m_inf(), tfr_m_copysign(a, y));
     }
     return vec2<f32>(tfr_m_inf(), tfr_m_copysign(select(0.0, TFR_M_PI_HI, x < 0.0), y));
   }
