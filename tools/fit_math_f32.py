@@ -232,7 +232,7 @@ def main(only):
                            'erf x = x (2/sqrt(pi) + x^2 Q(x^2)), |x| <= 0.9 (weight x^3/erfc x: '
                            'erfc = 1 - erf too)')
 
-    # erfc(x) = exp(-x^2) G(1/x) on [0.9, 10.1], G(u) = e^(x^2) erfc(x), fitted on pieces
+    # erfc(x) = exp(-x^2) G(1/x) on [0.5, 10.1], G(u) = e^(x^2) erfc(x), fitted on pieces
     # (relative error) in the variable v = u - c, c the middle of the piece (u - c is exact):
     # the coefficients stay small and Horner's scheme does not cancel. The constant term
     # is kept as hi + lo.
@@ -241,7 +241,8 @@ def main(only):
         return mp.exp(x * x) * mp.erfc(x)
     for i, (lo, hi, deg, c) in enumerate([(mp.mpf(1) / mp.mpf('10.1'), mp.mpf(1) / 4, 9, '0.171875'),
                                           (mp.mpf(1) / 4, mp.mpf(1) / 2, 9, '0.375'),
-                                          (mp.mpf(1) / 2, mp.mpf(1) / mp.mpf('0.9'), 11, '0.8125')]):
+                                          (mp.mpf(1) / 2, mp.mpf(1) / mp.mpf('0.9'), 11, '0.8125'),
+                                          (mp.mpf(1) / mp.mpf('0.9'), mp.mpf(2), 12, '1.5')]):
         c = mp.mpf(c)
         fits[f'TFR_M_ERFC_G{i}'] = ((lambda lo=lo, hi=hi, deg=deg, c=c:
                                      fit('erfc', lo - c, hi - c, lambda v, c=c: erfc_g(v + c),

@@ -550,18 +550,20 @@ fn tfr_expm1_f32(x: f32) -> f32 {
   let r1 = fma(-kf, TFR_M_LN2_HI, xc);
   let r = tfr_m_opaque(fma(-kf, TFR_M_LN2_LO, r1));
   let rlo = fma(-kf, TFR_M_LN2_LO, r1 - r);
-  // p = e^(r + rlo) - 1
-  let p = fma(r * r, tfr_m_poly_exp_q(r), fma(rlo, r, rlo)) + r;
+  // p = e^(r + rlo) - 1 as double-f32: r + (r^2 Q(r) + rlo (1 + r))
+  let c = fma(r * r, tfr_m_poly_exp_q(r), fma(rlo, r, rlo));
+  let p = tfr_m_fast_two_sum(r, c);
   if (k > 64) {
-    return tfr_m_scale(1.0 + p, k);
+    return tfr_m_scale(1.0 + p.x, k);
   }
-  let t = tfr_m_pow2i(k);
   if (k >= -24) {
-    // one rounding: t - 1 is exact up to k = 24, and beyond it the lost 1 is
-    // below a quarter of the result's ulp
-    return fma(t, p, t - 1.0);
+    // 2^k (1 + p) - 1 = (2^k - 1) + 2^k p: 2^k - 1 is exact up to k = 24 (beyond,
+    // the lost 1 is below a quarter of the result's ulp), 2^k p.x is exact
+    let t = tfr_m_pow2i(k);
+    let s = tfr_m_two_sum(t - 1.0, t * p.x);
+    return s.x + (s.y + t * p.y);
   }
-  return tfr_m_scale(1.0 + p, k) - 1.0;
+  return tfr_m_scale(1.0 + p.x, k) - 1.0;
 }
 
 // ---------------------------------------------------------------------------
