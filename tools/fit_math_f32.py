@@ -88,8 +88,8 @@ def wgsl(v):
 
 
 def show(name, coefs, err, note, exact0=False):
-    """Prints the fit as a WGSL function (Horner's scheme with fma). exact0: the constant
-    coefficient is added last as hi + lo, and the result is double-f32."""
+    """Prints the fit as a WGSL function (Horner's scheme with fma). exact0: the last step
+    (times x, plus the constant coefficient as hi + lo) is exact, the result double-f32."""
     fn = 'tfr_m_poly_' + name[len('TFR_M_'):].lower()
     c = [wgsl(v) for v in reversed(coefs)]
     print(f'// {note}')
@@ -100,7 +100,9 @@ def show(name, coefs, err, note, exact0=False):
         print(f'  p = fma(p, x, {v});')
     if exact0:
         hi = f32_round(coefs[0])
-        print(f'  return tfr_m_fast_two_sum({wgsl(hi)}, fma(p, x, {wgsl(f32_round(coefs[0] - hi))}));')
+        print('  let pv = tfr_m_two_prod(p, x);')
+        print(f'  let s = tfr_m_fast_two_sum({wgsl(hi)}, pv.x);')
+        print(f'  return vec2<f32>(s.x, s.y + (pv.y + {wgsl(f32_round(coefs[0] - hi))}));')
     else:
         print('  return p;')
     print('}')
