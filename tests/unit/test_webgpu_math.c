@@ -575,8 +575,44 @@ static void test_c64(void **state) {
   if (failed_fns) fail_msg("%d c64 function(s) failed", failed_fns);
 }
 
+// The internal entry refuses what it cannot run, naming the function.
+static void test_eval_errors(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  int64_t shape[1] = {4};
+  float v[4] = {1, 2, 3, 4};
+  tfr_tensor *h = tfr_test_tensor(TFR_F32, 1, shape, v);
+  tfr_session *s = tfr_test_begin(tfr_test_gpu);
+  tfr_tensor *d = tfr_test_upload(s, h), *out = NULL, *c = NULL;
+  TFR_ASSERT_OK(tfr_tensor_alloc(tfr_test_gpu, TFR_F32, 1, shape, false, &out));
+  TFR_ASSERT_OK(tfr_tensor_alloc(tfr_test_gpu, TFR_C64, 1, shape, false, &c));
+  TFR_ASSERT_ERROR(tfr_wgpu_math_eval(tfr_test_gpu, "nope_f32", d, NULL, out),
+                   TFR_ERR_INVALID_ARGUMENT, "nope_f32");
+  TFR_ASSERT_ERROR(tfr_wgpu_math_eval(tfr_test_gpu, "pow_f32", d, NULL, out),
+                   TFR_ERR_INVALID_ARGUMENT, "pow_f32", "2 operand");
+  TFR_ASSERT_ERROR(tfr_wgpu_math_eval(tfr_test_gpu, "exp_c64", d, NULL, c),
+                   TFR_ERR_INVALID_ARGUMENT, "exp_c64", "c64");
+  TFR_ASSERT_ERROR(tfr_wgpu_math_eval(tfr_test_cpu, "exp_f32", d, NULL, out),
+                   TFR_ERR_INVALID_ARGUMENT, "not a webgpu backend");
+  TFR_ASSERT_ERROR(tfr_wgpu_math_eval(tfr_test_gpu, "exp_f32", h, NULL, out),
+                   TFR_ERR_INVALID_ARGUMENT, "device tensors");
+  // and runs what it can: exp(1..4) within 1 ulp
+  TFR_ASSERT_OK(tfr_wgpu_math_eval(tfr_test_gpu, "exp_f32", d, NULL, out));
+  tfr_tensor *r = tfr_test_download(s, out);
+  float got[4];
+  TFR_ASSERT_OK(tfr_tensor_read(r, got, sizeof got));
+  for (int i = 0; i < 4; i++) assert_true(tfr_test_ulp_f32(got[i], (float)exp(v[i])) <= 1);
+  tfr_tensor_release(r);
+  tfr_tensor_release(c);
+  tfr_tensor_release(out);
+  tfr_tensor_release(d);
+  tfr_test_end(s);
+  tfr_tensor_release(h);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_eval_errors, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_fma_probe, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_unary_f32, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_binary_f32, tfr_test_teardown_session),
