@@ -293,6 +293,14 @@ static ew_view ew_layout_view(int layout, int operand, int ninputs) {
   return v;
 }
 
+// Analytic functions run on the compact kernel and the strided one, in place
+// and with a broadcast operand: their kernels (with the math library) compile
+// slowly on lavapipe, and the layouts themselves are the exact ops' to test.
+static bool ew_layout_wanted(const ew_case *c, int layout) {
+  if (!ew_is_function(c)) return true;
+  return layout == L_COMPACT || layout == L_TRANSPOSED || layout == L_BCAST_SCALAR;
+}
+
 static tfr_tensor *ew_make_view(const tfr_tensor *base, const ew_view *v) {
   tfr_tensor *t = NULL;
   TFR_ASSERT_OK(tfr_tensor_view(base, v->rank, v->shape, v->strides, v->offset, &t));
@@ -355,7 +363,15 @@ static void ew_compare(const tfr_tensor *want, const tfr_tensor *got, bool funct
           const float *e = fa + (i & ~(int64_t)1);
           m = fmax(fabs((double)e[0]), fabs((double)e[1]));
         }
-        ok = ulp <= EW_ULP_N || flushed ||
+        // C99 Annex G leaves the sign of an infinite part unspecified when
+        // the other part is NaN (csin(NaN + inf i) = NaN +- inf i, ...).
+        bool unspecified = false;
+        if (dt == TFR_C64 && isinf(fa[i]) && isinf(fb[i])) {
+          const float *e = fa + (i & ~(int64_t)1), *g = fb + (i & ~(int64_t)1);
+          int other = (int)(1 - (i & 1));
+          unspecified = isnan(e[other]) && isnan(g[other]);
+        }
+        ok = ulp <= EW_ULP_N || flushed || unspecified ||
              (dt == TFR_C64 && isfinite(fa[i]) && isfinite(fb[i]) && isfinite(m) &&
               fabs((double)fa[i] - (double)fb[i]) <= EW_ULP_T * FLT_EPSILON * m);
         if (ulp != INT64_MAX && ulp > stats->max_ulp && ulp <= EW_ULP_N) stats->max_ulp = ulp;
@@ -411,6 +427,7 @@ static bool ew_check_layouts(const ew_case *c, ew_stats *stats) {
   for (int pass = 0; pass < 2; pass++) {
     tfr_session *s = tfr_test_begin(pass ? tfr_test_gpu : tfr_test_cpu);
     for (int l = 0; l < L_COUNT; l++) {
+      if (!ew_layout_wanted(c, l)) continue;
       tfr_tensor *in[3] = {NULL, NULL, NULL}, *bases[3] = {NULL, NULL, NULL};
       for (int i = 0; i < nin; i++) {
         ew_view v = ew_layout_view(l, i, nin);
@@ -443,7 +460,7 @@ static bool ew_check_layouts(const ew_case *c, ew_stats *stats) {
   for (int l = 0; l < L_COUNT; l++) {
     char what[160];
     snprintf(what, sizeof what, "%s [%s]", name, ew_layout_names[l]);
-    if (got[l]) ew_compare(want[l], got[l], ew_is_function(c), stats, what);
+    if (got[l] && want[l]) ew_compare(want[l], got[l], ew_is_function(c), stats, what);
     tfr_tensor_release(want[l]);
     tfr_tensor_release(got[l]);
     for (int i = 0; i < nin; i++) tfr_tensor_release(host_base[l][i]);
@@ -474,6 +491,7 @@ static void ew_check_into(const ew_case *c, tfr_dtype out_dt, ew_stats *stats) {
     tfr_session *s = tfr_test_begin(pass ? tfr_test_gpu : tfr_test_cpu);
     for (int m = 0; m < I_COUNT; m++) {
       if ((m == I_INPLACE || m == I_DISJOINT) && same < 0) continue;
+      if (ew_is_function(c) && m != I_INPLACE) continue;
       tfr_tensor *in[3] = {NULL, NULL, NULL};
       for (int i = 0; i < nin; i++) in[i] = pass ? tfr_test_upload(s, host_in[i]) : (tfr_tensor_retain(host_in[i]), host_in[i]);
       tfr_tensor *obase = NULL, *out = NULL;
