@@ -1,17 +1,879 @@
-// Elementwise ops (unary, binary, compare, select, clamp): kernels to come (issue #7).
+// Elementwise ops (unary, binary, compare, select, clamp) on f32, i32, bool
+// and c64, with the cpu backend's semantics (src/cpu/scalar_math.h).
+//
+// One kernel per (op, dtypes, layout), specialised from two templates:
+//   * elementwise_compact.wgsl when, after planning, the output is one run of
+//     unit stride and every input is one too or a broadcast element (stride
+//     0): chunks of 4 elements per step, whole chunks (vec4 / one bool word /
+//     two vec4 of c64) for each operand whose window starts on a chunk
+//     boundary. Long runs go in pieces, each within the binding limit.
+//   * elementwise_strided.wgsl otherwise: up to 8 merged axes with the
+//     offsets and strides of every operand in the uniform parameters, further
+//     outer axes iterated here (one dispatch per index), as in copy.c.
+// Planning mirrors src/cpu/strided.c over the output and all inputs: extent-1
+// axes dropped, the rest ordered by the output's |stride|, neighbours merged
+// when every operand steps over the inner axis exactly (stride-0 inputs
+// merge too).
+//
+// The op itself is one WGSL expression per (op, operand dtype) from the
+// tables below, over the exact helpers of common/ew_exact.wgsl and the math
+// library (common/math_f32.wgsl, common/math_c64.wgsl) for the analytic
+// functions, correctly rounded f32 division and fmod.
+//
+// An input in the output's storage (in place, or a disjoint view of the same
+// buffer) has no binding of its own: it is read through the output's binding,
+// whose window then spans both. WebGPU refuses one buffer bound read-only and
+// writable in one dispatch, and Dawn also two writable bindings whose ranges
+// overlap (windows are aligned outwards, so even disjoint views may). Each
+// invocation reads its elements before writing them, and the core refuses
+// partial overlaps, so no invocation reads what another writes.
+//
+// Host cost: a direct-mapped table in the backend (ew_cache) maps a 64-bit key
+// of (family, op, dtypes, layout) to the pipeline, so a cached op builds no
+// strings and hashes no text.
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "webgpu/wgpu.h"
+#include "webgpu/wgpu_testing.h"
+
+#define TFR_EW_KERNEL_RANK 8
+#define TFR_EW_MAX_OPERANDS 4  // the output and up to 3 inputs
+// Elements per strided dispatch: i = group * WG * EPT + lid stays in u32.
+#define TFR_EW_MAX_DISPATCH_ELEMENTS (INT64_C(1) << 31)
+// Elements per compact dispatch (a multiple of 4; also bounded by the binding
+// limit, see tfr_ew_compact).
+#define TFR_EW_MAX_PIECE (INT64_C(1) << 30)
+#define TFR_EW_WG 256
+#define TFR_EW_STRIDED_EPT 4
+
+// ---------------------------------------------------------------------------
+// Value types
+// ---------------------------------------------------------------------------
+
+typedef enum tfr_ew_type {
+  TFR_EW_F32 = 0,
+  TFR_EW_I32 = 1,
+  TFR_EW_B8 = 2,
+  TFR_EW_C64 = 3,
+  TFR_EW_NTYPES = 4,
+} tfr_ew_type;
+
+typedef struct tfr_ew_type_info {
+  const char *value;       // WGSL type of one value (bool: the byte as u32)
+  const char *scalar_arr;  // storage array read element by element
+  const char *vec_arr;     // storage array read a chunk (4 elements) at a time
+  const char *vec_value;   // WGSL type of one entry of vec_arr (f32/i32)
+  int64_t size;            // bytes per element
+} tfr_ew_type_info;
+
+static const tfr_ew_type_info tfr_ew_types[TFR_EW_NTYPES] = {
+    [TFR_EW_F32] = {"f32", "array<f32>", "array<vec4<f32>>", "vec4<f32>", 4},
+    [TFR_EW_I32] = {"i32", "array<i32>", "array<vec4<i32>>", "vec4<i32>", 4},
+    [TFR_EW_B8] = {"u32", "array<u32>", "array<u32>", "u32", 1},
+    [TFR_EW_C64] = {"vec2<f32>", "array<vec2<f32>>", "array<vec4<f32>>", "vec4<f32>", 8},
+};
+
+static int tfr_ew_type_of(tfr_dtype dt) {
+  switch (dt) {
+    case TFR_F32: return TFR_EW_F32;
+    case TFR_I32: return TFR_EW_I32;
+    case TFR_BOOL: return TFR_EW_B8;
+    case TFR_C64: return TFR_EW_C64;
+    default: return -1;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The op tables: one WGSL expression of the inputs a, b, c per (op, operand
+// dtype), with the snippets it needs. NULL where the op table of the core
+// (src/core/elementwise_table.c) rejects the dtype.
+// ---------------------------------------------------------------------------
+
+enum {
+  TFR_EW_LIB_F32 = 1,      // common/math_f32.wgsl
+  TFR_EW_LIB_C64 = 2,      // common/math_c64.wgsl (and math_f32)
+  TFR_EW_LIB_COMPLEX = 4,  // common/ew_complex.wgsl (needs math_c64)
+};
+
+typedef struct tfr_ew_expr {
+  const char *e;
+  unsigned lib;
+} tfr_ew_expr;
+
+typedef struct tfr_ew_row {
+  tfr_ew_expr t[TFR_EW_NTYPES];
+} tfr_ew_row;
+
+#define F_(e) [TFR_EW_F32] = {e, 0}
+#define FM(e) [TFR_EW_F32] = {e, TFR_EW_LIB_F32}
+#define I_(e) [TFR_EW_I32] = {e, 0}
+#define B_(e) [TFR_EW_B8] = {e, 0}
+#define C_(e) [TFR_EW_C64] = {e, 0}
+#define CM(e) [TFR_EW_C64] = {e, TFR_EW_LIB_C64}
+// An analytic function of the math library on f32 and c64 / on f32 only.
+#define FN_FC(name) \
+  {{FM("tfr_" name "_f32(a)"), CM("tfr_" name "_c64(a)")}}
+#define FN_F(name) {{FM("tfr_" name "_f32(a)")}}
+
+static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
+    [TFR_NEGATE] = {{F_("tfr_ew_neg_f32(a)"), I_("tfr_ew_neg_i32(a)"), C_("tfr_ew_neg_c64(a)")}},
+    [TFR_ABS] = {{F_("tfr_ew_abs_f32(a)"), I_("tfr_ew_abs_i32(a)"), CM("tfr_abs_c64(a)")}},
+    [TFR_SIGN] = {{F_("tfr_ew_sign_f32(a)"), I_("tfr_ew_sign_i32(a)"), CM("tfr_sign_c64(a)")}},
+    [TFR_CONJ] = {{F_("a"), I_("a"), C_("tfr_ew_conj_c64(a)")}},
+    [TFR_NOT] = {{I_("~a"), B_("a ^ 1u")}},
+    [TFR_FLOOR] = {{F_("floor(a)")}},
+    [TFR_CEIL] = {{F_("ceil(a)")}},
+    // WGSL's round() rounds halves to even.
+    [TFR_ROUND_NEAREST_EVEN] = {{F_("round(a)")}},
+    [TFR_ROUND_NEAREST_AFZ] = {{F_("tfr_ew_round_afz_f32(a)")}},
+    [TFR_IS_FINITE] = {{F_("select(0u, 1u, tfr_ew_is_finite_f32(a))")}},
+    [TFR_REAL] = {{F_("a"), C_("a.x")}},
+    [TFR_IMAG] = {{F_("0.0"), C_("a.y")}},
+    [TFR_EXP] = FN_FC("exp"),
+    [TFR_LOG] = FN_FC("log"),
+    [TFR_SIN] = FN_FC("sin"),
+    [TFR_COS] = FN_FC("cos"),
+    [TFR_TAN] = FN_FC("tan"),
+    [TFR_TANH] = FN_FC("tanh"),
+    [TFR_SQRT] = FN_FC("sqrt"),
+    [TFR_RSQRT] = FN_FC("rsqrt"),
+    [TFR_CBRT] = FN_F("cbrt"),
+    [TFR_EXPM1] = FN_FC("expm1"),
+    [TFR_LOG1P] = FN_FC("log1p"),
+    [TFR_ERF] = FN_F("erf"),
+    [TFR_LOGISTIC] = FN_FC("logistic"),
+    [TFR_ASIN] = FN_FC("asin"),
+    [TFR_ACOS] = FN_FC("acos"),
+    [TFR_ATAN] = FN_FC("atan"),
+    [TFR_SINH] = FN_FC("sinh"),
+    [TFR_COSH] = FN_FC("cosh"),
+    [TFR_ASINH] = FN_FC("asinh"),
+    [TFR_ACOSH] = FN_FC("acosh"),
+    [TFR_ATANH] = FN_FC("atanh"),
+    [TFR_ERFC] = FN_F("erfc"),
+    [TFR_POPCNT] = {{I_("countOneBits(a)")}},
+};
+
+static const tfr_ew_row tfr_ew_binary_rows[TFR_BINARY_OP_COUNT] = {
+    [TFR_ADD] = {{F_("a + b"), I_("tfr_ew_add_i32(a, b)"), C_("a + b")}},
+    [TFR_SUBTRACT] = {{F_("a - b"), I_("tfr_ew_sub_i32(a, b)"), C_("a - b")}},
+    [TFR_MULTIPLY] = {{F_("a * b"), I_("tfr_ew_mul_i32(a, b)"), CM("tfr_mul_c64(a, b)")}},
+    // WGSL's f32 `/` is only within 2.5 ulp: the library's is correctly rounded.
+    [TFR_DIVIDE] = {{FM("tfr_div_f32(a, b)"), I_("tfr_ew_div_i32(a, b)"),
+                     CM("tfr_div_c64(a, b)")}},
+    [TFR_REMAINDER] = {{FM("tfr_fmod_f32(a, b)"), I_("tfr_ew_rem_i32(a, b)")}},
+    [TFR_MAXIMUM] = {{F_("tfr_ew_max_f32(a, b)"), I_("max(a, b)"), B_("a | b"),
+                      C_("tfr_ew_max_c64(a, b)")}},
+    [TFR_MINIMUM] = {{F_("tfr_ew_min_f32(a, b)"), I_("min(a, b)"), B_("a & b"),
+                      C_("tfr_ew_min_c64(a, b)")}},
+    [TFR_POWER] = {{FM("tfr_pow_f32(a, b)"), I_("tfr_ew_pow_i32(a, b)"),
+                    CM("tfr_pow_c64(a, b)")}},
+    [TFR_AND] = {{I_("a & b"), B_("a & b")}},
+    [TFR_OR] = {{I_("a | b"), B_("a | b")}},
+    [TFR_XOR] = {{I_("a ^ b"), B_("a ^ b")}},
+    [TFR_ATAN2] = {{FM("tfr_atan2_f32(a, b)"),
+                    [TFR_EW_C64] = {"tfr_ew_atan2_c64(a, b)", TFR_EW_LIB_C64 | TFR_EW_LIB_COMPLEX}}},
+    [TFR_SHIFT_LEFT] = {{I_("tfr_ew_shl_i32(a, b)")}},
+    [TFR_SHIFT_RIGHT_ARITHMETIC] = {{I_("tfr_ew_shr_arithmetic_i32(a, b)")}},
+    [TFR_SHIFT_RIGHT_LOGICAL] = {{I_("tfr_ew_shr_logical_i32(a, b)")}},
+    [TFR_NEXT_AFTER] = {{F_("tfr_ew_next_after_f32(a, b)")}},
+    [TFR_COMPLEX] = {{F_("vec2<f32>(a, b)")}},
+};
+
+// IEEE comparisons: every ordered one is false with a NaN, NE true. NaN is
+// decided on the bits, so no driver shortcut changes the answer; bool
+// compares as unsigned.
+#define CMP_ROW(op)                                                               \
+  {{F_("select(0u, 1u, tfr_ew_ordered_f32(a, b) && a " op " b)"),                \
+    I_("select(0u, 1u, a " op " b)"), B_("select(0u, 1u, a " op " b)")}}
+static const tfr_ew_row tfr_ew_compare_rows[TFR_GE + 1] = {
+    [TFR_EQ] = {{F_("select(0u, 1u, tfr_ew_ordered_f32(a, b) && a == b)"),
+                 I_("select(0u, 1u, a == b)"), B_("select(0u, 1u, a == b)"),
+                 C_("select(0u, 1u, tfr_ew_eq_c64(a, b))")}},
+    [TFR_NE] = {{F_("select(0u, 1u, !tfr_ew_ordered_f32(a, b) || a != b)"),
+                 I_("select(0u, 1u, a != b)"), B_("select(0u, 1u, a != b)"),
+                 C_("select(0u, 1u, !tfr_ew_eq_c64(a, b))")}},
+    [TFR_LT] = CMP_ROW("<"),
+    [TFR_LE] = CMP_ROW("<="),
+    [TFR_GT] = CMP_ROW(">"),
+    [TFR_GE] = CMP_ROW(">="),
+};
+#undef CMP_ROW
+
+// select(pred, on_true, on_false) copies one value; the row is indexed by
+// on_true's dtype.
+static const tfr_ew_row tfr_ew_select_row = {
+    {F_("select(c, b, a != 0u)"), I_("select(c, b, a != 0u)"), B_("select(c, b, a != 0u)"),
+     C_("select(c, b, a != 0u)")}};
+
+// clamp(min, operand, max) = minimum(maximum(operand, min), max).
+static const tfr_ew_row tfr_ew_clamp_row = {
+    {F_("tfr_ew_clamp_f32(a, b, c)"), I_("tfr_ew_clamp_i32(a, b, c)"), B_("(b | a) & c")}};
+
+#undef F_
+#undef FM
+#undef I_
+#undef B_
+#undef C_
+#undef CM
+#undef FN_FC
+#undef FN_F
+
+static const char *tfr_ew_op_name(const tfr_elementwise_desc *d) {
+  switch (d->kind) {
+    case TFR_EW_UNARY: return tfr_unary_op_name((tfr_unary_op)d->op);
+    case TFR_EW_BINARY: return tfr_binary_op_name((tfr_binary_op)d->op);
+    case TFR_EW_COMPARE: return "compare";
+    case TFR_EW_SELECT: return "select";
+    case TFR_EW_CLAMP: return "clamp";
+  }
+  return "elementwise";
+}
+
+static const tfr_ew_expr *tfr_ew_lookup(const tfr_elementwise_desc *d, int type) {
+  const tfr_ew_row *row = NULL;
+  unsigned op = (unsigned)d->op;
+  switch (d->kind) {
+    case TFR_EW_UNARY: row = op < TFR_UNARY_OP_COUNT ? &tfr_ew_unary_rows[op] : NULL; break;
+    case TFR_EW_BINARY: row = op < TFR_BINARY_OP_COUNT ? &tfr_ew_binary_rows[op] : NULL; break;
+    case TFR_EW_COMPARE: row = op <= TFR_GE ? &tfr_ew_compare_rows[op] : NULL; break;
+    case TFR_EW_SELECT: row = &tfr_ew_select_row; break;
+    case TFR_EW_CLAMP: row = &tfr_ew_clamp_row; break;
+  }
+  if (!row || !row->t[type].e) return NULL;
+  return &row->t[type];
+}
+
+// ---------------------------------------------------------------------------
+// Planning
+// ---------------------------------------------------------------------------
+
+typedef struct tfr_ew_plan {
+  int nops;                                        // output + inputs
+  int nd;                                          // merged axes, innermost first
+  int64_t shape[TFR_MAX_RANK];
+  int64_t stride[TFR_EW_MAX_OPERANDS][TFR_MAX_RANK];  // [operand][axis], in elements
+} tfr_ew_plan;
+
+static void tfr_ew_plan_axes(int nops, const tfr_tensor *const *ops, tfr_ew_plan *p) {
+  const tfr_tensor *o = ops[0];
+  p->nops = nops;
+  int axes[TFR_MAX_RANK];
+  int n = 0;
+  for (int k = o->rank - 1; k >= 0; k--) {
+    if (o->shape[k] == 1) continue;
+    int64_t a = llabs(o->strides[k]);
+    int j = n++;
+    while (j > 0 && llabs(o->strides[axes[j - 1]]) > a) {
+      axes[j] = axes[j - 1];
+      j--;
+    }
+    axes[j] = k;
+  }
+  int nd = 0;
+  for (int j = 0; j < n; j++) {
+    int k = axes[j];
+    if (nd > 0) {
+      bool merge = true;
+      for (int i = 0; i < nops && merge; i++)
+        merge = ops[i]->strides[k] == p->stride[i][nd - 1] * p->shape[nd - 1];
+      if (merge) {
+        p->shape[nd - 1] *= o->shape[k];
+        continue;
+      }
+    }
+    p->shape[nd] = o->shape[k];
+    for (int i = 0; i < nops; i++) p->stride[i][nd] = ops[i]->strides[k];
+    nd++;
+  }
+  if (nd == 0) {  // rank 0, or every extent 1: one element
+    p->shape[0] = 1;
+    for (int i = 0; i < nops; i++) p->stride[i][0] = 1;
+    nd = 1;
+  }
+  p->nd = nd;
+}
+
+// ---------------------------------------------------------------------------
+// Kernel source
+// ---------------------------------------------------------------------------
+
+typedef struct tfr_ew_text {
+  char buf[6144];
+  size_t len;
+  bool overflow;
+} tfr_ew_text;
+
+static void tfr_ew_put(tfr_ew_text *t, const char *fmt, ...) TFR_PRINTF(2, 3);
+static void tfr_ew_put(tfr_ew_text *t, const char *fmt, ...) {
+  if (t->overflow) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= sizeof t->buf - t->len) {
+    t->overflow = true;
+    return;
+  }
+  t->len += (size_t)n;
+}
+
+// How the compact kernel accesses an operand.
+enum {
+  TFR_EW_MODE_SCALAR = 0,  // element by element (a run not starting on a chunk boundary)
+  TFR_EW_MODE_CHUNK = 1,   // whole chunks of 4 elements
+  TFR_EW_MODE_BCAST = 2,   // one element for all (stride 0)
+};
+
+// What makes one kernel: everything its source depends on.
+typedef struct tfr_ew_kernel {
+  int kind, op;
+  int nin;
+  int in_type[3];
+  int out_type;
+  bool compact;
+  int in_mode[3];   // compact only
+  int out_mode;     // compact only: SCALAR or CHUNK
+  bool aliased[3];  // input bound read-write (shares the output's buffer)
+} tfr_ew_kernel;
+
+static uint64_t tfr_ew_key(const tfr_ew_kernel *k) {
+  uint64_t key = (uint64_t)1 << 63;
+  key |= (uint64_t)k->kind;                 // 3 bits
+  key |= (uint64_t)k->op << 3;              // 6 bits
+  key |= (uint64_t)k->nin << 9;             // 2 bits
+  key |= (uint64_t)k->out_type << 11;       // 2 bits
+  key |= (uint64_t)k->compact << 13;
+  key |= (uint64_t)k->out_mode << 14;       // 2 bits
+  for (int i = 0; i < k->nin; i++) {
+    key |= (uint64_t)k->in_type[i] << (16 + 2 * i);   // 6 bits
+    key |= (uint64_t)k->in_mode[i] << (22 + 2 * i);   // 6 bits
+    key |= (uint64_t)k->aliased[i] << (28 + i);       // 3 bits
+  }
+  return key;
+}
+
+static const char *const tfr_ew_comp[4] = {"x", "y", "z", "w"};
+
+// Bindings and access functions (the template's ACCESS). Input k reads
+// through w<k>(w) (one entry of its array: a value, a vec4 chunk, a word of
+// four bools), raw<k>(j) (the element at window index j), and in the compact
+// kernel ld<k>(i) / ldc<k>(c) (element i / chunk c of the run). An input in the
+// output's buffer has no binding: it reads `dst`, in the output's form.
+static void tfr_ew_put_access(tfr_ew_text *t, const tfr_ew_kernel *k) {
+  bool out_vec = k->compact && k->out_mode == TFR_EW_MODE_CHUNK;
+  int binding = 1;
+  for (int i = 0; i < k->nin; i++) {
+    int type = k->in_type[i];
+    const tfr_ew_type_info *ti = &tfr_ew_types[type];
+    bool vec = k->compact && k->in_mode[i] == TFR_EW_MODE_CHUNK;
+    const char *entry = type == TFR_EW_B8 ? "u32" : vec ? ti->vec_value : ti->value;
+    if (k->aliased[i]) {
+      if (type == TFR_EW_B8)
+        tfr_ew_put(t, "fn w%d(w: u32) -> u32 { return atomicLoad(&dst[w]); }\n", i);
+      else
+        tfr_ew_put(t, "fn w%d(w: u32) -> %s { return dst[w]; }\n", i, entry);
+    } else {
+      tfr_ew_put(t, "@group(0) @binding(%d) var<storage, read> in%d: %s;\n", binding++, i,
+                 vec ? ti->vec_arr : ti->scalar_arr);
+      tfr_ew_put(t, "fn w%d(w: u32) -> %s { return in%d[w]; }\n", i, entry, i);
+    }
+    if (type == TFR_EW_B8)
+      tfr_ew_put(t, "fn raw%d(j: u32) -> u32 { return (w%d(j >> 2u) >> ((j & 3u) * 8u)) & 0xffu; }\n",
+                 i, i);
+    else if (!vec)
+      tfr_ew_put(t, "fn raw%d(j: u32) -> %s { return w%d(j); }\n", i, ti->value, i);
+    else if (type == TFR_EW_C64)
+      tfr_ew_put(t,
+                 "fn raw%d(j: u32) -> vec2<f32> { let v = w%d(j >> 1u); "
+                 "return select(v.xy, v.zw, (j & 1u) != 0u); }\n",
+                 i, i);
+    else
+      tfr_ew_put(t, "fn raw%d(j: u32) -> %s { return w%d(j >> 2u)[j & 3u]; }\n", i, ti->value, i);
+    if (!k->compact) {
+      tfr_ew_put(t, "fn ld%d(j: u32) -> %s { return raw%d(j); }\n", i, ti->value, i);
+      continue;
+    }
+    const char *off = tfr_ew_comp[i + 1];
+    switch (k->in_mode[i]) {
+      case TFR_EW_MODE_BCAST:
+        tfr_ew_put(t, "fn ld%d(i: u32) -> %s { return raw%d(P.offset.%s); }\n", i, ti->value, i,
+                   off);
+        tfr_ew_put(t,
+                   "fn ldc%d(c: u32) -> array<%s, 4> { let v = raw%d(P.offset.%s); "
+                   "return array<%s, 4>(v, v, v, v); }\n",
+                   i, ti->value, i, off, ti->value);
+        break;
+      case TFR_EW_MODE_SCALAR:
+        tfr_ew_put(t, "fn ld%d(i: u32) -> %s { return raw%d(P.offset.%s + i); }\n", i, ti->value,
+                   i, off);
+        tfr_ew_put(t,
+                   "fn ldc%d(c: u32) -> array<%s, 4> { let j = P.offset.%s + c * 4u; "
+                   "return array<%s, 4>(raw%d(j), raw%d(j + 1u), raw%d(j + 2u), raw%d(j + 3u)); }\n",
+                   i, ti->value, off, ti->value, i, i, i, i);
+        break;
+      default:  // CHUNK
+        tfr_ew_put(t, "fn ld%d(i: u32) -> %s { return raw%d(P.offset.%s * 4u + i); }\n", i,
+                   ti->value, i, off);
+        if (type == TFR_EW_B8)
+          tfr_ew_put(t,
+                     "fn ldc%d(c: u32) -> array<u32, 4> { let w = w%d(P.offset.%s + c); "
+                     "return array<u32, 4>(w & 0xffu, (w >> 8u) & 0xffu, (w >> 16u) & 0xffu, "
+                     "w >> 24u); }\n",
+                     i, i, off);
+        else if (type == TFR_EW_C64)
+          tfr_ew_put(t,
+                     "fn ldc%d(c: u32) -> array<vec2<f32>, 4> { let q = (P.offset.%s + c) * 2u; "
+                     "let u = w%d(q); let w = w%d(q + 1u); "
+                     "return array<vec2<f32>, 4>(u.xy, u.zw, w.xy, w.zw); }\n",
+                     i, off, i, i);
+        else
+          tfr_ew_put(t,
+                     "fn ldc%d(c: u32) -> array<%s, 4> { let v = w%d(P.offset.%s + c); "
+                     "return array<%s, 4>(v.x, v.y, v.z, v.w); }\n",
+                     i, ti->value, i, off, ti->value);
+        break;
+    }
+  }
+
+  // The output.
+  const tfr_ew_type_info *to = &tfr_ew_types[k->out_type];
+  bool vec = out_vec;
+  const char *arr = k->out_type == TFR_EW_B8 ? "array<atomic<u32>>" : vec ? to->vec_arr
+                                                                           : to->scalar_arr;
+  tfr_ew_put(t, "@group(0) @binding(%d) var<storage, read_write> dst: %s;\n", binding, arr);
+  // rawst(j, v): store at window element index j.
+  if (k->out_type == TFR_EW_B8)
+    tfr_ew_put(t, "fn rawst(j: u32, v: u32) { tfr_store_u8(j, v); }\n");
+  else if (!vec)
+    tfr_ew_put(t, "fn rawst(j: u32, v: %s) { dst[j] = v; }\n", to->value);
+  else if (k->out_type == TFR_EW_C64)
+    tfr_ew_put(t,
+               "fn rawst(j: u32, v: vec2<f32>) { let q = j >> 1u; let h = (j & 1u) * 2u; "
+               "dst[q][h] = v.x; dst[q][h + 1u] = v.y; }\n");
+  else
+    tfr_ew_put(t, "fn rawst(j: u32, v: %s) { dst[j >> 2u][j & 3u] = v; }\n", to->value);
+  if (!k->compact) {
+    tfr_ew_put(t, "fn st(j: u32, v: %s) { rawst(j, v); }\n", to->value);
+    return;
+  }
+  if (!vec) {
+    tfr_ew_put(t, "fn st(i: u32, v: %s) { rawst(P.offset.x + i, v); }\n", to->value);
+    tfr_ew_put(t,
+               "fn stc(c: u32, r: array<%s, 4>) { let j = P.offset.x + c * 4u; rawst(j, r[0]); "
+               "rawst(j + 1u, r[1]); rawst(j + 2u, r[2]); rawst(j + 3u, r[3]); }\n",
+               to->value);
+    return;
+  }
+  tfr_ew_put(t, "fn st(i: u32, v: %s) { rawst(P.offset.x * 4u + i, v); }\n", to->value);
+  if (k->out_type == TFR_EW_B8)
+    tfr_ew_put(t,
+               "fn stc(c: u32, r: array<u32, 4>) { atomicStore(&dst[P.offset.x + c], "
+               "(r[0] & 0xffu) | ((r[1] & 0xffu) << 8u) | ((r[2] & 0xffu) << 16u) | "
+               "(r[3] << 24u)); }\n");
+  else if (k->out_type == TFR_EW_C64)
+    tfr_ew_put(t,
+               "fn stc(c: u32, r: array<vec2<f32>, 4>) { let q = (P.offset.x + c) * 2u; "
+               "dst[q] = vec4<f32>(r[0], r[1]); dst[q + 1u] = vec4<f32>(r[2], r[3]); }\n");
+  else
+    tfr_ew_put(t,
+               "fn stc(c: u32, r: array<%s, 4>) { dst[P.offset.x + c] = %s(r[0], r[1], r[2], "
+               "r[3]); }\n",
+               to->value, to->vec_value);
+}
+
+static const char *const tfr_ew_dtype_tag[TFR_EW_NTYPES] = {"f32", "i32", "bool", "c64"};
+static const char tfr_ew_mode_tag[3] = {'S', 'V', 'B'};
+static const char *const tfr_ew_direction_tag[TFR_GE + 1] = {"_EQ", "_NE", "_LT",
+                                                             "_LE", "_GT", "_GE"};
+
+// Chunks per invocation of the compact kernel: 4 (16 elements), 2 when c64
+// operands make each chunk 32 bytes.
+static uint32_t tfr_ew_compact_ept(const tfr_ew_kernel *k) {
+  bool wide = k->out_type == TFR_EW_C64;
+  for (int i = 0; i < k->nin; i++) wide = wide || k->in_type[i] == TFR_EW_C64;
+  return wide ? 2u : 4u;
+}
+
+// Builds and compiles the kernel `k` for expression `x`.
+static tfr_status tfr_ew_build(tfr_wgpu_backend *b, const tfr_ew_kernel *k, const char *opname,
+                               const tfr_ew_expr *x, WGPUComputePipeline *out) {
+  static const char *const names[3] = {"a", "b", "c"};
+  // The variant name: the Dawn label and the pipeline cache's key.
+  char variant[128];
+  char modes[8] = {0};
+  if (k->compact) {
+    modes[0] = tfr_ew_mode_tag[k->out_mode];
+    for (int i = 0; i < k->nin; i++) modes[1 + i] = tfr_ew_mode_tag[k->in_mode[i]];
+  }
+  char alias[4] = {0};
+  for (int i = 0, n = 0; i < k->nin; i++)
+    if (k->aliased[i]) alias[n++] = (char)('0' + i);
+  char ins[32];
+  int m = 0;
+  for (int i = 0; i < k->nin; i++)
+    m += snprintf(ins + m, sizeof ins - (size_t)m, "%s%s", i ? "," : "",
+                  tfr_ew_dtype_tag[k->in_type[i]]);
+  snprintf(variant, sizeof variant, "%s[%s%s:%s->%s%s%s%s%s]",
+           k->compact ? "elementwise_compact" : "elementwise_strided", opname,
+           k->kind == TFR_EW_COMPARE ? tfr_ew_direction_tag[k->op] : "", ins,
+           tfr_ew_dtype_tag[k->out_type], k->compact ? ";" : "", modes, alias[0] ? ";rw" : "",
+           alias);
+
+  tfr_ew_text access = {.len = 0};
+  tfr_ew_put_access(&access, k);
+  tfr_ew_text op = {.len = 0};
+  tfr_ew_put(&op, "fn tfr_ew_op(");
+  for (int i = 0; i < k->nin; i++)
+    tfr_ew_put(&op, "%s%s: %s", i ? ", " : "", names[i], tfr_ew_types[k->in_type[i]].value);
+  tfr_ew_put(&op, ") -> %s { return %s; }\n", tfr_ew_types[k->out_type].value, x->e);
+  tfr_ew_text apply = {.len = 0}, apply4 = {.len = 0};
+  if (k->compact) {
+    tfr_ew_put(&apply, "st(i, tfr_ew_op(");
+    for (int i = 0; i < k->nin; i++) tfr_ew_put(&apply, "%sld%d(i)", i ? ", " : "", i);
+    tfr_ew_put(&apply, "))");
+    for (int i = 0; i < k->nin; i++) tfr_ew_put(&apply4, "let a%d = ldc%d(c); ", i, i);
+    tfr_ew_put(&apply4, "stc(c, array<%s, 4>(", tfr_ew_types[k->out_type].value);
+    for (int e = 0; e < 4; e++) {
+      tfr_ew_put(&apply4, "%stfr_ew_op(", e ? ", " : "");
+      for (int i = 0; i < k->nin; i++) tfr_ew_put(&apply4, "%sa%d[%d]", i ? ", " : "", i, e);
+      tfr_ew_put(&apply4, ")");
+    }
+    tfr_ew_put(&apply4, "));");
+  } else {
+    tfr_ew_put(&apply, "st(o.x, tfr_ew_op(");
+    for (int i = 0; i < k->nin; i++)
+      tfr_ew_put(&apply, "%sld%d(o.%s)", i ? ", " : "", i, tfr_ew_comp[i + 1]);
+    tfr_ew_put(&apply, "))");
+  }
+  if (access.overflow || op.overflow || apply.overflow || apply4.overflow)
+    return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: generated source too long", variant);
+
+  const char *snippets[8];
+  int ns = 0;
+  snippets[ns++] = "common/convert.wgsl";  // tfr_f32_is_nan
+  snippets[ns++] = "common/ew_exact.wgsl";
+  if (x->lib & (TFR_EW_LIB_F32 | TFR_EW_LIB_C64)) snippets[ns++] = "common/math_f32.wgsl";
+  if (x->lib & TFR_EW_LIB_C64) snippets[ns++] = "common/math_c64.wgsl";
+  if (x->lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
+  if (k->out_type == TFR_EW_B8) snippets[ns++] = "common/bytes.wgsl";
+  snippets[ns] = NULL;
+  tfr_wgsl_subst subst[] = {
+      {"ACCESS", access.buf}, {"OP", op.buf}, {"APPLY", apply.buf}, {"APPLY4", apply4.buf}};
+  int nread = 0;  // inputs in the output's buffer read it: no binding of their own
+  for (int i = 0; i < k->nin; i++) nread += !k->aliased[i];
+  tfr_wgsl_override overrides[] = {
+      {"WG", TFR_EW_WG},
+      {"EPT", k->compact ? tfr_ew_compact_ept(k) : TFR_EW_STRIDED_EPT}};
+  tfr_wgsl_variant v = {variant,
+                        k->compact ? "elementwise_compact.wgsl" : "elementwise_strided.wgsl",
+                        snippets,
+                        subst,
+                        k->compact ? 4 : 3,
+                        overrides,
+                        2,
+                        nread,
+                        1};
+  return tfr_wgpu_pipeline_get(b, &v, out);
+}
+
+static tfr_status tfr_ew_pipeline(tfr_wgpu_backend *b, const tfr_ew_kernel *k,
+                                  const char *opname, const tfr_ew_expr *x,
+                                  WGPUComputePipeline *out) {
+  uint64_t key = tfr_ew_key(k);
+  uint64_t h = key * 0x9e3779b97f4a7c15ULL;
+  tfr_wgpu_ew_slot *slot = &b->ew_cache[h >> (64 - TFR_WGPU_EW_CACHE_BITS)];
+  if (slot->key == key) {
+    *out = slot->pipeline;
+    return TFR_OK;
+  }
+  TFR_RETURN_IF_ERROR(tfr_ew_build(b, k, opname, x, out));
+  slot->key = key;
+  slot->pipeline = *out;
+  return TFR_OK;
+}
+
+// ---------------------------------------------------------------------------
+// Dispatch
+// ---------------------------------------------------------------------------
+
+// Parameters of elementwise_strided.wgsl.
+typedef struct tfr_ew_strided_params {
+  uint32_t numel, rank, pad0, pad1;
+  uint32_t offset[4];
+  uint32_t shape[8];
+  uint32_t stride[8][4];
+} tfr_ew_strided_params;
+_Static_assert(sizeof(tfr_ew_strided_params) == 192, "elementwise_strided Params layout");
+_Static_assert(sizeof(tfr_ew_strided_params) <= TFR_WGPU_PARAM_SLOT, "parameter slot");
+
+// Parameters of elementwise_compact.wgsl.
+typedef struct tfr_ew_compact_params {
+  uint32_t numel, nchunks, pad0, pad1;
+  uint32_t offset[4];
+} tfr_ew_compact_params;
+_Static_assert(sizeof(tfr_ew_compact_params) == 32, "elementwise_compact Params layout");
+
+static const char *const tfr_ew_operand_names[TFR_EW_MAX_OPERANDS] = {"output", "first input",
+                                                                       "second input",
+                                                                       "third input"};
+
+// The windows of one dispatch. Operand i (0 = the output) reaches units
+// [off[i] + lo[i], off[i] + hi[i]] of unit[i] bytes. Inputs without a buffer
+// of their own (aliased: in the output's buffer, with its unit) widen the
+// output's window instead. Fills rel[i] (the offsets relative to the windows)
+// and the bindings in tfr_wgpu_dispatch_n's order: inputs, then the output;
+// returns the number of read-only ones in *nread.
+static tfr_status tfr_ew_bind(tfr_wgpu_backend *b, const char *op, const tfr_ew_kernel *k,
+                              const tfr_tensor *const *ops, const int64_t *unit,
+                              const int64_t *off, const int64_t *lo, const int64_t *hi,
+                              uint32_t *rel, tfr_wgpu_binding *bind, int *nread) {
+  int n = 0;
+  for (int i = 1; i <= k->nin; i++) {
+    if (k->aliased[i - 1]) continue;
+    TFR_RETURN_IF_ERROR(tfr_wgpu_window(b, op, tfr_ew_operand_names[i], ops[i], unit[i], off[i],
+                                        lo[i], hi[i], &bind[n++], &rel[i]));
+  }
+  *nread = n;
+  int64_t olo = lo[0], ohi = hi[0];
+  for (int i = 1; i <= k->nin; i++) {
+    if (!k->aliased[i - 1]) continue;
+    int64_t d = off[i] - off[0];
+    if (d + lo[i] < olo) olo = d + lo[i];
+    if (d + hi[i] > ohi) ohi = d + hi[i];
+  }
+  TFR_RETURN_IF_ERROR(tfr_wgpu_window(b, op, tfr_ew_operand_names[0], ops[0], unit[0], off[0],
+                                      olo, ohi, &bind[n++], &rel[0]));
+  // The window starts at or below every aliased input's lowest unit, so these
+  // are >= 0.
+  for (int i = 1; i <= k->nin; i++)
+    if (k->aliased[i - 1]) rel[i] = (uint32_t)((int64_t)rel[0] + off[i] - off[0]);
+  return TFR_OK;
+}
+
+// The compact path: one merged axis, unit output stride, inputs of stride 1
+// or 0.
+static tfr_status tfr_ew_compact(tfr_wgpu_backend *b, const char *op, tfr_ew_kernel *k,
+                                 const char *opname, const tfr_ew_expr *x,
+                                 const tfr_tensor *const *ops, const tfr_ew_plan *plan) {
+  int64_t numel = plan->shape[0];
+  // Per operand (0 = output): mode, element size, and whether whole chunks work.
+  int mode[TFR_EW_MAX_OPERANDS] = {0};
+  int64_t es[TFR_EW_MAX_OPERANDS] = {0};
+  int64_t max_es = 1;
+  for (int i = 0; i < plan->nops; i++) {
+    const tfr_tensor *t = ops[i];
+    es[i] = tfr_ew_types[i == 0 ? k->out_type : k->in_type[i - 1]].size;
+    if (es[i] > max_es) max_es = es[i];
+    if (i > 0 && plan->stride[i][0] == 0) {
+      mode[i] = TFR_EW_MODE_BCAST;
+      continue;
+    }
+    // Whole chunks when the run starts on a chunk boundary and its last chunk
+    // lies inside the buffer (always, except for buffers of exactly the
+    // tensor's size, made beyond the pool's largest class).
+    int64_t cb = 4 * es[i];
+    int64_t first = t->offset * es[i];
+    int64_t end = first + ((numel + 3) & ~INT64_C(3)) * es[i];
+    bool chunk = first % cb == 0 && (uint64_t)end <= (uint64_t)t->storage->capacity;
+    mode[i] = chunk ? TFR_EW_MODE_CHUNK : TFR_EW_MODE_SCALAR;
+  }
+  // Aliased inputs read the output's window in its units: whole chunks only
+  // when all of them and the output take whole chunks.
+  bool all_chunks = mode[0] == TFR_EW_MODE_CHUNK;
+  for (int i = 0; i < k->nin; i++)
+    if (k->aliased[i] && mode[1 + i] != TFR_EW_MODE_CHUNK) all_chunks = false;
+  if (!all_chunks) {
+    mode[0] = TFR_EW_MODE_SCALAR;
+    for (int i = 0; i < k->nin; i++)
+      if (k->aliased[i] && mode[1 + i] == TFR_EW_MODE_CHUNK) mode[1 + i] = TFR_EW_MODE_SCALAR;
+  }
+  k->compact = true;
+  k->out_mode = mode[0];
+  for (int i = 0; i < k->nin; i++) k->in_mode[i] = mode[1 + i];
+  WGPUComputePipeline pipeline;
+  TFR_RETURN_IF_ERROR(tfr_ew_pipeline(b, k, opname, x, &pipeline));
+
+  // Pieces: each window within the binding limit (with room for alignment).
+  int64_t limit = (int64_t)b->limits.maxStorageBufferBindingSize - 1024;
+  int64_t piece = limit / max_es;
+  if (piece > TFR_EW_MAX_PIECE) piece = TFR_EW_MAX_PIECE;
+  if (b->ew_piece > 0 && b->ew_piece < piece) piece = b->ew_piece;
+  piece &= ~INT64_C(3);
+  if (piece < 4) piece = 4;
+  uint64_t per_group = (uint64_t)TFR_EW_WG * tfr_ew_compact_ept(k);
+  for (int64_t start = 0; start < numel; start += piece) {
+    int64_t n = numel - start < piece ? numel - start : piece;
+    int64_t nchunks = (n + 3) / 4;
+    int64_t unit[TFR_EW_MAX_OPERANDS], off[TFR_EW_MAX_OPERANDS], lo[TFR_EW_MAX_OPERANDS] = {0},
+                                                                   hi[TFR_EW_MAX_OPERANDS];
+    for (int i = 0; i < plan->nops; i++) {
+      const tfr_tensor *t = ops[i];
+      if (mode[i] == TFR_EW_MODE_BCAST) {
+        unit[i] = es[i];
+        off[i] = t->offset;
+        hi[i] = 0;
+      } else if (mode[i] == TFR_EW_MODE_CHUNK) {
+        unit[i] = 4 * es[i];
+        off[i] = (t->offset + start) / 4;  // exact: the run starts on a chunk boundary
+        hi[i] = nchunks - 1;
+      } else {
+        unit[i] = es[i];
+        off[i] = t->offset + start;
+        hi[i] = n - 1;
+      }
+    }
+    tfr_ew_compact_params prm = {(uint32_t)n, (uint32_t)nchunks, 0, 0, {0, 0, 0, 0}};
+    tfr_wgpu_binding bind[TFR_EW_MAX_OPERANDS];
+    int nread;
+    TFR_RETURN_IF_ERROR(tfr_ew_bind(b, op, k, ops, unit, off, lo, hi, prm.offset, bind, &nread));
+    uint64_t groups = ((uint64_t)nchunks + per_group - 1) / per_group;
+    TFR_RETURN_IF_ERROR(
+        tfr_wgpu_dispatch_n(b, pipeline, &prm, sizeof prm, bind, nread, 1, groups));
+  }
+  return TFR_OK;
+}
+
+// The strided path: up to 8 kernel axes, further outer axes on the host.
+static tfr_status tfr_ew_strided(tfr_wgpu_backend *b, const char *op, tfr_ew_kernel *k,
+                                 const char *opname, const tfr_ew_expr *x,
+                                 const tfr_tensor *const *ops, const tfr_ew_plan *plan) {
+  k->compact = false;
+  k->out_mode = 0;
+  for (int i = 0; i < k->nin; i++) k->in_mode[i] = 0;
+  WGPUComputePipeline pipeline;
+  TFR_RETURN_IF_ERROR(tfr_ew_pipeline(b, k, opname, x, &pipeline));
+
+  int k_axes[TFR_MAX_RANK], h_axes[TFR_MAX_RANK];
+  int nk = 0, nh = 0;
+  for (int d = 0; d < plan->nd; d++) {
+    if (d < TFR_EW_KERNEL_RANK) k_axes[nk++] = d;
+    else h_axes[nh++] = d;
+  }
+  for (;;) {  // keep the element index of one dispatch in u32
+    int64_t n = 1;
+    for (int i = 0; i < nk; i++) n *= plan->shape[k_axes[i]];
+    if (n < TFR_EW_MAX_DISPATCH_ELEMENTS) break;
+    if (nk == 1)
+      return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                       "%s: webgpu: an axis of %" PRId64 " strided elements exceeds the 2^31 "
+                       "elements one dispatch handles",
+                       op, n);
+    for (int i = nh; i > 0; i--) h_axes[i] = h_axes[i - 1];
+    h_axes[0] = k_axes[--nk];
+    nh++;
+  }
+
+  tfr_ew_strided_params prm;
+  memset(&prm, 0, sizeof prm);
+  uint64_t numel = 1;
+  int64_t ks[TFR_MAX_RANK], kst[TFR_EW_MAX_OPERANDS][TFR_MAX_RANK];
+  for (int a = 0; a < nk; a++) {
+    int d = k_axes[a];
+    ks[a] = plan->shape[d];
+    prm.shape[a] = (uint32_t)plan->shape[d];
+    for (int i = 0; i < plan->nops; i++) {
+      kst[i][a] = plan->stride[i][d];
+      // The low 32 bits: the kernel's wrapping sums are exact.
+      prm.stride[a][i] = (uint32_t)plan->stride[i][d];
+    }
+    numel *= (uint64_t)plan->shape[d];
+  }
+  prm.numel = (uint32_t)numel;
+  prm.rank = (uint32_t)nk;
+  int64_t unit[TFR_EW_MAX_OPERANDS], lo[TFR_EW_MAX_OPERANDS], hi[TFR_EW_MAX_OPERANDS];
+  for (int i = 0; i < plan->nops; i++) {
+    unit[i] = tfr_ew_types[i == 0 ? k->out_type : k->in_type[i - 1]].size;
+    tfr_wgpu_reach(nk, ks, kst[i], &lo[i], &hi[i]);
+  }
+  uint64_t per_group = (uint64_t)TFR_EW_WG * TFR_EW_STRIDED_EPT;
+  uint64_t groups = (numel + per_group - 1) / per_group;
+
+  int64_t idx[TFR_MAX_RANK] = {0};
+  for (;;) {
+    int64_t off[TFR_EW_MAX_OPERANDS];
+    for (int i = 0; i < plan->nops; i++) {
+      off[i] = ops[i]->offset;
+      for (int a = 0; a < nh; a++) off[i] += idx[a] * plan->stride[i][h_axes[a]];
+    }
+    tfr_wgpu_binding bind[TFR_EW_MAX_OPERANDS];
+    int nread;
+    TFR_RETURN_IF_ERROR(tfr_ew_bind(b, op, k, ops, unit, off, lo, hi, prm.offset, bind, &nread));
+    TFR_RETURN_IF_ERROR(
+        tfr_wgpu_dispatch_n(b, pipeline, &prm, sizeof prm, bind, nread, 1, groups));
+    int a = 0;
+    for (; a < nh; a++) {
+      if (++idx[a] < plan->shape[h_axes[a]]) break;
+      idx[a] = 0;
+    }
+    if (a == nh) break;
+  }
+  return TFR_OK;
+}
 
 tfr_status tfr_wgpu_elementwise(tfr_backend *base, const tfr_elementwise_desc *d) {
-  (void)base;
-  const char *op = "elementwise";
-  switch (d->kind) {
-    case TFR_EW_UNARY: op = tfr_unary_op_name((tfr_unary_op)d->op); break;
-    case TFR_EW_BINARY: op = tfr_binary_op_name((tfr_binary_op)d->op); break;
-    case TFR_EW_COMPARE: op = "compare"; break;
-    case TFR_EW_SELECT: op = "select"; break;
-    case TFR_EW_CLAMP: op = "clamp"; break;
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  const char *op = tfr_ew_op_name(d);
+
+  // Dtypes: f32, i32, bool and c64 have kernels; the 64-bit ones wait for the
+  // emulation of their own issue.
+  tfr_dtype dts[TFR_EW_MAX_OPERANDS + 1] = {d->dtype, d->out_dtype};
+  int ndts = 2;
+  for (int i = 0; i < d->ninputs; i++) dts[ndts++] = d->inputs[i]->dtype;
+  for (int i = 0; i < ndts; i++) {
+    if (tfr_ew_type_of(dts[i]) >= 0) continue;
+    bool wide = dts[i] == TFR_F64 || dts[i] == TFR_I64 || dts[i] == TFR_C128;
+    return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                     "%s: dtype %s is not supported on the webgpu backend%s", op,
+                     tfr_dtype_name(dts[i]), wide ? " (it has no 64-bit types yet)" : "");
   }
-  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                   "%s: not implemented on the webgpu backend yet (dtype %s)", op,
-                   tfr_dtype_name(d->dtype));
+  int type = tfr_ew_type_of(d->dtype);
+  const tfr_ew_expr *x = tfr_ew_lookup(d, type);
+  if (!x)
+    return tfr_error(TFR_ERR_INTERNAL, "%s: webgpu: no kernel for dtype %s (kind %d, op %d)", op,
+                     tfr_dtype_name(d->dtype), (int)d->kind, d->op);
+  TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, op));
+  if (d->out->numel == 0) return TFR_OK;
+
+  const tfr_tensor *ops[TFR_EW_MAX_OPERANDS] = {d->out};
+  tfr_tensor *tmp[3] = {NULL, NULL, NULL};
+  tfr_ew_kernel k;
+  memset(&k, 0, sizeof k);
+  k.kind = (int)d->kind;
+  k.op = d->op;
+  k.nin = d->ninputs;
+  k.out_type = tfr_ew_type_of(d->out_dtype);
+  tfr_status st = TFR_OK;
+  for (int i = 0; i < d->ninputs && !st; i++) {
+    const tfr_tensor *in = d->inputs[i];
+    k.in_type[i] = tfr_ew_type_of(in->dtype);
+    if (in->storage == d->out->storage && in->dtype != d->out_dtype) {
+      // The output's buffer seen as another dtype (bitcast views): read from a
+      // copy rather than through the output's binding.
+      st = tfr_tensor_alloc(&b->base, in->dtype, in->rank, in->shape, false, &tmp[i]);
+      if (!st) st = tfr_wgpu_copy(b, op, in, tmp[i]);
+      in = tmp[i];
+    }
+    ops[1 + i] = in;
+    k.aliased[i] = in->storage == d->out->storage;
+  }
+  if (!st) {
+    tfr_ew_plan plan;
+    memset(&plan, 0, sizeof plan);
+    tfr_ew_plan_axes(1 + d->ninputs, ops, &plan);
+    bool compact = plan.nd == 1 && plan.stride[0][0] == 1;
+    for (int i = 1; compact && i < plan.nops; i++)
+      compact = plan.stride[i][0] == 1 || plan.stride[i][0] == 0;
+    st = compact ? tfr_ew_compact(b, op, &k, op, x, ops, &plan)
+                 : tfr_ew_strided(b, op, &k, op, x, ops, &plan);
+  }
+  for (int i = 0; i < 3; i++) tfr_tensor_release(tmp[i]);
+  return st;
+}
+
+void tfr_wgpu_test_ew_piece(tfr_backend *backend, int64_t elements) {
+  tfr_wgpu_cast(backend)->ew_piece = elements;
 }

@@ -63,6 +63,16 @@ typedef struct tfr_wgpu_buffer_list {
   int capacity;
 } tfr_wgpu_buffer_list;
 
+// Elementwise kernels (elementwise.c) by a 64-bit key of (family, op, dtypes,
+// layout): a direct-mapped table in front of the pipeline cache, so that an op
+// whose pipeline exists builds no strings. Not owning: the pipelines are the
+// cache's.
+#define TFR_WGPU_EW_CACHE_BITS 8
+typedef struct tfr_wgpu_ew_slot {
+  uint64_t key;  // 0: empty
+  WGPUComputePipeline pipeline;
+} tfr_wgpu_ew_slot;
+
 typedef struct tfr_wgpu_pipeline_entry {
   uint64_t hash;
   char *key;  // variant name + override constants
@@ -148,6 +158,8 @@ typedef struct tfr_wgpu_backend {
   int npipelines;
   int pipelines_capacity;
   atomic_int pipelines_count;     // npipelines, for tfr_webgpu_get_stats
+  tfr_wgpu_ew_slot ew_cache[1 << TFR_WGPU_EW_CACHE_BITS];
+  int64_t ew_piece;               // compact elementwise dispatch size; 0: default (test hook)
 } tfr_wgpu_backend;
 
 static inline tfr_wgpu_backend *tfr_wgpu_cast(tfr_backend *b) {

@@ -35,4 +35,9 @@ tfr_status tfr_wgpu_test_queue_idle(tfr_backend *backend, bool *idle);
 void tfr_wgpu_test_limits(tfr_backend *backend, uint32_t max_groups_per_dim,
                           uint64_t transfer_chunk);
 
+// Elements per dispatch of the compact elementwise kernel (a multiple of 4;
+// 0 restores the default, bounded by the binding limit), so that tests reach
+// the split into several dispatches without gigabyte tensors.
+void tfr_wgpu_test_ew_piece(tfr_backend *backend, int64_t elements);
+
 #endif  // TENFERRO_SRC_WEBGPU_WGPU_TESTING_H_

@@ -19,7 +19,7 @@ static void tfr_conf_usage(FILE *f) {
           "result differs fails. Prints a table per family and ends with the line\n"
           "'N passed, M failed, K skipped'. Exit status: 0 when nothing failed, 1 when\n"
           "something failed, 2 for a usage error, an unreadable path or no case at all,\n"
-          "77 when the backend is not available on this machine.\n\n"
+          "77 when the backend is not available on this machine (1 with TFR_REQUIRE_WEBGPU=1).\n\n"
           "  --backend B    cpu (default) or webgpu\n"
           "  --op NAME      only cases of family NAME or whose program uses op NAME\n"
           "                 (\"chlo.erf\" or \"erf\"); repeatable\n"
@@ -38,7 +38,16 @@ static int tfr_conf_make_backend(const char *name, int threads, tfr_conf_backend
   *kind = strcmp(name, "webgpu") == 0 ? TFR_CONF_BACKEND_WEBGPU : TFR_CONF_BACKEND_CPU;
   bool unavailable = false;
   int rc = tfr_cli_make_backend("conformance", name, threads, out, &unavailable);
-  return rc && unavailable ? 77 : rc;
+  if (rc && unavailable) {
+    // TFR_REQUIRE_WEBGPU=1 (CI) makes a missing device a failure.
+    const char *req = getenv("TFR_REQUIRE_WEBGPU");
+    if (req && strcmp(req, "1") == 0) {
+      fprintf(stderr, "tenferro conformance: TFR_REQUIRE_WEBGPU=1: a missing device fails\n");
+      return 1;
+    }
+    return 77;
+  }
+  return rc;
 }
 
 int tfr_cli_conformance(int argc, char **argv) {

@@ -1,0 +1,806 @@
+// The webgpu elementwise kernels (src/webgpu/elementwise.c) against the cpu
+// backend: every unary, binary, compare, select and clamp op on f32, i32, bool
+// and c64, over layouts that take each kernel path (compact with whole
+// chunks, compact element by element, broadcast operands, strided views,
+// negative strides, rank 0, empty, 10 unmergeable axes, several workgroups),
+// on random non-zero values plus special values (NaN, infinities, signed
+// zeros, subnormals, INT_MIN, zero divisors, shift counts 0/31/32/-1/100).
+// `_into` forms write offset, strided and reversed views (their neighbours
+// must stay), in place, and a disjoint view of an input's own storage.
+//
+// Exact ops must match the cpu bit for bit (any NaN matches any NaN: payloads
+// are not specified). Analytic functions (and complex multiply, divide, abs,
+// sign) must be within 16 ulp, the webgpu "function" tolerance of the
+// conformance table (tools/tenferro/conformance/tolerance.c); its alternative
+// bound 4 eps max|expected| is taken per complex element (the larger part),
+// not over the tensor, whose special values (FLT_MAX) would make it vacuous.
+// The largest ulp distance seen is printed per op.
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+#include "tenferro/webgpu.h"
+#include "webgpu/wgpu_testing.h"
+
+#define EW_N 1031        // elements of most views: not a multiple of 4
+#define EW_NLARGE 49155  // compact: a dozen workgroups of the compact kernel
+#define EW_ULP_N 16
+#define EW_ULP_T 4.0
+
+static const tfr_dtype ew_dtypes[] = {TFR_F32, TFR_I32, TFR_BOOL, TFR_C64};
+
+// Mismatches are counted and the first few of each comparison printed, so
+// that one run reports every failing (op, dtype, layout); each test fails at
+// its end when any was found.
+static int ew_failures;
+#define EW_FAIL(...)                   \
+  do {                                 \
+    print_error("MISMATCH: ");         \
+    print_error(__VA_ARGS__);          \
+    print_error("\n");                 \
+    ew_failures++;                     \
+  } while (0)
+
+// ---------------------------------------------------------------------------
+// Ops
+// ---------------------------------------------------------------------------
+
+typedef enum ew_family { EW_UNARY, EW_BINARY, EW_COMPARE, EW_SELECT, EW_CLAMP } ew_family;
+
+typedef struct ew_case {
+  ew_family family;
+  int op;
+  tfr_dtype dtype;  // of the operands (on_true's for select)
+} ew_case;
+
+static int ew_ninputs(const ew_case *c) {
+  switch (c->family) {
+    case EW_UNARY: return 1;
+    case EW_BINARY:
+    case EW_COMPARE: return 2;
+    default: return 3;
+  }
+}
+
+static tfr_dtype ew_input_dtype(const ew_case *c, int i) {
+  return c->family == EW_SELECT && i == 0 ? TFR_BOOL : c->dtype;
+}
+
+static void ew_name(const ew_case *c, char *buf, size_t n) {
+  static const char *const dirs[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+  const char *op = "?";
+  switch (c->family) {
+    case EW_UNARY: op = tfr_unary_op_name((tfr_unary_op)c->op); break;
+    case EW_BINARY: op = tfr_binary_op_name((tfr_binary_op)c->op); break;
+    case EW_COMPARE: op = dirs[c->op]; break;
+    case EW_SELECT: op = "select"; break;
+    case EW_CLAMP: op = "clamp"; break;
+  }
+  snprintf(buf, n, "%s%s %s", c->family == EW_COMPARE ? "compare " : "", op,
+           tfr_dtype_name(c->dtype));
+}
+
+static tfr_status ew_run(tfr_session *s, const ew_case *c, tfr_tensor *const *in,
+                         tfr_tensor **out) {
+  switch (c->family) {
+    case EW_UNARY: return tfr_unary(s, (tfr_unary_op)c->op, in[0], out);
+    case EW_BINARY: return tfr_binary(s, (tfr_binary_op)c->op, in[0], in[1], out);
+    case EW_COMPARE:
+      return tfr_compare(s, (tfr_compare_direction)c->op, in[0], in[1], out);
+    case EW_SELECT: return tfr_select(s, in[0], in[1], in[2], out);
+    case EW_CLAMP: return tfr_clamp(s, in[0], in[1], in[2], out);
+  }
+  return TFR_ERR_INTERNAL;
+}
+
+static tfr_status ew_run_into(tfr_session *s, const ew_case *c, tfr_tensor *const *in,
+                              tfr_tensor *out) {
+  switch (c->family) {
+    case EW_UNARY: return tfr_unary_into(s, (tfr_unary_op)c->op, in[0], out);
+    case EW_BINARY: return tfr_binary_into(s, (tfr_binary_op)c->op, in[0], in[1], out);
+    case EW_COMPARE:
+      return tfr_compare_into(s, (tfr_compare_direction)c->op, in[0], in[1], out);
+    case EW_SELECT: return tfr_select_into(s, in[0], in[1], in[2], out);
+    case EW_CLAMP: return tfr_clamp_into(s, in[0], in[1], in[2], out);
+  }
+  return TFR_ERR_INTERNAL;
+}
+
+// Analytic functions and the complex ops the conformance table puts in the
+// "function" class; everything else is exact.
+static bool ew_is_function(const ew_case *c) {
+  if (c->family == EW_UNARY) {
+    switch (c->op) {
+      case TFR_NEGATE: case TFR_CONJ: case TFR_NOT: case TFR_FLOOR: case TFR_CEIL:
+      case TFR_ROUND_NEAREST_EVEN: case TFR_ROUND_NEAREST_AFZ: case TFR_IS_FINITE:
+      case TFR_REAL: case TFR_IMAG: case TFR_POPCNT:
+        return false;
+      case TFR_ABS: case TFR_SIGN:
+        return c->dtype == TFR_C64;
+      default: return true;
+    }
+  }
+  if (c->family != EW_BINARY) return false;
+  switch (c->op) {
+    case TFR_POWER: case TFR_ATAN2: return c->dtype != TFR_I32;
+    case TFR_MULTIPLY: case TFR_DIVIDE: return c->dtype == TFR_C64;
+    default: return false;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Values: special ones first (all pairs of them across operands 0 and 1),
+// then random non-zero ones.
+// ---------------------------------------------------------------------------
+
+static float ew_f32_bits(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+#define EW_NF32 30
+static float ew_f32_special(int i) {
+  const float v[EW_NF32] = {
+      NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f,
+      1.5f, 2.5f, -2.5f, 3.0f, FLT_MIN, -FLT_MIN, FLT_TRUE_MIN, -FLT_TRUE_MIN,
+      ew_f32_bits(0x007fffffu), 1e-40f, FLT_MAX, -FLT_MAX, 1e30f, 1e-30f, 8388607.5f,
+      0.49999997f, 100.0f, -100.0f, 0.1f, ew_f32_bits(0x7fc12345u)};
+  return v[i];
+}
+
+#define EW_NI32 22
+static int32_t ew_i32_special(int i) {
+  const int32_t v[EW_NI32] = {0,   1,    -1,      2,     -2,     3,         7,
+                              -7,  31,   32,      33,    -32,    100,       -100,
+                              INT32_MIN, INT32_MAX, INT32_MIN + 1, 65536, 46341, -46341,
+                              30,  -31};
+  return v[i];
+}
+
+#define EW_NPART 12
+#define EW_NC64 30
+static void ew_c64_special(int i, float out[2]) {
+  const float p[EW_NPART] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1.0f,
+                             -1.0f, 0.5f, 2.5f, FLT_MAX, 1e-40f, 1e-30f};
+  out[0] = p[i % EW_NPART];
+  out[1] = p[(i * 5 + i / EW_NPART) % EW_NPART];
+}
+
+static int ew_nspecial(tfr_dtype dt) {
+  switch (dt) {
+    case TFR_F32: return EW_NF32;
+    case TFR_I32: return EW_NI32;
+    case TFR_C64: return EW_NC64;
+    default: return 2;
+  }
+}
+
+// Value k (0..ns-1) of the special list into p.
+static void ew_put_special(tfr_dtype dt, int k, unsigned char *p) {
+  switch (dt) {
+    case TFR_F32: {
+      float v = ew_f32_special(k);
+      memcpy(p, &v, 4);
+      break;
+    }
+    case TFR_I32: {
+      int32_t v = ew_i32_special(k);
+      memcpy(p, &v, 4);
+      break;
+    }
+    case TFR_C64: ew_c64_special(k, (float *)(void *)p); break;
+    default: p[0] = (unsigned char)k; break;
+  }
+}
+
+// A 1-D host tensor of n elements for operand `which`: element i < ns^2 holds
+// special value (i / ns) for operand 0, (i % ns) for operand 1, another mix
+// for operand 2; the rest random.
+static tfr_tensor *ew_base(tfr_dtype dt, int64_t n, int which, uint64_t seed) {
+  tfr_tensor *r = tfr_test_random_tensor(dt, 1, &n, seed * 7 + (uint64_t)which + 1);
+  unsigned char *p;
+  TFR_ASSERT_OK(tfr_tensor_host_data(r, (void **)&p));
+  int ns = ew_nspecial(dt);
+  size_t es = tfr_dtype_size(dt);
+  for (int64_t i = 0; i < n && i < (int64_t)ns * ns; i++) {
+    int k = which == 0 ? (int)(i / ns) : which == 1 ? (int)(i % ns) : (int)((i * 7 + 3) % ns);
+    ew_put_special(dt, k, p + (size_t)i * es);
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------
+// Layouts: each operand is a view (shape, strides, offset) of a 1-D base.
+// ---------------------------------------------------------------------------
+
+typedef struct ew_view {
+  int64_t base_n;
+  int rank;
+  int64_t shape[10];
+  int64_t strides[10];
+  int64_t offset;
+} ew_view;
+
+enum {
+  L_COMPACT,       // whole chunks
+  L_LARGE,         // whole chunks, many workgroups
+  L_OFFSET,        // contiguous from element 1: element by element
+  L_SLICE2,        // stride 2
+  L_REVERSED,      // stride -1
+  L_TRANSPOSED,    // 47 x 23, inputs column-major
+  L_BCAST_SCALAR,  // last input: one element, stride 0 (compact kernel)
+  L_BCAST_ROW,     // last input: a row broadcast over 29 rows (strided kernel)
+  L_MIXED,         // transposed, compact and broadcast inputs together
+  L_RANK0,
+  L_EMPTY,
+  L_HIGH_RANK,     // rank 10, axes reversed: 8 kernel axes + 2 on the host
+  L_COUNT
+};
+static const char *const ew_layout_names[L_COUNT] = {
+    "compact", "large", "offset", "slice2", "reversed", "transposed",
+    "bcast_scalar", "bcast_row", "mixed", "rank0", "empty", "high_rank"};
+
+static ew_view ew_compact_view(int64_t n) {
+  ew_view v = {n, 1, {n}, {1}, 0};
+  return v;
+}
+
+static ew_view ew_layout_view(int layout, int operand, int ninputs) {
+  bool last = operand == ninputs - 1 && ninputs > 0;
+  ew_view v = ew_compact_view(EW_N);
+  switch (layout) {
+    case L_LARGE: v = ew_compact_view(EW_NLARGE); break;
+    case L_OFFSET: v = (ew_view){EW_N + 1, 1, {EW_N}, {1}, 1}; break;
+    case L_SLICE2: v = (ew_view){2 * EW_N, 1, {EW_N}, {2}, 1}; break;
+    case L_REVERSED: v = (ew_view){EW_N, 1, {EW_N}, {-1}, EW_N - 1}; break;
+    case L_TRANSPOSED: v = (ew_view){47 * 23, 2, {47, 23}, {1, 47}, 0}; break;
+    case L_BCAST_SCALAR:
+      if (last) v = (ew_view){1, 1, {EW_N}, {0}, 0};
+      break;
+    case L_BCAST_ROW:
+      v = last ? (ew_view){23, 2, {47, 23}, {0, 1}, 0} : (ew_view){47 * 23, 2, {47, 23}, {23, 1}, 0};
+      break;
+    case L_MIXED:
+      if (operand == 0) v = (ew_view){47 * 23, 2, {47, 23}, {1, 47}, 0};
+      else if (operand == 1) v = (ew_view){47 * 23, 2, {47, 23}, {23, 1}, 0};
+      else v = (ew_view){23, 2, {47, 23}, {0, -1}, 22};
+      break;
+    case L_RANK0: v = (ew_view){1, 0, {0}, {0}, 0}; break;
+    case L_EMPTY: v = (ew_view){1, 2, {3, 0}, {0, 1}, 0}; break;
+    case L_HIGH_RANK: {
+      // The base is compact [2,3,2,3,...] (10 axes); the view reverses the axis order.
+      int64_t shape[10], strides[10], st = 1;
+      for (int k = 9; k >= 0; k--) {
+        shape[k] = k % 2 ? 3 : 2;
+        strides[k] = st;
+        st *= shape[k];
+      }
+      v.base_n = st;
+      v.rank = 10;
+      v.offset = 0;
+      for (int k = 0; k < 10; k++) {
+        v.shape[k] = shape[9 - k];
+        v.strides[k] = strides[9 - k];
+      }
+      break;
+    }
+    default: break;
+  }
+  return v;
+}
+
+// Analytic functions run on the compact kernel and the strided one, in place
+// and with a broadcast operand: their kernels (with the math library) compile
+// slowly on lavapipe, and the layouts themselves are the exact ops' to test.
+static bool ew_layout_wanted(const ew_case *c, int layout) {
+  if (!ew_is_function(c)) return true;
+  return layout == L_COMPACT || layout == L_TRANSPOSED || layout == L_BCAST_SCALAR;
+}
+
+static tfr_tensor *ew_make_view(const tfr_tensor *base, const ew_view *v) {
+  tfr_tensor *t = NULL;
+  TFR_ASSERT_OK(tfr_tensor_view(base, v->rank, v->shape, v->strides, v->offset, &t));
+  return t;
+}
+
+// ---------------------------------------------------------------------------
+// Comparison
+// ---------------------------------------------------------------------------
+
+typedef struct ew_stats {
+  int64_t max_ulp;  // largest ulp distance seen (function class)
+} ew_stats;
+
+static bool ew_is_nan_bits(uint32_t u) { return (u & 0x7fffffffu) > 0x7f800000u; }
+
+// Compares two host tensors of one shape and dtype (row-major contents).
+static void ew_compare(const tfr_tensor *want, const tfr_tensor *got, bool function,
+                       ew_stats *stats, const char *what) {
+  tfr_dtype dt = tfr_tensor_dtype(want);
+  assert_int_equal(dt, tfr_tensor_dtype(got));
+  assert_int_equal(tfr_tensor_rank(want), tfr_tensor_rank(got));
+  int64_t n = tfr_tensor_numel(want);
+  assert_int_equal(n, tfr_tensor_numel(got));
+  size_t nb = tfr_tensor_nbytes(want);
+  unsigned char *a = malloc(nb + 1), *b = malloc(nb + 1);
+  assert_non_null(a);
+  assert_non_null(b);
+  TFR_ASSERT_OK(tfr_tensor_read(want, a, nb + 1));
+  TFR_ASSERT_OK(tfr_tensor_read(got, b, nb + 1));
+  int shown = 0;
+  if (dt == TFR_BOOL || dt == TFR_I32) {
+    for (int64_t i = 0; i < n; i++) {
+      size_t es = tfr_dtype_size(dt);
+      if (memcmp(a + i * es, b + i * es, es) != 0) {
+        int32_t x = 0, y = 0;
+        memcpy(&x, a + i * es, es);
+        memcpy(&y, b + i * es, es);
+        if (++shown <= 3) EW_FAIL("%s: element %lld: cpu %d, webgpu %d", what, (long long)i, x, y);
+      }
+    }
+  } else {
+    int64_t nf = dt == TFR_C64 ? 2 * n : n;
+    const float *fa = (const float *)(void *)a, *fb = (const float *)(void *)b;
+    for (int64_t i = 0; i < nf; i++) {
+      uint32_t ua, ub;
+      memcpy(&ua, &fa[i], 4);
+      memcpy(&ub, &fb[i], 4);
+      if (ua == ub || (ew_is_nan_bits(ua) && ew_is_nan_bits(ub))) continue;
+      int64_t ulp = tfr_test_ulp_f32(fa[i], fb[i]);
+      bool ok = false;
+      if (function) {
+        // Within EW_ULP_N ulp; a subnormal expected value may come back as
+        // zero (flushing devices); a complex part may instead be within
+        // EW_ULP_T eps of the element's larger part (a part much smaller
+        // than the other carries the other's rounding).
+        bool flushed = fpclassify(fa[i]) == FP_SUBNORMAL && fb[i] == 0.0f;
+        double m = 0.0;
+        if (dt == TFR_C64) {
+          const float *e = fa + (i & ~(int64_t)1);
+          m = fmax(fabs((double)e[0]), fabs((double)e[1]));
+        }
+        // C99 Annex G leaves the sign of an infinite part unspecified when
+        // the other part is NaN (csin(NaN + inf i) = NaN +- inf i, ...).
+        bool unspecified = false;
+        if (dt == TFR_C64 && isinf(fa[i]) && isinf(fb[i])) {
+          const float *e = fa + (i & ~(int64_t)1), *g = fb + (i & ~(int64_t)1);
+          int other = (int)(1 - (i & 1));
+          unspecified = isnan(e[other]) && isnan(g[other]);
+        }
+        ok = ulp <= EW_ULP_N || flushed || unspecified ||
+             (dt == TFR_C64 && isfinite(fa[i]) && isfinite(fb[i]) && isfinite(m) &&
+              fabs((double)fa[i] - (double)fb[i]) <= EW_ULP_T * FLT_EPSILON * m);
+        if (ulp != INT64_MAX && ulp > stats->max_ulp && ulp <= EW_ULP_N) stats->max_ulp = ulp;
+      }
+      if (!ok && ++shown <= 3) {
+        const float *ia = dt == TFR_C64 ? fa + (i & ~(int64_t)1) : fa + i;
+        EW_FAIL("%s: element %lld%s: cpu %.9g (0x%08x), webgpu %.9g (0x%08x), %lld ulp "
+                 "(cpu element %.9g%+.9gi)",
+                 what, (long long)(dt == TFR_C64 ? i / 2 : i),
+                 dt == TFR_C64 ? (i & 1 ? " imag" : " real") : "", (double)fa[i], ua,
+                 (double)fb[i], ub, (long long)ulp, (double)ia[0],
+                 dt == TFR_C64 ? (double)ia[1] : 0.0);
+      }
+    }
+  }
+  if (shown > 3) EW_FAIL("%s: %d mismatching values in all", what, shown);
+  free(a);
+  free(b);
+}
+
+// ---------------------------------------------------------------------------
+// The differential run of one case
+// ---------------------------------------------------------------------------
+
+static bool ew_supported_on_cpu(const ew_case *c) {
+  tfr_session *s = tfr_test_begin(tfr_test_cpu);
+  tfr_tensor *in[3] = {NULL, NULL, NULL}, *out = NULL;
+  int64_t one = 1;
+  for (int i = 0; i < ew_ninputs(c); i++) in[i] = tfr_test_random_tensor(ew_input_dtype(c, i), 1, &one, 1);
+  tfr_status st = ew_run(s, c, in, &out);
+  tfr_test_end(s);
+  for (int i = 0; i < 3; i++) tfr_tensor_release(in[i]);
+  tfr_tensor_release(out);
+  if (st != TFR_OK && st != TFR_ERR_UNSUPPORTED_DTYPE)
+    fail_msg("cpu: unexpected status %s: %s", tfr_status_string(st), tfr_last_error_message());
+  return st == TFR_OK;
+}
+
+// Runs every layout of `c` on both backends and compares. False when the
+// webgpu backend failed an op (reported).
+static bool ew_check_layouts(const ew_case *c, ew_stats *stats) {
+  char name[96];
+  ew_name(c, name, sizeof name);
+  int nin = ew_ninputs(c);
+  tfr_tensor *want[L_COUNT] = {NULL}, *got[L_COUNT] = {NULL};
+  bool broken = false;
+  tfr_tensor *host_base[L_COUNT][3] = {{NULL}};
+  for (int l = 0; l < L_COUNT; l++)
+    for (int i = 0; i < nin; i++) {
+      ew_view v = ew_layout_view(l, i, nin);
+      host_base[l][i] = ew_base(ew_input_dtype(c, i), v.base_n, i, (uint64_t)(l + 1));
+    }
+  for (int pass = 0; pass < 2; pass++) {
+    tfr_session *s = tfr_test_begin(pass ? tfr_test_gpu : tfr_test_cpu);
+    for (int l = 0; l < L_COUNT; l++) {
+      if (!ew_layout_wanted(c, l)) continue;
+      tfr_tensor *in[3] = {NULL, NULL, NULL}, *bases[3] = {NULL, NULL, NULL};
+      for (int i = 0; i < nin; i++) {
+        ew_view v = ew_layout_view(l, i, nin);
+        bases[i] = pass ? tfr_test_upload(s, host_base[l][i]) : host_base[l][i];
+        in[i] = ew_make_view(bases[i], &v);
+      }
+      tfr_tensor *out = NULL;
+      tfr_status st = ew_run(s, c, in, &out);
+      if (st && !pass)
+        fail_msg("%s [%s] on cpu: %s: %s", name, ew_layout_names[l], tfr_status_string(st),
+                 tfr_last_error_message());
+      if (st) {
+        EW_FAIL("%s [%s] on webgpu: %s: %s", name, ew_layout_names[l], tfr_status_string(st),
+                tfr_last_error_message());
+        broken = true;
+      } else if (pass) {
+        got[l] = tfr_test_download(s, out);
+        tfr_tensor_release(out);
+      } else {
+        want[l] = out;
+      }
+      for (int i = 0; i < nin; i++) {
+        tfr_tensor_release(in[i]);
+        if (pass) tfr_tensor_release(bases[i]);
+      }
+      if (broken) break;
+    }
+    tfr_test_end(s);
+  }
+  for (int l = 0; l < L_COUNT; l++) {
+    char what[160];
+    snprintf(what, sizeof what, "%s [%s]", name, ew_layout_names[l]);
+    if (got[l] && want[l]) ew_compare(want[l], got[l], ew_is_function(c), stats, what);
+    tfr_tensor_release(want[l]);
+    tfr_tensor_release(got[l]);
+    for (int i = 0; i < nin; i++) tfr_tensor_release(host_base[l][i]);
+  }
+  return !broken;
+}
+
+// `_into` forms: into an offset view (element-by-element stores), a stride-2
+// view, a reversed view (neighbours must keep their values), in place (the
+// output is an input of the same dtype), and a disjoint view of that input's
+// storage (bound read-write twice).
+enum { I_OFFSET, I_STRIDED, I_REVERSED, I_INPLACE, I_DISJOINT, I_COUNT };
+static const char *const ew_into_names[I_COUNT] = {"into_offset", "into_strided",
+                                                   "into_reversed", "in_place", "into_disjoint"};
+
+static void ew_check_into(const ew_case *c, tfr_dtype out_dt, ew_stats *stats) {
+  char name[96];
+  ew_name(c, name, sizeof name);
+  int nin = ew_ninputs(c);
+  int same = -1;  // the first input of the output's dtype
+  for (int i = 0; i < nin && same < 0; i++)
+    if (ew_input_dtype(c, i) == out_dt) same = i;
+  const int64_t n = EW_N, disjoint_at = 1032;  // a chunk boundary for every dtype
+  tfr_tensor *host_in[3] = {NULL, NULL, NULL};
+  for (int i = 0; i < nin; i++) host_in[i] = ew_base(ew_input_dtype(c, i), n, i, 99);
+  tfr_tensor *want[I_COUNT] = {NULL}, *got[I_COUNT] = {NULL};
+  for (int pass = 0; pass < 2; pass++) {
+    tfr_session *s = tfr_test_begin(pass ? tfr_test_gpu : tfr_test_cpu);
+    for (int m = 0; m < I_COUNT; m++) {
+      if ((m == I_INPLACE || m == I_DISJOINT) && same < 0) continue;
+      if (ew_is_function(c) && m != I_INPLACE) continue;
+      tfr_tensor *in[3] = {NULL, NULL, NULL};
+      for (int i = 0; i < nin; i++) in[i] = pass ? tfr_test_upload(s, host_in[i]) : (tfr_tensor_retain(host_in[i]), host_in[i]);
+      tfr_tensor *obase = NULL, *out = NULL;
+      ew_view ov = ew_compact_view(n);
+      if (m == I_OFFSET) ov = (ew_view){n + 2, 1, {n}, {1}, 1};
+      if (m == I_STRIDED) ov = (ew_view){2 * n + 1, 1, {n}, {2}, 1};
+      if (m == I_REVERSED) ov = (ew_view){n, 1, {n}, {-1}, n - 1};
+      if (m == I_INPLACE) {
+        // A fresh copy of input `same` (never the shared host tensor).
+        tfr_tensor *h = ew_base(out_dt, n, same, 99);
+        obase = pass ? tfr_test_upload(s, h) : (tfr_tensor_retain(h), h);
+        tfr_tensor_release(h);
+        tfr_tensor_release(in[same]);
+        in[same] = obase;
+        tfr_tensor_retain(obase);
+        out = obase;
+        tfr_tensor_retain(out);
+      } else if (m == I_DISJOINT) {
+        // Input `same` is elements [0, n) of a storage, the output elements
+        // [disjoint_at, disjoint_at + n).
+        tfr_tensor *h = ew_base(out_dt, disjoint_at + n, same, 99);
+        obase = pass ? tfr_test_upload(s, h) : (tfr_tensor_retain(h), h);
+        tfr_tensor_release(h);
+        ew_view iv = ew_compact_view(n);
+        iv.base_n = disjoint_at + n;
+        ew_view dv = {disjoint_at + n, 1, {n}, {1}, disjoint_at};
+        tfr_tensor_release(in[same]);
+        in[same] = ew_make_view(obase, &iv);
+        out = ew_make_view(obase, &dv);
+      } else {
+        tfr_tensor *h = ew_base(out_dt, ov.base_n, 2, 5);
+        obase = pass ? tfr_test_upload(s, h) : (tfr_tensor_retain(h), h);
+        tfr_tensor_release(h);
+        out = ew_make_view(obase, &ov);
+      }
+      tfr_status st = ew_run_into(s, c, in, out);
+      if (st && !pass)
+        fail_msg("%s [%s] on cpu: %s: %s", name, ew_into_names[m], tfr_status_string(st),
+                 tfr_last_error_message());
+      if (st)
+        EW_FAIL("%s [%s] on webgpu: %s: %s", name, ew_into_names[m], tfr_status_string(st),
+                tfr_last_error_message());
+      else if (pass) {
+        got[m] = tfr_test_download(s, obase);
+      } else {
+        want[m] = obase;
+        tfr_tensor_retain(obase);
+      }
+      tfr_tensor_release(out);
+      tfr_tensor_release(obase);
+      for (int i = 0; i < nin; i++) tfr_tensor_release(in[i]);
+    }
+    tfr_test_end(s);
+  }
+  for (int m = 0; m < I_COUNT; m++) {
+    if (!want[m] || !got[m]) {
+      tfr_tensor_release(want[m]);
+      continue;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "%s [%s] (the whole output storage)", name, ew_into_names[m]);
+    ew_compare(want[m], got[m], ew_is_function(c), stats, what);
+    tfr_tensor_release(want[m]);
+    tfr_tensor_release(got[m]);
+  }
+  for (int i = 0; i < nin; i++) tfr_tensor_release(host_in[i]);
+}
+
+static tfr_dtype ew_out_dtype(const ew_case *c) {
+  if (c->family == EW_COMPARE) return TFR_BOOL;
+  if (c->family == EW_UNARY && c->op == TFR_IS_FINITE) return TFR_BOOL;
+  if (c->family == EW_UNARY && c->dtype == TFR_C64 &&
+      (c->op == TFR_ABS || c->op == TFR_REAL || c->op == TFR_IMAG))
+    return TFR_F32;
+  if (c->family == EW_BINARY && c->op == TFR_COMPLEX) return TFR_C64;
+  return c->dtype;
+}
+
+// Runs every (op, dtype) of one family that the cpu backend supports.
+static void ew_check_family(ew_family f, int nops, bool analytic_only, bool exact_only) {
+  int ran = 0;
+  ew_failures = 0;
+  for (int op = 0; op < nops; op++) {
+    for (size_t d = 0; d < sizeof ew_dtypes / sizeof ew_dtypes[0]; d++) {
+      ew_case c = {f, op, ew_dtypes[d]};
+      if (analytic_only && !ew_is_function(&c)) continue;
+      if (exact_only && ew_is_function(&c)) continue;
+      if (!ew_supported_on_cpu(&c)) continue;
+      ew_stats stats = {0};
+      int before = ew_failures;
+      if (ew_check_layouts(&c, &stats)) ew_check_into(&c, ew_out_dtype(&c), &stats);
+      char name[96];
+      ew_name(&c, name, sizeof name);
+      if (ew_failures > before)
+        print_message("  %-28s FAILED\n", name);
+      else if (ew_is_function(&c))
+        print_message("  %-28s max %lld ulp\n", name, (long long)stats.max_ulp);
+      ran++;
+    }
+  }
+  assert_true(ran > 0);
+  if (ew_failures) fail_msg("%d mismatches or failed ops (see above)", ew_failures);
+}
+
+// ---------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------
+
+static void test_unary_exact(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  ew_check_family(EW_UNARY, TFR_UNARY_OP_COUNT, false, true);
+}
+
+static void test_unary_functions(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  ew_check_family(EW_UNARY, TFR_UNARY_OP_COUNT, true, false);
+}
+
+static void test_binary_exact(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  ew_check_family(EW_BINARY, TFR_BINARY_OP_COUNT, false, true);
+}
+
+static void test_binary_functions(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  ew_check_family(EW_BINARY, TFR_BINARY_OP_COUNT, true, false);
+}
+
+static void test_compare(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  ew_check_family(EW_COMPARE, TFR_GE + 1, false, false);
+}
+
+static void test_select_clamp(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  ew_check_family(EW_SELECT, 1, false, false);
+  ew_check_family(EW_CLAMP, 1, false, false);
+}
+
+// Rank-0 predicate and bounds (validation broadcasts them as stride-0 views).
+static void test_rank0_pred_and_bounds(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  int64_t n = 37, zero = 0;
+  float lo = -0.5f, hi = 0.75f;
+  unsigned char t = 1;
+  tfr_tensor *hx = ew_base(TFR_F32, n, 0, 3), *hy = ew_base(TFR_F32, n, 1, 3);
+  tfr_tensor *hlo = tfr_test_tensor(TFR_F32, 0, &zero, &lo);
+  tfr_tensor *hhi = tfr_test_tensor(TFR_F32, 0, &zero, &hi);
+  tfr_tensor *hp = tfr_test_tensor(TFR_BOOL, 0, &zero, &t);
+  tfr_tensor *want[2], *got[2];
+  for (int pass = 0; pass < 2; pass++) {
+    tfr_session *s = tfr_test_begin(pass ? tfr_test_gpu : tfr_test_cpu);
+    tfr_tensor *x = pass ? tfr_test_upload(s, hx) : hx, *y = pass ? tfr_test_upload(s, hy) : hy;
+    tfr_tensor *l = pass ? tfr_test_upload(s, hlo) : hlo, *h = pass ? tfr_test_upload(s, hhi) : hhi;
+    tfr_tensor *p = pass ? tfr_test_upload(s, hp) : hp;
+    tfr_tensor *r0 = NULL, *r1 = NULL;
+    TFR_ASSERT_OK(tfr_clamp(s, l, x, h, &r0));
+    TFR_ASSERT_OK(tfr_select(s, p, x, y, &r1));
+    if (pass) {
+      got[0] = tfr_test_download(s, r0);
+      got[1] = tfr_test_download(s, r1);
+      tfr_tensor_release(r0);
+      tfr_tensor_release(r1);
+      tfr_tensor_release(x);
+      tfr_tensor_release(y);
+      tfr_tensor_release(l);
+      tfr_tensor_release(h);
+      tfr_tensor_release(p);
+    } else {
+      want[0] = r0;
+      want[1] = r1;
+    }
+    tfr_test_end(s);
+  }
+  ew_stats st = {0};
+  ew_failures = 0;
+  ew_compare(want[0], got[0], false, &st, "clamp with rank-0 bounds");
+  ew_compare(want[1], got[1], false, &st, "select with a rank-0 predicate");
+  assert_int_equal(ew_failures, 0);
+  for (int i = 0; i < 2; i++) {
+    tfr_tensor_release(want[i]);
+    tfr_tensor_release(got[i]);
+  }
+  tfr_tensor_release(hx);
+  tfr_tensor_release(hy);
+  tfr_tensor_release(hlo);
+  tfr_tensor_release(hhi);
+  tfr_tensor_release(hp);
+}
+
+// 64-bit dtypes have no kernels yet: the error names op, dtype and backend.
+static void test_unsupported_dtypes(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  int64_t n = 5;
+  tfr_tensor *h64 = tfr_test_random_tensor(TFR_F64, 1, &n, 1);
+  tfr_tensor *hi64 = tfr_test_random_tensor(TFR_I64, 1, &n, 1);
+  tfr_tensor *hc = tfr_test_random_tensor(TFR_C128, 1, &n, 1);
+  tfr_tensor *hb = tfr_test_random_tensor(TFR_BOOL, 1, &n, 1);
+  tfr_session *s = tfr_test_begin(tfr_test_gpu);
+  tfr_tensor *d = tfr_test_upload(s, h64), *di = tfr_test_upload(s, hi64);
+  tfr_tensor *dc = tfr_test_upload(s, hc), *db = tfr_test_upload(s, hb), *y = NULL;
+  TFR_ASSERT_ERROR(tfr_exp(s, d, &y), TFR_ERR_UNSUPPORTED_DTYPE, "exponential", "f64", "webgpu",
+                   "64-bit");
+  TFR_ASSERT_ERROR(tfr_add(s, di, di, &y), TFR_ERR_UNSUPPORTED_DTYPE, "add", "i64", "webgpu");
+  TFR_ASSERT_ERROR(tfr_multiply(s, dc, dc, &y), TFR_ERR_UNSUPPORTED_DTYPE, "multiply", "c128",
+                   "webgpu");
+  TFR_ASSERT_ERROR(tfr_compare(s, TFR_LT, d, d, &y), TFR_ERR_UNSUPPORTED_DTYPE, "compare",
+                   "f64", "webgpu");
+  TFR_ASSERT_ERROR(tfr_select(s, db, di, di, &y), TFR_ERR_UNSUPPORTED_DTYPE, "select", "i64",
+                   "webgpu");
+  TFR_ASSERT_ERROR(tfr_clamp(s, d, d, d, &y), TFR_ERR_UNSUPPORTED_DTYPE, "clamp", "f64",
+                   "webgpu");
+  TFR_ASSERT_ERROR(tfr_complex(s, d, d, &y), TFR_ERR_UNSUPPORTED_DTYPE, "complex", "webgpu");
+  TFR_ASSERT_ERROR(tfr_abs(s, dc, &y), TFR_ERR_UNSUPPORTED_DTYPE, "abs", "c128", "webgpu");
+  assert_null(y);
+  // The session stays usable.
+  tfr_tensor *back = tfr_test_download(s, db);
+  tfr_test_end(s);
+  ew_stats st = {0};
+  ew_failures = 0;
+  ew_compare(hb, back, false, &st, "bool tensor after refused ops");
+  assert_int_equal(ew_failures, 0);
+  tfr_tensor_release(back);
+  tfr_tensor_release(d);
+  tfr_tensor_release(di);
+  tfr_tensor_release(dc);
+  tfr_tensor_release(db);
+  tfr_tensor_release(h64);
+  tfr_tensor_release(hi64);
+  tfr_tensor_release(hc);
+  tfr_tensor_release(hb);
+}
+
+// A repeated op finds its pipeline without compiling anything new.
+static void test_pipeline_reuse(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  int64_t n = 100;
+  tfr_tensor *h = ew_base(TFR_F32, n, 0, 1);
+  tfr_session *s = tfr_test_begin(tfr_test_gpu);
+  tfr_tensor *x = tfr_test_upload(s, h);
+  tfr_webgpu_stats a, b;
+  tfr_tensor *y = NULL;
+  TFR_ASSERT_OK(tfr_add(s, x, x, &y));
+  tfr_tensor_release(y);
+  TFR_ASSERT_OK(tfr_webgpu_get_stats(tfr_test_gpu, &a));
+  for (int i = 0; i < 50; i++) {
+    TFR_ASSERT_OK(tfr_add(s, x, x, &y));
+    tfr_tensor_release(y);
+  }
+  TFR_ASSERT_OK(tfr_webgpu_get_stats(tfr_test_gpu, &b));
+  assert_int_equal(a.pipelines, b.pipelines);
+  assert_int_equal(b.dispatches - a.dispatches, 50);
+  tfr_test_end(s);
+  tfr_tensor_release(x);
+  tfr_tensor_release(h);
+}
+
+// Exact ops of every operand kind under the rare paths: compact ops split
+// into dispatches of 64 elements (as runs longer than the binding limit are),
+// and a device limit of 3 workgroups per grid dimension (grids folded into
+// 3-D).
+static void test_pieces_and_grid_folding(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  static const ew_case cases[] = {{EW_BINARY, TFR_ADD, TFR_F32},
+                                  {EW_COMPARE, TFR_LT, TFR_F32},
+                                  {EW_SELECT, 0, TFR_I32},
+                                  {EW_BINARY, TFR_ADD, TFR_C64},
+                                  {EW_UNARY, TFR_NOT, TFR_BOOL}};
+  ew_failures = 0;
+  ew_stats stats = {0};
+  tfr_wgpu_test_ew_piece(tfr_test_gpu, 64);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    if (ew_check_layouts(&cases[i], &stats)) ew_check_into(&cases[i], ew_out_dtype(&cases[i]), &stats);
+  }
+  tfr_wgpu_test_ew_piece(tfr_test_gpu, 0);
+  tfr_backend *folded = NULL, *saved = tfr_test_gpu;
+  TFR_ASSERT_OK(tfr_backend_create_webgpu(NULL, &folded));
+  tfr_wgpu_test_limits(folded, 3, 0);
+  tfr_test_gpu = folded;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    if (ew_check_layouts(&cases[i], &stats)) ew_check_into(&cases[i], ew_out_dtype(&cases[i]), &stats);
+  }
+  tfr_test_gpu = saved;
+  tfr_backend_release(folded);
+  if (ew_failures) fail_msg("%d mismatches or failed ops (see above)", ew_failures);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_unsupported_dtypes, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_pipeline_reuse, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_rank0_pred_and_bounds, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_pieces_and_grid_folding, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_compare, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_select_clamp, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_unary_exact, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_binary_exact, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_unary_functions, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_binary_functions, tfr_test_teardown_session),
+  };
+  return TFR_TEST_RUN_WEBGPU(tests);
+}
