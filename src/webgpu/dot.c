@@ -40,21 +40,34 @@ typedef struct tfr_gemm_cfg {
   int bm, bn, bk, tm, tn;
 } tfr_gemm_cfg;
 
-// The table, per element kind, largest tiles first. dot.c takes the first
-// configuration that yields at least TFR_GEMM_MIN_TILES workgroups (enough
-// to fill the device), else the last one. Tuned on an NVIDIA H200 (bench/
-// webgpu_gemm.c --tune; bench/results/webgpu_gemm_h200.md).
+// The table, per element kind, largest tiles first (measured on an NVIDIA
+// H200: bench/webgpu_gemm.c --tune, bench/results/webgpu_gemm_h200.md). The
+// first configuration whose tiles keep at least TFR_GEMM_MIN_WARPS warps busy
+// without padding more than TFR_GEMM_MAX_WASTE of the work wins: large tiles
+// are fastest per tile (34 TFLOP/s for 128x256 against 28 for 64x64 at
+// 8192^3), but a device of ~132 multiprocessors needs ~16 warps on each to
+// hide latency (1024^3: 64x64x16 at 24 TFLOP/s against 17 for 64x128).
+// When even the last one leaves the device idle, k is split (split-K).
 static const tfr_gemm_cfg tfr_gemm_table_real[] = {
+    {128, 256, 8, 8, 8},
     {128, 128, 8, 8, 8},
-    {128, 64, 8, 8, 4},
-    {64, 64, 8, 4, 4},
+    {64, 128, 8, 4, 8},
+    {64, 64, 16, 4, 4},
     {32, 32, 8, 4, 4},
 };
 static const tfr_gemm_cfg tfr_gemm_table_complex[] = {
+    {128, 64, 8, 8, 4},
+    {64, 128, 8, 4, 8},
     {64, 64, 8, 4, 4},
+    {32, 64, 16, 2, 4},
     {32, 32, 8, 2, 2},
 };
-#define TFR_GEMM_MIN_TILES 264
+#define TFR_GEMM_MIN_WARPS 2048
+#define TFR_GEMM_MAX_WASTE 1.3
+// Split-K: only for K of at least this, slices of at least TFR_GEMM_SPLIT_MIN_K.
+#define TFR_GEMM_SPLIT_K 1024
+#define TFR_GEMM_SPLIT_MIN_K 256
+#define TFR_GEMM_MAX_SPLIT 64
 
 // The element kinds the kernels know.
 typedef struct tfr_dot_type {
@@ -113,11 +126,15 @@ static bool tfr_gemm_cfg_valid(const tfr_wgpu_backend *b, const tfr_dot_type *ty
   return true;
 }
 
-// The configuration for an M x N (x batch) problem of `ty`.
+// The configuration for an M x N x K (x batch) problem of `ty`, and the
+// number of slices of k (1: no split-K).
 static tfr_status tfr_gemm_pick(const tfr_wgpu_backend *b, const tfr_dot_type *ty, int64_t M,
-                                int64_t N, int64_t nbatch, tfr_gemm_cfg *out) {
+                                int64_t N, int64_t K, int64_t nbatch, tfr_gemm_cfg *out,
+                                int64_t *nsplit) {
   char why[160];
   const char *env = getenv("TFR_WEBGPU_GEMM_TILE");
+  *nsplit = 1;
+  int64_t warps = 0;
   if (env && env[0]) {
     if (!tfr_gemm_cfg_parse(env, out))
       return tfr_error(TFR_ERR_INVALID_ARGUMENT,
@@ -127,24 +144,34 @@ static tfr_status tfr_gemm_pick(const tfr_wgpu_backend *b, const tfr_dot_type *t
       return tfr_error(TFR_ERR_INVALID_ARGUMENT,
                        "dot_general: webgpu: TFR_WEBGPU_GEMM_TILE=\"%s\" does not fit %s: %s", env,
                        ty->tag, why);
-    return TFR_OK;
+  } else {
+    const tfr_gemm_cfg *table = ty->complex ? tfr_gemm_table_complex : tfr_gemm_table_real;
+    int n = ty->complex ? (int)(sizeof tfr_gemm_table_complex / sizeof table[0])
+                        : (int)(sizeof tfr_gemm_table_real / sizeof table[0]);
+    int pick = -1;
+    for (int i = 0; i < n; i++) {
+      if (!tfr_gemm_cfg_valid(b, ty, &table[i], why, sizeof why)) continue;
+      pick = i;
+      int64_t tiles = nbatch * ((M + table[i].bm - 1) / table[i].bm) *
+                      ((N + table[i].bn - 1) / table[i].bn);
+      double waste = (double)tiles * table[i].bm * table[i].bn / ((double)nbatch * M * N);
+      int64_t wg = (table[i].bm / table[i].tm) * (table[i].bn / table[i].tn);
+      if (waste <= TFR_GEMM_MAX_WASTE && tiles * wg / 32 >= TFR_GEMM_MIN_WARPS) break;
+    }
+    if (pick < 0)
+      return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                       "dot_general: webgpu: no GEMM tile configuration fits %s on %s", ty->tag,
+                       b->info.name);
+    *out = table[pick];
   }
-  const tfr_gemm_cfg *table = ty->complex ? tfr_gemm_table_complex : tfr_gemm_table_real;
-  int n = ty->complex ? (int)(sizeof tfr_gemm_table_complex / sizeof table[0])
-                      : (int)(sizeof tfr_gemm_table_real / sizeof table[0]);
-  int pick = -1;
-  for (int i = 0; i < n; i++) {
-    if (!tfr_gemm_cfg_valid(b, ty, &table[i], why, sizeof why)) continue;
-    pick = i;
-    int64_t tiles = nbatch * ((M + table[i].bm - 1) / table[i].bm) *
-                    ((N + table[i].bn - 1) / table[i].bn);
-    if (tiles >= TFR_GEMM_MIN_TILES) break;
+  int64_t tiles = nbatch * ((M + out->bm - 1) / out->bm) * ((N + out->bn - 1) / out->bn);
+  warps = tiles * (out->bm / out->tm) * (out->bn / out->tn) / 32;
+  if (warps < TFR_GEMM_MIN_WARPS && K >= TFR_GEMM_SPLIT_K) {
+    int64_t sp = (TFR_GEMM_MIN_WARPS + warps - 1) / (warps > 0 ? warps : 1);
+    if (sp > K / TFR_GEMM_SPLIT_MIN_K) sp = K / TFR_GEMM_SPLIT_MIN_K;
+    if (sp > TFR_GEMM_MAX_SPLIT) sp = TFR_GEMM_MAX_SPLIT;
+    if (sp > 1) *nsplit = sp;
   }
-  if (pick < 0)
-    return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                     "dot_general: webgpu: no GEMM tile configuration fits %s on %s", ty->tag,
-                     b->info.name);
-  *out = table[pick];
   return TFR_OK;
 }
 
@@ -203,7 +230,8 @@ static void tfr_gemm_gen_loader(tfr_dot_text *t, const tfr_dot_type *ty, const t
                                 const char *x, const char *X, const char *BF, const char *F,
                                 const char *sf, const char *sk) {
   int e = ty->epv;
-  tfr_dot_printf(t, "fn load_%s(base: u32, f0: u32, k0: u32, q: u32) -> %s {\n", x, ty->v);
+  tfr_dot_printf(t, "fn load_%s(base: u32, f0: u32, k0: u32, kend: u32, q: u32) -> %s {\n", x,
+                 ty->v);
   if (s->fcontig)
     tfr_dot_printf(t,
                    "  let k = k0 + q / (%s / EPV);\n"
@@ -216,19 +244,19 @@ static void tfr_gemm_gen_loader(tfr_dot_text *t, const tfr_dot_type *ty, const t
   tfr_dot_printf(t, "  var v = %s();\n", ty->v);
   if (s->vec) {
     // The whole quad is in or out: the contiguous extent is a multiple of EPV.
-    tfr_dot_printf(t, "  if (f < %s && k < P.K) {\n    v = %s[(base + f * %s + k * %s) / EPV];\n  }\n",
+    tfr_dot_printf(t, "  if (f < %s && k < kend) {\n    v = %s[(base + f * %s + k * %s) / EPV];\n  }\n",
                    F, X, sf, sk);
   } else {
     for (int l = 0; l < e; l++) tfr_dot_printf(t, "  var e%d = %s();\n", l, ty->t);
     if (s->fcontig)
-      tfr_dot_printf(t, "  if (k < P.K) {\n    let o = base + f * %s + k * %s;\n", sf, sk);
+      tfr_dot_printf(t, "  if (k < kend) {\n    let o = base + f * %s + k * %s;\n", sf, sk);
     else
       tfr_dot_printf(t, "  if (f < %s) {\n    let o = base + f * %s + k * %s;\n", F, sf, sk);
     for (int l = 0; l < e; l++) {
       if (s->fcontig)
         tfr_dot_printf(t, "    if (f + %du < %s) { e%d = %s[o + %du * %s]; }\n", l, F, l, X, l, sf);
       else
-        tfr_dot_printf(t, "    if (k + %du < P.K) { e%d = %s[o + %du * %s]; }\n", l, l, X, l, sk);
+        tfr_dot_printf(t, "    if (k + %du < kend) { e%d = %s[o + %du * %s]; }\n", l, l, X, l, sk);
     }
     tfr_dot_printf(t, "  }\n");
     if (ty->complex)
@@ -328,14 +356,14 @@ static bool tfr_gemm_generate(const tfr_dot_type *ty, const tfr_gemm_cfg *c,
 
   for (int j = 0; j < la; j++) {
     const char *guard = (j + 1) * wg > nqa ? "if (q < BM * BK / EPV) " : "";
-    tfr_dot_printf(&g->load, "    { let q = lid + %du; %s{ ra%d = load_a(a_base, m0, k0, q); } }\n",
+    tfr_dot_printf(&g->load, "    { let q = lid + %du; %s{ ra%d = load_a(a_base, m0, k0, kend, q); } }\n",
                    j * wg, guard, j);
     tfr_dot_printf(&g->store, "    { let q = lid + %du; %s{ store_a(nb, q, ra%d); } }\n", j * wg,
                    guard, j);
   }
   for (int j = 0; j < lb; j++) {
     const char *guard = (j + 1) * wg > nqb ? "if (q < BN * BK / EPV) " : "";
-    tfr_dot_printf(&g->load, "    { let q = lid + %du; %s{ rb%d = load_b(b_base, n0, k0, q); } }\n",
+    tfr_dot_printf(&g->load, "    { let q = lid + %du; %s{ rb%d = load_b(b_base, n0, k0, kend, q); } }\n",
                    j * wg, guard, j);
     tfr_dot_printf(&g->store, "    { let q = lid + %du; %s{ store_b(nb, q, rb%d); } }\n", j * wg,
                    guard, j);
@@ -415,14 +443,15 @@ typedef struct tfr_gemm_problem {
 typedef struct tfr_gemm_params {
   uint32_t M, N, K, batch_rank;
   uint32_t tiles_m, tiles_n, ntiles, group_m;
-  uint32_t a_off, b_off, c_off, ktiles;
+  uint32_t a_off, b_off, c_off, klen;
   uint32_t sam, sak, sbk, sbn;
   uint32_t scm, scn, nbatch, epi;
   uint32_t alpha[4], beta[4];
   uint32_t batch_shape[4], batch_a[4], batch_b[4], batch_c[4];
   float sign_a[4], sign_b[4];
+  uint32_t nsplit, split_c, pad2, pad3;
 } tfr_gemm_params;
-_Static_assert(sizeof(tfr_gemm_params) == 208, "gemm Params layout");
+_Static_assert(sizeof(tfr_gemm_params) == 224, "gemm Params layout");
 
 // Parameters of gemv.wgsl.
 typedef struct tfr_gemv_params {
@@ -473,6 +502,59 @@ static bool tfr_dot_vec_ok(const tfr_dot_type *ty, const tfr_tensor *t, int nb, 
   return t->offset % e == 0;
 }
 
+// Parameters of gemm_reduce.wgsl.
+typedef struct tfr_gemm_reduce_params {
+  uint32_t count, nsplit, M, N;
+  uint32_t batch_rank, c_off, scm, scn;
+  uint32_t epi, pad[3];
+  uint32_t alpha[4], beta[4];
+  uint32_t batch_shape[4], batch_c[4];
+} tfr_gemm_reduce_params;
+_Static_assert(sizeof(tfr_gemm_reduce_params) == 112, "gemm_reduce Params layout");
+
+// out = epi(sum over the nsplit slices of the workspace `ws`).
+static tfr_status tfr_dot_splitk_reduce(tfr_wgpu_backend *b, const tfr_dot_desc *d,
+                                        const tfr_dot_type *ty, const tfr_gemm_problem *p,
+                                        const tfr_tensor *ws, int64_t count, int64_t nsplit,
+                                        int epi) {
+  char variant[64];
+  snprintf(variant, sizeof variant, "gemm_reduce[%s]", ty->tag);
+  tfr_wgsl_override ov[] = {{"WG", 256}};
+  tfr_wgsl_variant v = {variant, "gemm_reduce.wgsl", NULL, NULL, 0, ov, 1, 1, 1};
+  WGPUComputePipeline pipeline = tfr_wgpu_pipeline_cached(b, &v);
+  if (!pipeline) {
+    tfr_dot_text epit = {NULL, 0, 0, false};
+    tfr_dot_gen_epi(&epit, ty);
+    if (epit.failed) {
+      tfr_free(epit.data);
+      return tfr_error(TFR_ERR_OUT_OF_MEMORY, "dot_general: webgpu: out of host memory");
+    }
+    tfr_wgsl_subst subst[] = {{"T", ty->t}, {"EPI_FN", epit.data}};
+    v.subst = subst;
+    v.nsubst = 2;
+    tfr_status st = tfr_wgpu_pipeline_get(b, &v, &pipeline);
+    tfr_free(epit.data);
+    TFR_RETURN_IF_ERROR(st);
+  }
+  tfr_gemm_reduce_params P;
+  memset(&P, 0, sizeof P);
+  P.count = (uint32_t)count, P.nsplit = (uint32_t)nsplit;
+  P.M = (uint32_t)p->M, P.N = (uint32_t)p->N, P.batch_rank = (uint32_t)p->nb;
+  P.scm = (uint32_t)p->scm, P.scn = (uint32_t)p->scn, P.epi = (uint32_t)epi;
+  memcpy(P.alpha, d->alpha, sizeof P.alpha);
+  memcpy(P.beta, d->beta, sizeof P.beta);
+  for (int i = 0; i < p->nb; i++) {
+    P.batch_shape[i] = (uint32_t)p->bshape[i];
+    P.batch_c[i] = (uint32_t)p->bc[i];
+  }
+  tfr_wgpu_binding wb = {ws->storage->device, 0,
+                         (uint64_t)(count * nsplit) * tfr_dtype_size(d->dtype)};
+  tfr_wgpu_binding cb;
+  TFR_RETURN_IF_ERROR(
+      tfr_dot_bind(b, "out", p->c, p, p->bc, p->M, p->scm, p->N, p->scn, &cb, &P.c_off));
+  return tfr_wgpu_dispatch(b, pipeline, &P, sizeof P, wb, cb, (uint64_t)(count + 255) / 256);
+}
+
 static tfr_status tfr_dot_run_gemm(tfr_wgpu_backend *b, const tfr_dot_desc *d,
                                    const tfr_dot_type *ty, const tfr_gemm_problem *p0,
                                    tfr_tensor *dummy, int epi) {
@@ -492,7 +574,8 @@ static tfr_status tfr_dot_run_gemm(tfr_wgpu_backend *b, const tfr_dot_desc *d,
   int64_t nbatch = 1;
   for (int i = 0; i < p.nb; i++) nbatch *= p.bshape[i];
   tfr_gemm_cfg cfg;
-  TFR_RETURN_IF_ERROR(tfr_gemm_pick(b, ty, p.M, p.N, nbatch, &cfg));
+  int64_t nsplit = 1;
+  TFR_RETURN_IF_ERROR(tfr_gemm_pick(b, ty, p.M, p.N, p.a ? p.K : 0, nbatch, &cfg, &nsplit));
 
   tfr_gemm_side sa = {false, false}, sb = {false, false};
   if (p.a) {
@@ -546,7 +629,10 @@ static tfr_status tfr_dot_run_gemm(tfr_wgpu_backend *b, const tfr_dot_desc *d,
   memset(&P, 0, sizeof P);
   int64_t tiles_m = (p.M + cfg.bm - 1) / cfg.bm, tiles_n = (p.N + cfg.bn - 1) / cfg.bn;
   int64_t ntiles = tiles_m * tiles_n;
-  if (tfr_dot_sat_mul(ntiles, nbatch) >= (INT64_C(1) << 32) || p.M >= (INT64_C(1) << 32) ||
+  if (tfr_dot_sat_mul(tfr_dot_sat_mul(ntiles, nbatch), nsplit) >= (INT64_C(1) << 32) ||
+      tfr_dot_sat_mul(tfr_dot_sat_mul(p.M, p.N), tfr_dot_sat_mul(nbatch, nsplit)) >=
+          (INT64_C(1) << 32) ||
+      p.M >= (INT64_C(1) << 32) ||
       p.N >= (INT64_C(1) << 32) || p.K >= (INT64_C(1) << 31))
     return tfr_error(TFR_ERR_INVALID_ARGUMENT,
                      "dot_general: webgpu: %" PRId64 " x %" PRId64 " x %" PRId64
@@ -556,7 +642,13 @@ static tfr_status tfr_dot_run_gemm(tfr_wgpu_backend *b, const tfr_dot_desc *d,
   P.batch_rank = (uint32_t)p.nb;
   P.tiles_m = (uint32_t)tiles_m, P.tiles_n = (uint32_t)tiles_n, P.ntiles = (uint32_t)ntiles;
   P.group_m = 8;
-  P.ktiles = (P.K + (uint32_t)cfg.bk - 1) / (uint32_t)cfg.bk;
+  // Slices of k: multiples of BK (so vec4 quads never straddle a slice end).
+  int64_t klen = (p.K + nsplit - 1) / nsplit;
+  klen = (klen + cfg.bk - 1) / cfg.bk * cfg.bk;
+  if (klen == 0) klen = cfg.bk;
+  nsplit = p.a && p.K > 0 ? (p.K + klen - 1) / klen : 1;
+  P.klen = (uint32_t)klen;
+  P.nsplit = (uint32_t)nsplit;
   P.sam = (uint32_t)p.sam, P.sak = (uint32_t)p.sak, P.sbk = (uint32_t)p.sbk;
   P.sbn = (uint32_t)p.sbn, P.scm = (uint32_t)p.scm, P.scn = (uint32_t)p.scn;
   P.nbatch = (uint32_t)nbatch;
@@ -588,10 +680,37 @@ static tfr_status tfr_dot_run_gemm(tfr_wgpu_backend *b, const tfr_dot_desc *d,
     // Four elements: a vec4 array binding needs 16 bytes.
     bind[0].size = bind[1].size = 16 * (uint64_t)(ty->complex ? 2 : 1);
   }
-  TFR_RETURN_IF_ERROR(
-      tfr_dot_bind(b, "out", p.c, &p, p.bc, p.M, p.scm, p.N, p.scn, &bind[2], &P.c_off));
-  return tfr_wgpu_dispatch_n(b, pipeline, &P, sizeof P, bind, 2, 1,
-                             (uint64_t)ntiles * (uint64_t)nbatch);
+  if (nsplit == 1) {
+    TFR_RETURN_IF_ERROR(
+        tfr_dot_bind(b, "out", p.c, &p, p.bc, p.M, p.scm, p.N, p.scn, &bind[2], &P.c_off));
+    return tfr_wgpu_dispatch_n(b, pipeline, &P, sizeof P, bind, 2, 1,
+                               (uint64_t)ntiles * (uint64_t)nbatch);
+  }
+  // Split-K: slice s of k into a compact workspace [s][batch][M][N], then
+  // gemm_reduce.wgsl sums the slices into out with the epilogue.
+  int64_t count = p.M * p.N * nbatch, wsn = count * nsplit;
+  tfr_tensor *ws = NULL;
+  TFR_RETURN_IF_ERROR(tfr_tensor_alloc(&b->base, d->dtype, 1, &wsn, false, &ws));
+  tfr_gemm_problem pw = p;
+  pw.c = ws;
+  pw.scm = p.N, pw.scn = 1;
+  int64_t span = p.M * p.N;
+  for (int i = 0; i < p.nb; i++) {
+    pw.bc[i] = span;
+    span *= p.bshape[i];
+  }
+  P.scm = (uint32_t)p.N, P.scn = 1, P.epi = 0;
+  P.split_c = (uint32_t)count;
+  for (int i = 0; i < p.nb; i++) P.batch_c[i] = (uint32_t)pw.bc[i];
+  bind[2].buffer = ws->storage->device;
+  bind[2].offset = 0;
+  bind[2].size = (uint64_t)wsn * tfr_dtype_size(d->dtype);
+  P.c_off = 0;
+  tfr_status st = tfr_wgpu_dispatch_n(b, pipeline, &P, sizeof P, bind, 2, 1,
+                                      (uint64_t)ntiles * (uint64_t)nbatch * (uint64_t)nsplit);
+  if (!st) st = tfr_dot_splitk_reduce(b, d, ty, &p, ws, count, nsplit, epi);
+  tfr_tensor_release(ws);
+  return st;
 }
 
 // y = A x with N = 1 (or M = 1, transposed).

@@ -663,6 +663,34 @@ static void test_large_k(void **state) {
   tfr_run(&tc, "64x70x260 conj");
 }
 
+static void test_split_k(void **state) {
+  (void)state;
+  // Small M x N with K >= 1024: k is split into slices summed by a second
+  // kernel (plain, accumulating, batched, misaligned and transposed operands).
+  for (int d = 0; d < 3; d++) {
+    tfr_case tc = tfr_matmul(tfr_dtypes[d], 20, 30, 1100, TFR_V_COMPACT, TFR_V_COMPACT, 1200);
+    tfr_run(&tc, "split-K 20x30x1100");
+    tc = tfr_matmul(tfr_dtypes[d], 9, 37, 1031, TFR_V_PERM, TFR_V_OFFSET, 1201);
+    tc.accumulate = true;
+    tc.out_kind = TFR_V_PERM;
+    tc.alpha[0] = -1, tc.alpha[1] = 0.25;
+    tc.beta[0] = 0.5, tc.beta[1] = 2;
+    tfr_run(&tc, "split-K 9x37x1031, accumulate into a transposed out");
+    tc.out_kind = TFR_V_STEP;
+    tc.out_ax = 1;
+    tfr_run(&tc, "split-K 9x37x1031, accumulate into a stepped out");
+    memset(&tc, 0, sizeof tc);
+    tc.dt = tfr_dtypes[d];
+    int64_t ls[3] = {3, 12, 1500}, rs[3] = {3, 1500, 10};
+    tc.lhs = tfr_op(3, ls);
+    tc.rhs = tfr_op(3, rs);
+    tc.nb = 1, tc.lb[0] = 0, tc.rb[0] = 0;
+    tc.nc = 1, tc.lc[0] = 2, tc.rc[0] = 1;
+    tc.seed = 1202;
+    tfr_run(&tc, "split-K batched 3 x 12x10x1500");
+  }
+}
+
 static void test_unsupported(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
@@ -702,6 +730,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_i32_wrap, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_tile_configs, tfr_tile_teardown),
       cmocka_unit_test_teardown(test_large_k, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_split_k, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_unsupported, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);

@@ -46,7 +46,7 @@ struct Params {
   a_off: u32,           // element offsets inside the bound windows
   b_off: u32,
   c_off: u32,
-  ktiles: u32,          // ceil(K / BK)
+  klen: u32,            // k per split (a multiple of BK; >= K without split-K)
   sam: u32,             // strides in elements (low 32 bits)
   sak: u32,
   sbk: u32,
@@ -63,6 +63,10 @@ struct Params {
   batch_c: vec4<u32>,
   sign_a: vec4<f32>,    // c64: (1, -1, 1, -1) conjugates the quads of A
   sign_b: vec4<f32>,
+  nsplit: u32,          // split-K: slices of k, each into its own C (split_c apart)
+  split_c: u32,
+  pad2: u32,
+  pad3: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -84,11 +88,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) lid: u32) {
   // Uniform per workgroup, so returning before the barriers is allowed.
   let group = wid.x + nwg.x * (wid.y + nwg.y * wid.z);
-  if (group >= P.ntiles * P.nbatch) {
+  if (group >= P.ntiles * P.nbatch * P.nsplit) {
     return;
   }
-  var bi = group / P.ntiles;
-  let t = group - bi * P.ntiles;
+  let tb = group / P.ntiles;
+  let t = group - tb * P.ntiles;
+  let split = tb / P.nbatch;
+  var bi = tb - split * P.nbatch;
+  // This workgroup's slice of k (all of it without split-K).
+  let kbeg = split * P.klen;
+  let kend = min(P.K, kbeg + P.klen);
+  let ktiles = (max(kend, kbeg) - kbeg + BK - 1u) / BK;
   // Bands of group_m tile rows, walked column by column: workgroups that run
   // together share rows of A and columns of B in the L2 cache.
   let band = t / (P.group_m * P.tiles_n);
@@ -99,7 +109,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let tn = in_band / rows;
   var a_base = P.a_off;
   var b_base = P.b_off;
-  var c_base = P.c_off;
+  var c_base = P.c_off + split * P.split_c;
   for (var d = 0u; d < P.batch_rank; d++) {
     let n = P.batch_shape[d];
     let c = bi % n;
@@ -115,18 +125,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 
 {{DECLS}}
 
-  if (P.ktiles > 0u) {
-    let k0 = 0u;
+  if (ktiles > 0u) {
+    let k0 = kbeg;
 {{LOAD_NEXT}}
     let nb = 0u;
 {{STORE_NEXT}}
   }
   workgroupBarrier();
-  for (var kt = 0u; kt < P.ktiles; kt++) {
+  for (var kt = 0u; kt < ktiles; kt++) {
     let cur = kt & 1u;
-    let more = kt + 1u < P.ktiles;
+    let more = kt + 1u < ktiles;
     if (more) {
-      let k0 = (kt + 1u) * BK;
+      let k0 = kbeg + (kt + 1u) * BK;
 {{LOAD_NEXT}}
     }
     let abuf = cur * (BK * (BM / EPV)) + ty;
