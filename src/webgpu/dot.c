@@ -47,10 +47,13 @@ typedef struct tfr_gemm_cfg {
 // are fastest per tile (34 TFLOP/s for 128x256 against 28 for 64x64 at
 // 8192^3), but a device of ~132 multiprocessors needs ~16 warps on each to
 // hide latency (1024^3: 64x64x16 at 24 TFLOP/s against 17 for 64x128).
-// When even the last one leaves the device idle, k is split (split-K).
+// A deep k (see tfr_gemm_split) counts split into slices (split-K) in that
+// test: 256x256x8192 c64 runs at 32 TFLOP/s on 128x64 tiles with 32 slices,
+// 15 on 32x32 tiles with 8.
 static const tfr_gemm_cfg tfr_gemm_table_real[] = {
     {128, 256, 8, 8, 8},
     {128, 128, 8, 8, 8},
+    {128, 64, 16, 8, 4},
     {64, 128, 8, 4, 8},
     {64, 64, 16, 4, 4},
     {32, 32, 8, 4, 4},
@@ -126,6 +129,18 @@ static bool tfr_gemm_cfg_valid(const tfr_wgpu_backend *b, const tfr_dot_type *ty
   return true;
 }
 
+// Slices of k for a problem whose tiles keep `warps` warps busy: enough to
+// reach TFR_GEMM_MIN_WARPS, when k is deep (K >= TFR_GEMM_SPLIT_K and at
+// least twice the smaller of M and N: medium square problems measured faster
+// on smaller tiles than split), slices of at least TFR_GEMM_SPLIT_MIN_K.
+static int64_t tfr_gemm_split(int64_t M, int64_t N, int64_t K, int64_t warps) {
+  if (warps >= TFR_GEMM_MIN_WARPS || K < TFR_GEMM_SPLIT_K || K < 2 * (M < N ? M : N)) return 1;
+  int64_t sp = (TFR_GEMM_MIN_WARPS + warps - 1) / (warps > 0 ? warps : 1);
+  if (sp > K / TFR_GEMM_SPLIT_MIN_K) sp = K / TFR_GEMM_SPLIT_MIN_K;
+  if (sp > TFR_GEMM_MAX_SPLIT) sp = TFR_GEMM_MAX_SPLIT;
+  return sp > 1 ? sp : 1;
+}
+
 // The configuration for an M x N x K (x batch) problem of `ty`, and the
 // number of slices of k (1: no split-K).
 static tfr_status tfr_gemm_pick(const tfr_wgpu_backend *b, const tfr_dot_type *ty, int64_t M,
@@ -134,7 +149,6 @@ static tfr_status tfr_gemm_pick(const tfr_wgpu_backend *b, const tfr_dot_type *t
   char why[160];
   const char *env = getenv("TFR_WEBGPU_GEMM_TILE");
   *nsplit = 1;
-  int64_t warps = 0;
   if (env && env[0]) {
     if (!tfr_gemm_cfg_parse(env, out))
       return tfr_error(TFR_ERR_INVALID_ARGUMENT,
@@ -149,6 +163,7 @@ static tfr_status tfr_gemm_pick(const tfr_wgpu_backend *b, const tfr_dot_type *t
     int n = ty->complex ? (int)(sizeof tfr_gemm_table_complex / sizeof table[0])
                         : (int)(sizeof tfr_gemm_table_real / sizeof table[0]);
     int pick = -1;
+    int64_t pick_split = 1;
     for (int i = 0; i < n; i++) {
       if (!tfr_gemm_cfg_valid(b, ty, &table[i], why, sizeof why)) continue;
       pick = i;
@@ -156,22 +171,20 @@ static tfr_status tfr_gemm_pick(const tfr_wgpu_backend *b, const tfr_dot_type *t
                       ((N + table[i].bn - 1) / table[i].bn);
       double waste = (double)tiles * table[i].bm * table[i].bn / ((double)nbatch * M * N);
       int64_t wg = (table[i].bm / table[i].tm) * (table[i].bn / table[i].tn);
-      if (waste <= TFR_GEMM_MAX_WASTE && tiles * wg / 32 >= TFR_GEMM_MIN_WARPS) break;
+      pick_split = tfr_gemm_split(M, N, K, tiles * wg / 32);
+      if (waste <= TFR_GEMM_MAX_WASTE && pick_split * tiles * wg / 32 >= TFR_GEMM_MIN_WARPS)
+        break;
     }
     if (pick < 0)
       return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                        "dot_general: webgpu: no GEMM tile configuration fits %s on %s", ty->tag,
                        b->info.name);
     *out = table[pick];
+    *nsplit = pick_split;
+    return TFR_OK;
   }
   int64_t tiles = nbatch * ((M + out->bm - 1) / out->bm) * ((N + out->bn - 1) / out->bn);
-  warps = tiles * (out->bm / out->tm) * (out->bn / out->tn) / 32;
-  if (warps < TFR_GEMM_MIN_WARPS && K >= TFR_GEMM_SPLIT_K) {
-    int64_t sp = (TFR_GEMM_MIN_WARPS + warps - 1) / (warps > 0 ? warps : 1);
-    if (sp > K / TFR_GEMM_SPLIT_MIN_K) sp = K / TFR_GEMM_SPLIT_MIN_K;
-    if (sp > TFR_GEMM_MAX_SPLIT) sp = TFR_GEMM_MAX_SPLIT;
-    if (sp > 1) *nsplit = sp;
-  }
+  *nsplit = tfr_gemm_split(M, N, K, tiles * (out->bm / out->tm) * (out->bn / out->tn) / 32);
   return TFR_OK;
 }
 
