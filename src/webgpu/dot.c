@@ -612,30 +612,30 @@ static tfr_status tfr_dot_run_gemm(tfr_wgpu_backend *b, const tfr_dot_desc *d,
   tfr_wgsl_variant v = {variant, "gemm.wgsl", NULL, NULL, 0, NULL, 0, 2, 1};
   WGPUComputePipeline pipeline = tfr_wgpu_pipeline_cached(b, &v);
   if (!pipeline) {
-  tfr_gemm_gen g;
-  if (!tfr_gemm_generate(ty, &cfg, &sa, &sb, &g)) {
+    tfr_gemm_gen g;
+    if (!tfr_gemm_generate(ty, &cfg, &sa, &sb, &g)) {
+      tfr_gemm_gen_free(&g);
+      return tfr_error(TFR_ERR_OUT_OF_MEMORY, "dot_general: webgpu: out of host memory");
+    }
+    tfr_wgsl_subst subst[] = {
+        {"T", ty->t},
+        {"V", ty->v},
+        {"A_ARRAY", arr_a},
+        {"B_ARRAY", arr_b},
+        {"CONSTS", g.consts.data},
+        {"LOADERS", g.loaders.data},
+        {"EPI_FN", g.epi.data},
+        {"DECLS", g.decls.data},
+        {"LOAD_NEXT", g.load.data},
+        {"STORE_NEXT", g.store.data},
+        {"COMPUTE", g.compute.data},
+        {"EPILOGUE", g.epilogue.data},
+    };
+    v.subst = subst;
+    v.nsubst = (int)(sizeof subst / sizeof subst[0]);
+    tfr_status st = tfr_wgpu_pipeline_get(b, &v, &pipeline);
     tfr_gemm_gen_free(&g);
-    return tfr_error(TFR_ERR_OUT_OF_MEMORY, "dot_general: webgpu: out of host memory");
-  }
-  tfr_wgsl_subst subst[] = {
-      {"T", ty->t},
-      {"V", ty->v},
-      {"A_ARRAY", arr_a},
-      {"B_ARRAY", arr_b},
-      {"CONSTS", g.consts.data},
-      {"LOADERS", g.loaders.data},
-      {"EPI_FN", g.epi.data},
-      {"DECLS", g.decls.data},
-      {"LOAD_NEXT", g.load.data},
-      {"STORE_NEXT", g.store.data},
-      {"COMPUTE", g.compute.data},
-      {"EPILOGUE", g.epilogue.data},
-  };
-  v.subst = subst;
-  v.nsubst = (int)(sizeof subst / sizeof subst[0]);
-  tfr_status st = tfr_wgpu_pipeline_get(b, &v, &pipeline);
-  tfr_gemm_gen_free(&g);
-  TFR_RETURN_IF_ERROR(st);
+    TFR_RETURN_IF_ERROR(st);
   }
 
   tfr_gemm_params P;
