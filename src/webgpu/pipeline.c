@@ -344,23 +344,40 @@ static uint64_t tfr_wgpu_hash(const char *s) {
   return h;
 }
 
+// The cache key of `v` into key[512] (variant, overrides, signature); false
+// when it does not fit.
+static bool tfr_wgpu_pipeline_key(const tfr_wgsl_variant *v, char *key, size_t cap) {
+  int n = snprintf(key, cap, "%s", v->variant);
+  for (int i = 0; i < v->noverrides && n < (int)cap; i++)
+    n += snprintf(key + n, cap - (size_t)n, " %s=%u", v->overrides[i].name,
+                  v->overrides[i].value);
+  if ((v->nread || v->nwrite) && n < (int)cap)
+    n += snprintf(key + n, cap - (size_t)n, " %dr%dw", v->nread, v->nwrite);
+  return n < (int)cap;
+}
+
+static WGPUComputePipeline tfr_wgpu_pipeline_find(tfr_wgpu_backend *b, const char *key,
+                                                  uint64_t h) {
+  for (int i = 0; i < b->npipelines; i++)
+    if (b->pipelines[i].hash == h && strcmp(b->pipelines[i].key, key) == 0)
+      return b->pipelines[i].pipeline;
+  return NULL;
+}
+
+WGPUComputePipeline tfr_wgpu_pipeline_cached(tfr_wgpu_backend *b, const tfr_wgsl_variant *v) {
+  char key[512];
+  if (!tfr_wgpu_pipeline_key(v, key, sizeof key)) return NULL;
+  return tfr_wgpu_pipeline_find(b, key, tfr_wgpu_hash(key));
+}
+
 tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
                                  WGPUComputePipeline *out) {
   char key[512];
-  int n = snprintf(key, sizeof key, "%s", v->variant);
-  for (int i = 0; i < v->noverrides && n < (int)sizeof key; i++)
-    n += snprintf(key + n, sizeof key - (size_t)n, " %s=%u", v->overrides[i].name,
-                  v->overrides[i].value);
-  if ((v->nread || v->nwrite) && n < (int)sizeof key)
-    n += snprintf(key + n, sizeof key - (size_t)n, " %dr%dw", v->nread, v->nwrite);
-  if (n >= (int)sizeof key)
+  if (!tfr_wgpu_pipeline_key(v, key, sizeof key))
     return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: the cache key is too long", v->variant);
   uint64_t h = tfr_wgpu_hash(key);
-  for (int i = 0; i < b->npipelines; i++)
-    if (b->pipelines[i].hash == h && strcmp(b->pipelines[i].key, key) == 0) {
-      *out = b->pipelines[i].pipeline;
-      return TFR_OK;
-    }
+  *out = tfr_wgpu_pipeline_find(b, key, h);
+  if (*out) return TFR_OK;
 
   // Snippets first, then the kernel: WGSL declarations are order-free.
   tfr_wgpu_text t = {NULL, 0, 0, false};

@@ -300,6 +300,10 @@ void tfr_wgpu_pipelines_release(tfr_wgpu_backend *b);
 // Dawn's text), TFR_ERR_DEVICE_LOST, TFR_ERR_OUT_OF_MEMORY.
 tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
                                  WGPUComputePipeline *out);
+// The pipeline of `v` when it is cached already, else NULL (compiles
+// nothing; the substitutions are not looked at: the variant name must
+// determine them). Lets a caller generate substitutions only on a miss.
+WGPUComputePipeline tfr_wgpu_pipeline_cached(tfr_wgpu_backend *b, const tfr_wgsl_variant *v);
 // Expands `{{NAME}}` placeholders of `tmpl`. `*out` is tfr_alloc'ed.
 tfr_status tfr_wgsl_expand(const char *variant, const char *tmpl, const tfr_wgsl_subst *subst,
                            int nsubst, char **out);

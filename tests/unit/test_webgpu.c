@@ -686,8 +686,12 @@ static void test_unsupported_ops(void **state) {
   tfr_dot_config dot = {.num_contracting_dims = 1,
                         .lhs_contracting_dimensions = &zero,
                         .rhs_contracting_dimensions = &zero};
-  TFR_ASSERT_ERROR(tfr_dot_general(s, d, d, &dot, &y), TFR_ERR_UNSUPPORTED_DTYPE, "dot_general",
-                   "f32", "webgpu");
+  // dot_general computes f32, i32 and c64 (test_webgpu_dot.c); f64 is refused.
+  tfr_tensor *h64 = tfr_test_random_tensor(TFR_F64, 1, &n, 1), *d64 = tfr_up(s, h64);
+  TFR_ASSERT_ERROR(tfr_dot_general(s, d64, d64, &dot, &y), TFR_ERR_UNSUPPORTED_DTYPE,
+                   "dot_general", "f64", "webgpu");
+  tfr_tensor_release(d64);
+  tfr_tensor_release(h64);
   int64_t two[2] = {2, 2};
   tfr_tensor *sq = NULL;
   TFR_ASSERT_OK(tfr_reshape(s, d, 2, two, &sq));
