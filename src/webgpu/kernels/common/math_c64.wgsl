@@ -31,9 +31,8 @@ fn tfr_abs_c64(z: vec2<f32>) -> f32 {
   // squares then cannot overflow, and a smaller part that underflows is
   // negligible
   let e = tfr_m_frexp(m).e;
-  let s = tfr_m_scale(1.0, -e);
-  let xs = ax * s;
-  let ys = ay * s;
+  let xs = tfr_m_scale_exact(ax, -e);
+  let ys = tfr_m_scale_exact(ay, -e);
   let sum = tfr_m_dd_add(tfr_m_two_prod(xs, xs), tfr_m_two_prod(ys, ys));
   let r = tfr_m_dd_sqrt(sum);
   return tfr_m_scale(r.x + r.y, e);
@@ -53,9 +52,8 @@ fn tfr_m_log_abs(x: f32, y: f32) -> f32 {
     }
   }
   let e = tfr_m_frexp(m).e;
-  let sc = tfr_m_scale(1.0, -e);
-  let xs = ax * sc;
-  let ys = ay * sc;
+  let xs = tfr_m_scale_exact(ax, -e);
+  let ys = tfr_m_scale_exact(ay, -e);
   let s = tfr_m_dd_add(tfr_m_two_prod(xs, xs), tfr_m_two_prod(ys, ys));  // in [1, 8)
   let ls = tfr_log_f32(s.x) + s.y / s.x;
   let ef = f32(e);
@@ -100,9 +98,8 @@ fn tfr_div_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     // part lies in [1, 2)
     let m = max(tfr_m_abs(b.x), tfr_m_abs(b.y));
     let e = tfr_m_frexp(m).e;
-    let s = tfr_m_ldexp(1.0, -e);
-    let c = b.x * s;
-    let d = b.y * s;
+    let c = tfr_m_scale_exact(b.x, -e);
+    let d = tfr_m_scale_exact(b.y, -e);
     let den = c * c + d * d;
     let nr = a.x * c + a.y * d;
     let ni = a.y * c - a.x * d;
@@ -110,21 +107,36 @@ fn tfr_div_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
       return vec2<f32>(tfr_m_ldexp(tfr_div_f32(nr, den), -e),
                        tfr_m_ldexp(tfr_div_f32(ni, den), -e));
     }
-    // a huge: divide first, then multiply
+    // a huge (so a / 4 is exact): divide first, then multiply, in a quarter
+    // of the scale so that a sum of two products below overflow stays finite
     let qc = tfr_div_f32(c, den);
     let qd = tfr_div_f32(d, den);
-    return vec2<f32>(tfr_m_ldexp(a.x * qc + a.y * qd, -e), tfr_m_ldexp(a.y * qc - a.x * qd, -e));
+    let a4 = a * 0.25;
+    return vec2<f32>(tfr_m_ldexp(a4.x * qc + a4.y * qd, 2 - e),
+                     tfr_m_ldexp(a4.y * qc - a4.x * qd, 2 - e));
   }
   var x = tfr_m_nan();
   var y = tfr_m_nan();
   if (!b_zero) {
+    // The cpu's libgcc computes a float complex quotient in double, where
+    // the ratio of b's parts (both finite) does not underflow; here a ratio
+    // that underflowed stands in as the smallest normal of its sign, so that
+    // an infinite part of a times it stays infinite as in double. (Only an
+    // infinite a reaches this branch with a finite b, and then every
+    // finite term is dominated.)
     if (tfr_m_abs(b.x) < tfr_m_abs(b.y)) {
-      let ratio = b.x / b.y;
+      var ratio = b.x / b.y;
+      if (b_fin && tfr_m_is_zero(ratio) && !tfr_m_is_zero(b.x)) {
+        ratio = tfr_m_copysign(0x1p-126f, ratio);
+      }
       let den = b.x * ratio + b.y;
       x = (a.x * ratio + a.y) / den;
       y = (a.y * ratio - a.x) / den;
     } else {
-      let ratio = b.y / b.x;
+      var ratio = b.y / b.x;
+      if (b_fin && tfr_m_is_zero(ratio) && !tfr_m_is_zero(b.y)) {
+        ratio = tfr_m_copysign(0x1p-126f, ratio);
+      }
       let den = b.y * ratio + b.x;
       x = (a.y * ratio + a.x) / den;
       y = (a.y - a.x * ratio) / den;
@@ -133,10 +145,11 @@ fn tfr_div_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
   if (!(tfr_m_is_nan(x) && tfr_m_is_nan(y))) {
     return vec2<f32>(x, y);
   }
-  let a_nan = tfr_m_is_nan(a.x) || tfr_m_is_nan(a.y);
   let a_inf = tfr_m_is_inf(a.x) || tfr_m_is_inf(a.y);
   let b_inf = tfr_m_is_inf(b.x) || tfr_m_is_inf(b.y);
-  if (b_zero && !a_nan) {
+  // C: a zero denominator and a numerator not wholly NaN give
+  // copysign(inf, c) times each part (a NaN part stays NaN).
+  if (b_zero && !(tfr_m_is_nan(a.x) && tfr_m_is_nan(a.y))) {
     return vec2<f32>(tfr_m_inf_times(b.x, a.x), tfr_m_inf_times(b.x, a.y));
   }
   if (a_inf && b_fin) {
@@ -150,8 +163,11 @@ fn tfr_div_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     // zeros with the signs of the products with b's direction
     let p = tfr_m_copysign(select(0.0, 1.0, tfr_m_is_inf(b.x)), b.x);
     let q = tfr_m_copysign(select(0.0, 1.0, tfr_m_is_inf(b.y)), b.y);
-    return vec2<f32>(tfr_m_copysign(0.0, a.x * p + a.y * q),
-                     tfr_m_copysign(0.0, a.y * p - a.x * q));
+    // C computes 0 * (a.x p + a.y q) in float: NaN when the sum overflows
+    let u = a.x * p + a.y * q;
+    let v = a.y * p - a.x * q;
+    return vec2<f32>(select(tfr_m_copysign(0.0, u), tfr_m_nan(), tfr_m_is_inf(u)),
+                     select(tfr_m_copysign(0.0, v), tfr_m_nan(), tfr_m_is_inf(v)));
   }
   return vec2<f32>(x, y);
 }
@@ -170,7 +186,18 @@ fn tfr_m_cmul_annexg(a0: vec2<f32>, b0: vec2<f32>) -> vec2<f32> {
   let a_inf = tfr_m_is_inf(a.x) || tfr_m_is_inf(a.y);
   let b_inf = tfr_m_is_inf(b.x) || tfr_m_is_inf(b.y);
   if (!a_inf && !b_inf) {
-    return r;
+    // libgcc's third recovery: finite operands whose partial products
+    // overflowed (a NaN part met an infinite product): NaN parts become
+    // zeros, and the product is recomputed times inf.
+    let ov = tfr_m_is_inf(a.x * b.x) || tfr_m_is_inf(a.y * b.y) || tfr_m_is_inf(a.x * b.y) ||
+             tfr_m_is_inf(a.y * b.x);
+    if (!ov) {
+      return r;
+    }
+    a = vec2<f32>(select(a.x, tfr_m_copysign(0.0, a.x), tfr_m_is_nan(a.x)),
+                  select(a.y, tfr_m_copysign(0.0, a.y), tfr_m_is_nan(a.y)));
+    b = vec2<f32>(select(b.x, tfr_m_copysign(0.0, b.x), tfr_m_is_nan(b.x)),
+                  select(b.y, tfr_m_copysign(0.0, b.y), tfr_m_is_nan(b.y)));
   }
   if (a_inf) {
     a = vec2<f32>(tfr_m_copysign(select(0.0, 1.0, tfr_m_is_inf(a.x)), a.x),
@@ -315,9 +342,8 @@ fn tfr_sqrt_c64(z: vec2<f32>) -> vec2<f32> {
   let m = max(tfr_m_abs(x), tfr_m_abs(y));
   var e = tfr_m_frexp(m).e;
   e = e - (e & 1);
-  let s = tfr_m_scale(1.0, -e);
-  let xs = x * s;
-  let ys = y * s;
+  let xs = tfr_m_scale_exact(x, -e);
+  let ys = tfr_m_scale_exact(y, -e);
   let h = tfr_abs_c64(vec2<f32>(xs, ys));
   let t = tfr_sqrt_f32(0.5 * (tfr_m_abs(xs) + h));
   let k = e / 2;

@@ -131,6 +131,19 @@ fn tfr_m_scale(m: f32, k: i32) -> f32 {
   return m * tfr_m_pow2i(k);
 }
 
+// v * 2^k for any finite v, subnormal included, computed from v's bits:
+// devices may flush a subnormal operand of a multiplication to zero
+// (lavapipe does), so scaling a tiny value up must not multiply it. Exact
+// unless the result is subnormal or overflows.
+fn tfr_m_scale_exact(v: f32, k: i32) -> f32 {
+  if ((bitcast<u32>(v) & TFR_M_ABS_MASK) == 0u) {
+    return v;
+  }
+  let f = tfr_m_frexp(bitcast<f32>(bitcast<u32>(v) & TFR_M_ABS_MASK));
+  let r = tfr_m_ldexp(f.f, f.e + k);
+  return bitcast<f32>(bitcast<u32>(r) | (bitcast<u32>(v) & 0x80000000u));
+}
+
 // v * 2^k for any k in [-600, 600], in up to five exact steps (only the last
 // may round, when the result is subnormal; an intermediate overflow is the
 // result's). For v whose scaled magnitude is far from the ends of the range.
