@@ -31,8 +31,8 @@
 // add, multiply, maximum, minimum compute on bool, i32, f32, c64 and i64
 // (emulated with 32-bit words); f64 maximum/minimum compare bits; f64
 // add/multiply and c128 arithmetic fail with TFR_ERR_UNSUPPORTED_DTYPE (WGSL
-// has no 64-bit floats). Indices may be i32 or i64 (read as two 32-bit
-// words).
+// has no 64-bit floats). Indices may have any integer dtype (gs_index_load:
+// narrow ones unpacked from their word, 64-bit ones read as two words).
 #include <stdio.h>
 #include <string.h>
 
@@ -70,10 +70,11 @@ typedef struct gs_elem {
   const char *dload;      // scatter: element `t` of dst
   const char *gstore;     // gather: store `val` at `k`
   const char *sstore;     // scatter: store `val` at `t`
-  bool bytes;             // one-byte elements (common/bytes.wgsl)
+  bool bytes;             // one- or two-byte elements (common/bytes.wgsl)
 } gs_elem;
 
 #define GS_BYTE(arr, i) "((" arr "[" i " >> 2u] >> ((" i " & 3u) * 8u)) & 0xffu)"
+#define GS_HALF(arr, i) "((" arr "[" i " >> 1u] >> ((" i " & 1u) * 16u)) & 0xffffu)"
 
 // By element size (bits only: gather, replace).
 static const gs_elem *gs_raw(size_t es) {
@@ -81,6 +82,10 @@ static const gs_elem *gs_raw(size_t es) {
                              GS_BYTE("src", "j"), GS_BYTE("upd", "uj"),
                              "((atomicLoad(&dst[t >> 2u]) >> ((t & 3u) * 8u)) & 0xffu)",
                              "tfr_store_u8(k, val)", "tfr_store_u8(t, val)", true};
+  static const gs_elem u16 = {"u16", "array<u32>", "array<atomic<u32>>", "u32",
+                              GS_HALF("src", "j"), GS_HALF("upd", "uj"),
+                              "((atomicLoad(&dst[t >> 1u]) >> ((t & 1u) * 16u)) & 0xffffu)",
+                              "tfr_store_u16(k, val)", "tfr_store_u16(t, val)", true};
   static const gs_elem u32 = {"u32", "array<u32>", "array<u32>", "u32", "src[j]", "upd[uj]",
                               "dst[t]", "dst[k] = val", "dst[t] = val", false};
   static const gs_elem u32x2 = {"u32x2", "array<vec2<u32>>", "array<vec2<u32>>", "vec2<u32>",
@@ -91,6 +96,7 @@ static const gs_elem *gs_raw(size_t es) {
                                 false};
   switch (es) {
     case 1: return &u8;
+    case 2: return &u16;
     case 4: return &u32;
     case 8: return &u32x2;
     default: return &u32x4;
@@ -253,6 +259,30 @@ static tfr_status gs_bind_indices(tfr_wgpu_backend *b, const char *op, const tfr
   return gs_bind_view(b, op, "index", c->dummy, &c->ind_bind, &c->ind_rel);
 }
 
+// How index_space.wgsl reads start `e` of the index tensor (array<u32>, the
+// window bound in elements of the index dtype) as the 64-bit value hi:lo:
+// narrow types from their word with sign or zero extension, 64-bit ones as
+// word pairs (u64 of 2^63 and more saturate: they are above every extent).
+static const char *gs_index_load(tfr_dtype dt) {
+  switch (dt) {
+    case TFR_I8:
+      return "let v = (ind[e >> 2u] >> ((e & 3u) * 8u)) & 0xffu; let n = (v & 0x80u) != 0u; "
+             "lo = select(v, v | 0xffffff00u, n); hi = select(0u, 0xffffffffu, n);";
+    case TFR_U8: return "lo = (ind[e >> 2u] >> ((e & 3u) * 8u)) & 0xffu; hi = 0u;";
+    case TFR_I16:
+      return "let v = (ind[e >> 1u] >> ((e & 1u) * 16u)) & 0xffffu; let n = (v & 0x8000u) != 0u; "
+             "lo = select(v, v | 0xffff0000u, n); hi = select(0u, 0xffffffffu, n);";
+    case TFR_U16: return "lo = (ind[e >> 1u] >> ((e & 1u) * 16u)) & 0xffffu; hi = 0u;";
+    case TFR_U32: return "lo = ind[e]; hi = 0u;";
+    case TFR_I64: return "lo = ind[2u * e]; hi = ind[2u * e + 1u];";
+    case TFR_U64:
+      return "lo = ind[2u * e]; hi = ind[2u * e + 1u]; "
+             "if ((hi & 0x80000000u) != 0u) { lo = 0xffffffffu; hi = 0x7fffffffu; }";
+    default:  // i32
+      return "lo = ind[e]; hi = select(0u, 0xffffffffu, (lo & 0x80000000u) != 0u);";
+  }
+}
+
 // Substitutions of index_meta.wgsl / index_space.wgsl.
 static const char *gs_meta_expr(const gs_common *c) {
   return c->meta_dev ? "M[i]" : "P.words[i >> 2u][i & 3u]";
@@ -339,7 +369,7 @@ tfr_status tfr_wgpu_gather(tfr_backend *base, const tfr_gather_desc *d) {
 
   const gs_elem *e = gs_raw((size_t)es);
   char variant[96];
-  snprintf(variant, sizeof variant, "gather[%s,%s%s]", e->tag, ind->dtype == TFR_I64 ? "i64" : "i32",
+  snprintf(variant, sizeof variant, "gather[%s,%s%s]", e->tag, tfr_dtype_name(ind->dtype),
            c.meta_dev ? ",meta" : "");
   const char *snippets[] = {"common/index_meta.wgsl", "common/index_space.wgsl",
                             e->bytes ? "common/bytes.wgsl" : NULL, NULL};
@@ -351,7 +381,7 @@ tfr_status tfr_wgpu_gather(tfr_backend *base, const tfr_gather_desc *d) {
       {"META", gs_meta_expr(&c)},
       {"META_DECL", c.meta_dev ? "@group(0) @binding(3) var<storage, read> M: array<u32>;" : ""},
       {"DST_BINDING", c.meta_dev ? "4" : "3"},
-      {"INDEX_WORDS", ind->dtype == TFR_I64 ? "2" : "1"},
+      {"INDEX_LOAD", gs_index_load(ind->dtype)},
   };
   tfr_wgsl_override ov[] = {{"WG", GS_WG}};
   tfr_wgsl_variant v = {variant, "gather.wgsl", snippets, subst,
@@ -558,10 +588,10 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   p.napply = per_element ? 1u : (uint32_t)win_numel;
   if (!c.meta_dev) memcpy(p.meta, m.w, (size_t)m.n * sizeof(uint32_t));
 
-  const char *itag = ind->dtype == TFR_I64 ? "i64" : "i32";
+  const char *itag = tfr_dtype_name(ind->dtype);
   const char *mtag = c.meta_dev ? ",meta" : "";
   const char *meta_expr = gs_meta_expr(&c);
-  const char *words = ind->dtype == TFR_I64 ? "2" : "1";
+  const char *index_load = gs_index_load(ind->dtype);
   char variant[128];
 
   if (direct) {
@@ -591,7 +621,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
         {"META", meta_expr},
         {"META_DECL", c.meta_dev ? "@group(0) @binding(3) var<storage, read> M: array<u32>;" : ""},
         {"DST_BINDING", c.meta_dev ? "4" : "3"},
-        {"INDEX_WORDS", words},
+        {"INDEX_LOAD", index_load},
     };
     WGPUComputePipeline pl;
     st = gs_pipeline(b, variant, "scatter_direct.wgsl", snippets, subst,
@@ -619,7 +649,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
         {"META_DECL", c.meta_dev ? "@group(0) @binding(2) var<storage, read> M: array<u32>;" : ""},
         {"KEYS_BINDING", c.meta_dev ? "3" : "2"},
         {"VALS_BINDING", c.meta_dev ? "4" : "3"},
-        {"INDEX_WORDS", words},
+        {"INDEX_LOAD", index_load},
     };
     WGPUComputePipeline pl;
     st = gs_pipeline(b, variant, "scatter_keys.wgsl", snippets, subst,

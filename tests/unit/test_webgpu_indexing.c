@@ -130,23 +130,21 @@ static tfr_tensor *ix_i64(int rank, const int64_t *shape, const int64_t *v) {
   return tfr_test_tensor(TFR_I64, rank, shape, v);
 }
 
-// Index tensor of `n` values uniform in [lo, hi) in dtype `dt`.
+// Index tensor of `n` values uniform in [lo, hi) in the integer dtype `dt`
+// (values wrap to the dtype's width, as a C conversion does).
 static tfr_tensor *ix_rand_index(tfr_dtype dt, int rank, const int64_t *shape, int64_t lo,
                                  int64_t hi, uint64_t seed) {
   int64_t n = 1;
   for (int k = 0; k < rank; k++) n *= shape[k];
   uint64_t st = seed * 77 + 5;
-  if (dt == TFR_I64) {
-    int64_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
-    for (int64_t i = 0; i < n; i++) v[i] = lo + (int64_t)(tfr_test_rand_u64(&st) % (uint64_t)(hi - lo));
-    tfr_tensor *t = ix_i64(rank, shape, v);
-    free(v);
-    return t;
+  size_t es = tfr_dtype_size(dt);
+  unsigned char *v = malloc((size_t)(n ? n : 1) * es);
+  assert_non_null(v);
+  for (int64_t i = 0; i < n; i++) {
+    uint64_t x = (uint64_t)(lo + (int64_t)(tfr_test_rand_u64(&st) % (uint64_t)(hi - lo)));
+    memcpy(v + i * (int64_t)es, &x, es);  // little-endian: the low bytes
   }
-  int32_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
-  for (int64_t i = 0; i < n; i++)
-    v[i] = (int32_t)(lo + (int64_t)(tfr_test_rand_u64(&st) % (uint64_t)(hi - lo)));
-  tfr_tensor *t = ix_i32(rank, shape, v);
+  tfr_tensor *t = tfr_test_tensor(dt, rank, shape, v);
   free(v);
   return t;
 }
@@ -750,6 +748,52 @@ static void test_scatter_64bit(void **state) {
 // f64 add/multiply and c128 arithmetic: unsupported, with the combiner, the
 // dtype and the backend in the message, and no result; replace and gather
 // move bits and work.
+// Indices of every integer dtype (narrow ones are packed in words on the
+// device, u64 beyond 2^63 must clamp high, not count as negative): gather
+// windows and scatter rows against the cpu, with values out of range on
+// both sides.
+static void test_index_dtypes(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  static const tfr_dtype idt[] = {TFR_I8, TFR_I16, TFR_U8, TFR_U16, TFR_U32, TFR_U64, TFR_I32,
+                                  TFR_I64};
+  for (size_t k = 0; k < sizeof idt / sizeof idt[0]; k++) {
+    tfr_dtype_kind kind = tfr_dtype_get_info(idt[k])->kind;
+    // Unsigned: small values and ones just below the type's top (-3 .. -1
+    // wrapped), which are huge and clamp to the last start.
+    int64_t lo = -3, hi = 9;
+    int64_t oshape[3] = {6, 5, 4}, ishape[3] = {2, 3, 2};
+    int64_t offset[2] = {1, 3}, collapsed[1] = {2}, map[2] = {2, 0}, sizes[3] = {3, 5, 1};
+    tfr_gather_config g = {.num_offset_dims = 2, .offset_dims = offset,
+                           .num_collapsed_slice_dims = 1, .collapsed_slice_dims = collapsed,
+                           .num_start_index_map = 2, .start_index_map = map,
+                           .index_vector_dim = 0, .slice_sizes = sizes};
+    char what[96];
+    snprintf(what, sizeof what, "gather with %s indices (%s)", tfr_dtype_name(idt[k]),
+             kind == TFR_KIND_UINT ? "unsigned, some huge" : "signed, some negative");
+    ix_case c = {.what = what, .op = ix_op_gather, .cfg = &g, .n = 2};
+    c.in[0] = ix_rand(TFR_F32, 3, oshape, 70 + (uint64_t)k);
+    c.in[1] = ix_rand_index(idt[k], 3, ishape, lo, hi, 90 + (uint64_t)k);
+    ix_diff_only(&c);
+    ix_release_inputs(&c);
+
+    int64_t uwd[1] = {1}, ins[1] = {0}, smap[1] = {0};
+    int64_t so[2] = {6, 3}, si[2] = {40, 1}, su[2] = {40, 3};
+    tfr_scatter_config sc = {.num_update_window_dims = 1, .update_window_dims = uwd,
+                             .num_inserted_window_dims = 1, .inserted_window_dims = ins,
+                             .num_scatter_dims_to_operand_dims = 1,
+                             .scatter_dims_to_operand_dims = smap, .index_vector_dim = 1,
+                             .combiner = TFR_SCATTER_ADD};
+    snprintf(what, sizeof what, "scatter add with %s indices", tfr_dtype_name(idt[k]));
+    ix_case d = {.what = what, .op = ix_op_scatter, .cfg = &sc, .n = 3};
+    d.in[0] = ix_rand(TFR_F32, 2, so, 110 + (uint64_t)k);
+    d.in[1] = ix_rand_index(idt[k], 2, si, lo, hi, 130 + (uint64_t)k);
+    d.in[2] = ix_updates(TFR_SCATTER_ADD, TFR_F32, 2, su, 150 + (uint64_t)k);
+    ix_diff_only(&d);
+    ix_release_inputs(&d);
+  }
+}
+
 static void test_unsupported_dtypes(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
@@ -928,6 +972,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_scatter_large, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_scatter_high_rank, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_scatter_64bit, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_index_dtypes, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_unsupported_dtypes, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_structural_ops, tfr_test_teardown_session),
   };

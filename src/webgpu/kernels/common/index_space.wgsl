@@ -4,7 +4,10 @@
 // read from the index tensor `ind` (array<u32>) with StableHLO's bounds rule.
 // The kernel's Params has `nstart`, `vstride`, `start_base` and `flags`.
 // Needs common/index_meta.wgsl (tfr_meta).
-//   {{INDEX_WORDS}}  1 (i32 indices) or 2 (i64 indices: low word, high word)
+//   {{INDEX_LOAD}}   statements setting `lo` and `hi`, the start at element `e`
+//                    of `ind` as a signed 64-bit value (gs_index_load in
+//                    gather_scatter.c: every integer dtype; unsigned values of
+//                    2^63 and more saturate to 2^63 - 1)
 // Offsets are u32 and wrap: strides are the low 32 bits of the signed element
 // strides, and every final offset lies inside the bound window, so the
 // wrapped sums are exact (as in copy_strided.wgsl).
@@ -15,13 +18,7 @@
 fn tfr_start(e: u32, hi_lo: u32, hi_hi: u32) -> vec2<u32> {
   var lo: u32;
   var hi: u32;
-  if ({{INDEX_WORDS}}u == 2u) {
-    lo = ind[2u * e];
-    hi = ind[2u * e + 1u];
-  } else {
-    lo = ind[e];
-    hi = select(0u, 0xffffffffu, (lo & 0x80000000u) != 0u);  // sign extension
-  }
+  {{INDEX_LOAD}}
   if ((hi & 0x80000000u) != 0u) {
     return vec2<u32>(0u, 1u);
   }
