@@ -177,7 +177,7 @@ typedef struct win_select_state {
   const int64_t *wstrides;
   const tfr_tensor *src;   // padded operand
   const tfr_tensor *valid; // padded validity mask, or NULL
-  const tfr_tensor *ids;   // iota 0 .. nwin-1 (i64)
+  const tfr_tensor *ids;   // iota 0 .. nwin-1 (i32; i64 beyond 2^31 - 1 positions)
 } win_select_state;
 
 // One candidate step at window offset w: replaces best/choice/have where the
@@ -278,7 +278,9 @@ tfr_status tfr_select_and_scatter(tfr_session *s, const tfr_tensor *operand,
   if (!st && source->numel > 0) {
     win_select_state q = {s, select_direction, r, source->shape, window_dimensions,
                           window_strides, src, valid, NULL};
-    st = tfr_iota(s, TFR_I64, 1, &nwin, 0, &ids);
+    // Window positions are only compared for equality: i32 whenever they
+    // fit, which every backend computes on (webgpu has no i64 arithmetic).
+    st = tfr_iota(s, nwin <= INT32_MAX ? TFR_I32 : TFR_I64, 1, &nwin, 0, &ids);
     q.ids = ids;
     // Offset 0 starts the running choice.
     int64_t idx0[TFR_MAX_RANK] = {0};

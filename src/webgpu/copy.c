@@ -220,12 +220,20 @@ typedef struct tfr_wgpu_transpose_params {
 } tfr_wgpu_transpose_params;
 _Static_assert(sizeof(tfr_wgpu_transpose_params) == 144, "transpose_tiled Params layout");
 
-tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
-                         tfr_tensor *out) {
+// The copy kernels, optionally applying `map` (a WGSL expression of the raw
+// 32-bit element `v`, e.g. reduce_precision on the bits; `map_tag` names it
+// in the variant, `map_snippet` defines it) to every element of a 4-byte
+// dtype copied to itself.
+static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
+                                    tfr_tensor *out, const char *map, const char *map_tag,
+                                    const char *map_snippet) {
   TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, op));
   if (out->numel == 0) return TFR_OK;
   const tfr_wgpu_elem *se, *de;
-  if (in->dtype == out->dtype) {
+  if (map) {
+    assert(in->dtype == out->dtype && tfr_dtype_size(in->dtype) == 4);
+    se = de = &tfr_wgpu_raw[4];
+  } else if (in->dtype == out->dtype) {
     se = de = &tfr_wgpu_raw[tfr_dtype_size(in->dtype)];
   } else {
     se = tfr_wgpu_typed(in->dtype);
@@ -243,12 +251,12 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
     // buffer bound both read-only and writable in one dispatch is refused by
     // WebGPU when the bound ranges overlap, and windows are aligned outwards:
     // go through a temporary.
-    bool same = in->dtype == out->dtype && in->offset == out->offset;
+    bool same = !map && in->dtype == out->dtype && in->offset == out->offset;
     for (int k = 0; same && k < in->rank; k++) same = in->strides[k] == out->strides[k];
     if (same) return TFR_OK;
     tfr_tensor *tmp = NULL;
     TFR_RETURN_IF_ERROR(tfr_tensor_alloc(&b->base, in->dtype, in->rank, in->shape, false, &tmp));
-    tfr_status st = tfr_wgpu_copy(b, op, in, tmp);
+    tfr_status st = tfr_wgpu_copy_map(b, op, in, tmp, map, map_tag, map_snippet);
     if (!st) st = tfr_wgpu_copy(b, op, tmp, out);
     tfr_tensor_release(tmp);
     return st;
@@ -262,7 +270,8 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
   int64_t ues = (int64_t)tfr_dtype_size(in->dtype);  // bytes of the kernel's source element
   int64_t udes = (int64_t)tfr_dtype_size(out->dtype);  // and destination element
   int64_t in_off = in->offset, out_off = out->offset;  // in such elements
-  if (in->dtype == out->dtype && tj < 0 && plan.nd == 1 && plan.src[0] == 1 && plan.dst[0] == 1) {
+  if (!map && in->dtype == out->dtype && tj < 0 && plan.nd == 1 && plan.src[0] == 1 &&
+      plan.dst[0] == 1) {
     int64_t bytes = plan.shape[0] * ues, sb = in_off * ues, db = out_off * ues;
     if (b->copy_b2b && bytes % 4 == 0 && sb % 4 == 0 && db % 4 == 0) {
       // The raw peer (TFR_WEBGPU_COPY_B2B=1): the queue's own buffer copy.
@@ -318,18 +327,19 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
   }
 
   // The pipeline.
-  char variant[96];
-  snprintf(variant, sizeof variant, "%s[%s->%s]", tj >= 0 ? "transpose_tiled" : "copy_strided",
-           se->tag, de->tag);
+  char variant[128];
+  snprintf(variant, sizeof variant, "%s[%s->%s%s%s]", tj >= 0 ? "transpose_tiled" : "copy_strided",
+           se->tag, de->tag, map ? "," : "", map ? map_tag : "");
   const char *snippets[3];
   int ns = 0;
   if (in->dtype != out->dtype) snippets[ns++] = "common/convert.wgsl";
+  if (map_snippet) snippets[ns++] = map_snippet;
   if (de->bytes) snippets[ns++] = "common/bytes.wgsl";
   snippets[ns] = NULL;
   tfr_wgsl_subst subst[] = {
       {"SRC_ARRAY", se->array},  {"DST_ARRAY", de->dst_array},
       {"VALUE_T", de->value_t},  {"LOAD", se->load},
-      {"CONVERT", tfr_wgpu_convert_expr(in->dtype, out->dtype)},
+      {"CONVERT", map ? map : tfr_wgpu_convert_expr(in->dtype, out->dtype)},
       {"STORE", de->store},
   };
   // Tiles of 32 x 32 (256 invocations as 32 x 8) unless a tile of the value
@@ -447,6 +457,27 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
   return TFR_OK;
 }
 
+tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
+                         tfr_tensor *out) {
+  return tfr_wgpu_copy_map(b, op, in, out, NULL, NULL, NULL);
+}
+
+// StableHLO reduce_precision of f32, on the bits (common/reduce_precision.wgsl,
+// the cpu's rule of src/core/half.h).
+static tfr_status tfr_wgpu_reduce_precision(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
+  if (d->in->dtype != TFR_F32)
+    return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                     "reduce_precision: dtype %s is not supported on the webgpu backend (it "
+                     "computes on f32)",
+                     tfr_dtype_name(d->in->dtype));
+  char map[64], tag[32];
+  snprintf(map, sizeof map, "tfr_reduce_precision_f32(v, %uu, %uu)", (unsigned)d->exponent_bits,
+           (unsigned)d->mantissa_bits);
+  snprintf(tag, sizeof tag, "rp%d.%d", d->exponent_bits, d->mantissa_bits);
+  return tfr_wgpu_copy_map(b, "reduce_precision", d->in, d->out, map, tag,
+                           "common/reduce_precision.wgsl");
+}
+
 tfr_status tfr_wgpu_structural(tfr_backend *base, const tfr_structural_desc *d) {
   tfr_wgpu_backend *b = tfr_wgpu_cast(base);
   switch (d->kind) {
@@ -454,10 +485,7 @@ tfr_status tfr_wgpu_structural(tfr_backend *base, const tfr_structural_desc *d) 
       return tfr_wgpu_copy(b, d->in->dtype == d->out->dtype ? "copy" : "convert", d->in, d->out);
     case TFR_STRUCT_TRIANGLE: return tfr_wgpu_triangle(b, d);
     case TFR_STRUCT_IOTA: return tfr_wgpu_iota(b, d);
-    case TFR_STRUCT_REDUCE_PRECISION:
-      return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                       "reduce_precision: not implemented on the webgpu backend yet (dtype %s)",
-                       tfr_dtype_name(d->in->dtype));
+    case TFR_STRUCT_REDUCE_PRECISION: return tfr_wgpu_reduce_precision(b, d);
   }
   return tfr_error(TFR_ERR_INTERNAL, "webgpu: structural op kind %d is unknown", (int)d->kind);
 }

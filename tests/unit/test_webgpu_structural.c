@@ -363,6 +363,54 @@ static tfr_status op_embed_diagonal(tfr_session *s, const tfr_tensor *x, const v
   return tfr_embed_diagonal(s, x, c->a, c->b, out);
 }
 
+// reduce_precision of f32 (on the bits) against the cpu: formats from bf16
+// and f16 to wider-than-f32 widths, special values (NaN with and without
+// mantissa bits, infinities, zeros, subnormals, values that round up into
+// overflow or down into the flushed range), on compact and reversed,
+// transposed and strided views.
+typedef struct rp_ctx {
+  int ebits, mbits;
+} rp_ctx;
+
+static tfr_status op_reduce_precision(tfr_session *s, const tfr_tensor *x, const void *ctx,
+                                      tfr_tensor **out) {
+  const rp_ctx *c = ctx;
+  return tfr_reduce_precision(s, x, c->ebits, c->mbits, out);
+}
+
+static void test_reduce_precision(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  static const uint32_t specials[] = {0x7fc00000u, 0x7f800001u, 0xff800000u, 0x7f800000u,
+                                      0x80000000u, 0x00000000u, 0x00000001u, 0x807fffffu,
+                                      0x477fefffu, 0x477ff000u, 0x38800000u, 0x387fffffu,
+                                      0x3f800001u, 0x3f8fffffu, 0x7f7fffffu, 0xc2c7ffffu};
+  int64_t shape[2] = {16, 33};
+  tfr_tensor *h = tfr_test_random_tensor(TFR_F32, 2, shape, 404);
+  float v[16 * 33];
+  TFR_ASSERT_OK(tfr_tensor_read(h, v, sizeof v));
+  uint64_t st = 99;
+  for (int i = 0; i < 16 * 33; i++) {
+    uint32_t u;
+    if (i < 16) u = specials[i];
+    else if (i % 3 == 0) u = (uint32_t)tfr_test_rand_u64(&st);  // any bits
+    else memcpy(&u, &v[i], 4);
+    memcpy(&v[i], &u, 4);
+  }
+  tfr_tensor_release(h);
+  h = tfr_test_tensor(TFR_F32, 2, shape, v);
+  static const rp_ctx formats[] = {{8, 7}, {5, 10}, {8, 23}, {11, 52}, {1, 0}, {4, 3}, {5, 2}};
+  static const view_fn views[] = {NULL, view_rev_t, view_step2};
+  for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)
+    for (size_t k = 0; k < sizeof views / sizeof views[0]; k++) {
+      char what[64];
+      snprintf(what, sizeof what, "reduce_precision e%d m%d, view %zu", formats[f].ebits,
+               formats[f].mbits, k);
+      check_op(h, views[k], op_reduce_precision, &formats[f], what);
+    }
+  tfr_tensor_release(h);
+}
+
 static void test_view_ops(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
@@ -403,6 +451,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_triangle, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_triangle_extreme_k, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_iota, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_reduce_precision, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_view_ops, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);
