@@ -3,6 +3,7 @@
 # GPU machine may lack and the WebGPU provider, into one tar.xz, so that the
 # GPU benchmarks run on a machine without a toolchain (bench/README.md).
 #   usage: bench/gpu_bundle.sh BUILD_DIR OUT.tar.xz
+#   EXTRA  more binaries to pack, relative to BUILD_DIR (e.g. "tests/test_webgpu_math")
 # On the GPU machine:  mkdir -p /tmp/t && tar xJf OUT.tar.xz -C /tmp/t &&
 #   export LD_LIBRARY_PATH=/tmp/t/lib TFR_WEBGPU_LIBRARY=/tmp/t/lib/libwebgpu_wrapper.so
 # then run /tmp/t/bin/<tool>. The C library, libm and libmvec come from that
@@ -14,7 +15,8 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib"
 for f in tenferro bench/tenferro-bench bench/tenferro-bench-webgpu-runtime \
-         bench/tenferro-bench-webgpu-accuracy bench/tenferro-bench-webgpu-gemm; do
+         bench/tenferro-bench-webgpu-accuracy bench/tenferro-bench-webgpu-gemm \
+         bench/tenferro-bench-webgpu-elementwise ${EXTRA:-}; do
   [ -x "$build/$f" ] && cp "$build/$f" "$stage/bin/"
 done
 # Every non-glibc library the binaries load.
