@@ -84,8 +84,10 @@ static const tfr_red_type *tfr_red_type_of(tfr_dtype dt) {
 }
 
 // Float maximum (CMP ">", ZERO "&": +0 wins) or minimum ("<", "|": -0 wins),
-// without branches: with a NaN operand both comparisons are false and `a`
-// stays, then a NaN `b` replaces a number.
+// without branches. NaN is decided on the bits and applied last: a NaN
+// accumulator stays, a NaN element replaces a number. (The comparisons alone
+// do not carry NaN through: NVIDIA's compiler turns select(a, b, b > a) into
+// a max instruction, which returns the number; measured on the H200.)
 #define TFR_RED_FMINMAX(CMP, ZERO)                                                    \
   "let ua = bitcast<u32>(a);\n"                                                      \
   "  let ub = bitcast<u32>(b);\n"                                                    \
@@ -93,7 +95,7 @@ static const tfr_red_type *tfr_red_type_of(tfr_dtype dt) {
   "  r = select(r, bitcast<f32>(ua " ZERO " ub), a == b);\n"                         \
   "  let nan_a = (ua & 0x7fffffffu) > 0x7f800000u;\n"                                \
   "  let nan_b = (ub & 0x7fffffffu) > 0x7f800000u;\n"                                \
-  "  return select(r, b, nan_b && !nan_a);"
+  "  return select(select(r, b, nan_b), a, nan_a);"
 
 // The body of op(a, b). Float maximum/minimum propagate NaN (a NaN
 // accumulator stays, a NaN element replaces it, tested on the bits) and order
