@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "webgpu/elementwise.h"
 #include "webgpu/wgpu.h"
 #include "webgpu/wgpu_testing.h"
 
@@ -53,30 +54,14 @@
 // Value types
 // ---------------------------------------------------------------------------
 
-typedef enum tfr_ew_type {
-  TFR_EW_F32 = 0,
-  TFR_EW_I32 = 1,
-  TFR_EW_B8 = 2,
-  TFR_EW_C64 = 3,
-  TFR_EW_NTYPES = 4,
-} tfr_ew_type;
-
-typedef struct tfr_ew_type_info {
-  const char *value;       // WGSL type of one value (bool: the byte as u32)
-  const char *scalar_arr;  // storage array read element by element
-  const char *vec_arr;     // storage array read a chunk (4 elements) at a time
-  const char *vec_value;   // WGSL type of one entry of vec_arr (f32/i32)
-  int64_t size;            // bytes per element
-} tfr_ew_type_info;
-
-static const tfr_ew_type_info tfr_ew_types[TFR_EW_NTYPES] = {
+const tfr_ew_type_info tfr_ew_types[TFR_EW_NTYPES] = {
     [TFR_EW_F32] = {"f32", "array<f32>", "array<vec4<f32>>", "vec4<f32>", 4},
     [TFR_EW_I32] = {"i32", "array<i32>", "array<vec4<i32>>", "vec4<i32>", 4},
     [TFR_EW_B8] = {"u32", "array<u32>", "array<u32>", "u32", 1},
     [TFR_EW_C64] = {"vec2<f32>", "array<vec2<f32>>", "array<vec4<f32>>", "vec4<f32>", 8},
 };
 
-static int tfr_ew_type_of(tfr_dtype dt) {
+int tfr_ew_type_of(tfr_dtype dt) {
   switch (dt) {
     case TFR_F32: return TFR_EW_F32;
     case TFR_I32: return TFR_EW_I32;
@@ -91,17 +76,6 @@ static int tfr_ew_type_of(tfr_dtype dt) {
 // dtype), with the snippets it needs. NULL where the op table of the core
 // (src/core/elementwise_table.c) rejects the dtype.
 // ---------------------------------------------------------------------------
-
-enum {
-  TFR_EW_LIB_F32 = 1,      // common/math_f32.wgsl
-  TFR_EW_LIB_C64 = 2,      // common/math_c64.wgsl (and math_f32)
-  TFR_EW_LIB_COMPLEX = 4,  // common/ew_complex.wgsl (needs math_c64)
-};
-
-typedef struct tfr_ew_expr {
-  const char *e;
-  unsigned lib;
-} tfr_ew_expr;
 
 typedef struct tfr_ew_row {
   tfr_ew_expr t[TFR_EW_NTYPES];
@@ -233,18 +207,22 @@ static const char *tfr_ew_op_name(const tfr_elementwise_desc *d) {
   return "elementwise";
 }
 
-static const tfr_ew_expr *tfr_ew_lookup(const tfr_elementwise_desc *d, int type) {
+const tfr_ew_expr *tfr_ew_expr_of(tfr_ew_kind kind, int op_, int type) {
   const tfr_ew_row *row = NULL;
-  unsigned op = (unsigned)d->op;
-  switch (d->kind) {
+  unsigned op = (unsigned)op_;
+  switch (kind) {
     case TFR_EW_UNARY: row = op < TFR_UNARY_OP_COUNT ? &tfr_ew_unary_rows[op] : NULL; break;
     case TFR_EW_BINARY: row = op < TFR_BINARY_OP_COUNT ? &tfr_ew_binary_rows[op] : NULL; break;
     case TFR_EW_COMPARE: row = op <= TFR_GE ? &tfr_ew_compare_rows[op] : NULL; break;
     case TFR_EW_SELECT: row = &tfr_ew_select_row; break;
     case TFR_EW_CLAMP: row = &tfr_ew_clamp_row; break;
   }
-  if (!row || !row->t[type].e) return NULL;
+  if (!row || type < 0 || type >= TFR_EW_NTYPES || !row->t[type].e) return NULL;
   return &row->t[type];
+}
+
+static const tfr_ew_expr *tfr_ew_lookup(const tfr_elementwise_desc *d, int type) {
+  return tfr_ew_expr_of(d->kind, d->op, type);
 }
 
 // ---------------------------------------------------------------------------
@@ -258,9 +236,9 @@ typedef struct tfr_ew_plan {
   int64_t stride[TFR_EW_MAX_OPERANDS][TFR_MAX_RANK];  // [operand][axis], in elements
 } tfr_ew_plan;
 
-static void tfr_ew_plan_axes(int nops, const tfr_tensor *const *ops, tfr_ew_plan *p) {
+void tfr_ew_plan_axes_n(int nops, const tfr_tensor *const *ops, int *out_nd, int64_t *shape,
+                        int64_t *stride) {
   const tfr_tensor *o = ops[0];
-  p->nops = nops;
   int axes[TFR_MAX_RANK];
   int n = 0;
   for (int k = o->rank - 1; k >= 0; k--) {
@@ -279,22 +257,27 @@ static void tfr_ew_plan_axes(int nops, const tfr_tensor *const *ops, tfr_ew_plan
     if (nd > 0) {
       bool merge = true;
       for (int i = 0; i < nops && merge; i++)
-        merge = ops[i]->strides[k] == p->stride[i][nd - 1] * p->shape[nd - 1];
+        merge = ops[i]->strides[k] == stride[i * TFR_MAX_RANK + nd - 1] * shape[nd - 1];
       if (merge) {
-        p->shape[nd - 1] *= o->shape[k];
+        shape[nd - 1] *= o->shape[k];
         continue;
       }
     }
-    p->shape[nd] = o->shape[k];
-    for (int i = 0; i < nops; i++) p->stride[i][nd] = ops[i]->strides[k];
+    shape[nd] = o->shape[k];
+    for (int i = 0; i < nops; i++) stride[i * TFR_MAX_RANK + nd] = ops[i]->strides[k];
     nd++;
   }
   if (nd == 0) {  // rank 0, or every extent 1: one element
-    p->shape[0] = 1;
-    for (int i = 0; i < nops; i++) p->stride[i][0] = 1;
+    shape[0] = 1;
+    for (int i = 0; i < nops; i++) stride[i * TFR_MAX_RANK] = 1;
     nd = 1;
   }
-  p->nd = nd;
+  *out_nd = nd;
+}
+
+static void tfr_ew_plan_axes(int nops, const tfr_tensor *const *ops, tfr_ew_plan *p) {
+  p->nops = nops;
+  tfr_ew_plan_axes_n(nops, ops, &p->nd, p->shape, &p->stride[0][0]);
 }
 
 // ---------------------------------------------------------------------------

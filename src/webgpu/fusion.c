@@ -1,10 +1,1006 @@
-// Fused elementwise kernels: to come (issue #8).
+// Fused elementwise plans (include/tenferro/fusion.h) on webgpu: one WGSL
+// kernel per plan structure, generated here from two templates
+// (kernels/fusion_compact.wgsl, kernels/fusion_strided.wgsl). Each invocation
+// loads its elements of every input the outputs depend on once, runs the whole
+// program in registers (tfr_fu_eval: one WGSL function per instruction, its
+// body the single-op kernel's expression from elementwise.c's tables) and
+// stores every output element once.
+//
+// Bit-identical to the ops run one by one: every instruction uses the same
+// expression as the elementwise kernel, and each f32/c64 intermediate result
+// passes through tfr_fu_keep_*, an XOR of its bits with a uniform that is
+// always 0 (P.zero). The compiler cannot see through it, so it can neither
+// contract a * b + c into an fma nor simplify across instructions, exactly as
+// if the value had been stored and loaded again (docs/accuracy.md describes
+// what Mesa's compiler does otherwise).
+//
+// Layouts: the output tensors are compact; the inputs (broadcast ones are
+// stride-0 views made by the core) are planned with them as in elementwise.c
+// (extent-1 axes dropped, axes ordered by the outputs' strides, mergeable
+// neighbours merged).
+//   * compact (one merged axis, every input of stride 1 or 0): chunks of 4
+//     elements, whole chunks (vec4 / a bool word / two vec4 of c64) for each
+//     operand whose window starts on a chunk boundary; long runs in pieces
+//     that fit the binding limit.
+//   * strided otherwise: up to 8 merged axes per dispatch. An input is
+//     "linear" (its strides are the outputs': it reads off + i), "constant"
+//     (all strides 0: one element) or "strided" (its strides are in the
+//     uniform table of 28 entries; the kernel sums its index). The number of
+//     kernel axes is lowered so that strided inputs x axes <= 28; further
+//     outer axes are iterated on the host, one dispatch per index.
+//
+// Bindings: inputs in one storage with one value type share a binding (its
+// window spans them all); each output has its own. When inputs + outputs
+// need more storage buffers than the device allows per shader stage (10 on
+// lavapipe and the H200, 8 guaranteed), inputs of one dtype are packed: each
+// is copied (its broadcast axes collapsed, so a broadcast row costs a row)
+// into a slot of one temporary buffer, which the kernel then reads through a
+// single binding; if that is not enough, outputs of one dtype are computed
+// into slots of one temporary and copied out afterwards. A packed input costs
+// one extra read and write of its distinct elements, a packed output one of
+// its elements. Every dtype then needs at most one binding for its inputs and
+// one for its outputs: 8 in all.
+//
+// Kernels are cached by the plan's structure (live instructions, dtypes, the
+// access mode and binding of each operand, layout class) in a table of the
+// backend compared byte for byte, so a repeated plan builds no source.
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "webgpu/elementwise.h"
 #include "webgpu/wgpu.h"
+#include "webgpu/wgpu_testing.h"
+
+#define FU_MAX_OPS (TFR_FUSION_MAX_OUTPUTS + TFR_FUSION_MAX_INPUTS)
+#define FU_MAX_VALUES (TFR_FUSION_MAX_INPUTS + TFR_FUSION_MAX_INSTRUCTIONS)
+#define FU_KERNEL_RANK 8
+#define FU_NSTRIDES 28  // entries of the strided kernel's stride table
+#define FU_WG 256
+#define FU_STRIDED_EPT 4
+#define FU_MAX_DISPATCH_ELEMENTS (INT64_C(1) << 31)
+#define FU_MAX_PIECE (INT64_C(1) << 30)
+#define FU_SOURCE_CAP ((size_t)256 << 10)
+
+// Access modes. Compact kernel: element by element / whole chunks / one
+// broadcast element. Strided kernel: linear / strided / constant.
+enum { FU_SCALAR = 0, FU_CHUNK = 1, FU_BCAST = 2 };
+enum { FU_LINEAR = 0, FU_STRIDED = 1, FU_CONST = 2 };
+
+// The operands of one execution: outputs 0 .. nout-1, then the inputs the
+// outputs depend on, each a view (the caller's, or of a packed temporary).
+typedef struct fu_setup {
+  const tfr_fusion_plan *plan;
+  int nout, nin, nops;
+  int input_id[TFR_FUSION_MAX_INPUTS];  // plan input of operand nout + k
+  const tfr_tensor *t[FU_MAX_OPS];
+  int type[FU_MAX_OPS];
+  int group[FU_MAX_OPS];                // binding: reads 0 .. nread-1, then writes
+  int nread, nwrite;
+  bool packed_in[FU_MAX_OPS];           // reads a packed temporary
+  tfr_tensor *packed_out[TFR_FUSION_MAX_OUTPUTS];  // the slot written instead of output o
+  tfr_tensor *owned[2 * FU_MAX_OPS + 8];           // views and temporaries to release
+  int nowned;
+  bool live[FU_MAX_VALUES];
+  // Layout.
+  int nd;
+  int64_t shape[TFR_MAX_RANK];
+  int64_t stride[FU_MAX_OPS * TFR_MAX_RANK];
+  bool compact;
+  int mode[FU_MAX_OPS];
+  int sidx[FU_MAX_OPS];  // strided kernel: the input's column in the stride table
+  int nstrided;
+} fu_setup;
+
+static const char *const fu_comp[4] = {"x", "y", "z", "w"};
+
+static void fu_own(fu_setup *s, tfr_tensor *t) {
+  assert(s->nowned < (int)(sizeof s->owned / sizeof s->owned[0]));
+  s->owned[s->nowned++] = t;
+}
+
+// ---------------------------------------------------------------------------
+// Source text
+// ---------------------------------------------------------------------------
+
+typedef struct fu_text {
+  char *buf;
+  size_t len, cap;
+  bool overflow;
+} fu_text;
+
+static void fu_put(fu_text *t, const char *fmt, ...) TFR_PRINTF(2, 3);
+static void fu_put(fu_text *t, const char *fmt, ...) {
+  if (t->overflow || !t->buf) {
+    t->overflow = true;
+    return;
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= t->cap - t->len) {
+    t->overflow = true;
+    return;
+  }
+  t->len += (size_t)n;
+}
+
+// The uniform offset of operand j: "P.off[j / 4].<component>".
+static void fu_off(char *buf, size_t n, int j) {
+  snprintf(buf, n, "P.off[%d].%s", j / 4, fu_comp[j % 4]);
+}
+
+static bool fu_vec(const fu_setup *s, int j) { return s->compact && s->mode[j] == FU_CHUNK; }
+
+// Bindings and access functions. Input operand j (plan input id) reads
+// through w<id>(w) (one entry of its array), raw<id>(j) (the element at window
+// index j) and, in the compact kernel, ld<id>(i) / ldc<id>(c). Output o stores
+// through rawst<o>(j, v) and st<o>(i, v) (/ stc<o>(c, r)).
+static void fu_put_access(fu_text *t, const fu_setup *s) {
+  for (int g = 0; g < s->nread; g++) {
+    int j = s->nout;
+    while (s->group[j] != g) j++;
+    const tfr_ew_type_info *ti = &tfr_ew_types[s->type[j]];
+    fu_put(t, "@group(0) @binding(%d) var<storage, read> in%d: %s;\n", 1 + g, g,
+           fu_vec(s, j) ? ti->vec_arr : ti->scalar_arr);
+  }
+  for (int j = s->nout; j < s->nops; j++) {
+    int id = s->input_id[j - s->nout], type = s->type[j];
+    const tfr_ew_type_info *ti = &tfr_ew_types[type];
+    bool vec = fu_vec(s, j);
+    const char *entry = type == TFR_EW_B8 ? "u32" : vec ? ti->vec_value : ti->value;
+    char off[32];
+    fu_off(off, sizeof off, j);
+    fu_put(t, "fn w%d(w: u32) -> %s { return in%d[w]; }\n", id, entry, s->group[j]);
+    if (type == TFR_EW_B8)
+      fu_put(t, "fn raw%d(j: u32) -> u32 { return (w%d(j >> 2u) >> ((j & 3u) * 8u)) & 0xffu; }\n",
+             id, id);
+    else if (!vec)
+      fu_put(t, "fn raw%d(j: u32) -> %s { return w%d(j); }\n", id, ti->value, id);
+    else if (type == TFR_EW_C64)
+      fu_put(t,
+             "fn raw%d(j: u32) -> vec2<f32> { let v = w%d(j >> 1u); "
+             "return select(v.xy, v.zw, (j & 1u) != 0u); }\n",
+             id, id);
+    else
+      fu_put(t, "fn raw%d(j: u32) -> %s { return w%d(j >> 2u)[j & 3u]; }\n", id, ti->value, id);
+    if (!s->compact) continue;
+    switch (s->mode[j]) {
+      case FU_BCAST:
+        fu_put(t, "fn ld%d(i: u32) -> %s { return raw%d(%s); }\n", id, ti->value, id, off);
+        fu_put(t,
+               "fn ldc%d(c: u32) -> array<%s, 4> { let v = raw%d(%s); "
+               "return array<%s, 4>(v, v, v, v); }\n",
+               id, ti->value, id, off, ti->value);
+        break;
+      case FU_SCALAR:
+        fu_put(t, "fn ld%d(i: u32) -> %s { return raw%d(%s + i); }\n", id, ti->value, id, off);
+        fu_put(t,
+               "fn ldc%d(c: u32) -> array<%s, 4> { let j = %s + c * 4u; "
+               "return array<%s, 4>(raw%d(j), raw%d(j + 1u), raw%d(j + 2u), raw%d(j + 3u)); }\n",
+               id, ti->value, off, ti->value, id, id, id, id);
+        break;
+      default:  // FU_CHUNK
+        fu_put(t, "fn ld%d(i: u32) -> %s { return raw%d(%s * 4u + i); }\n", id, ti->value, id,
+               off);
+        if (type == TFR_EW_B8)
+          fu_put(t,
+                 "fn ldc%d(c: u32) -> array<u32, 4> { let w = w%d(%s + c); "
+                 "return array<u32, 4>(w & 0xffu, (w >> 8u) & 0xffu, (w >> 16u) & 0xffu, "
+                 "w >> 24u); }\n",
+                 id, id, off);
+        else if (type == TFR_EW_C64)
+          fu_put(t,
+                 "fn ldc%d(c: u32) -> array<vec2<f32>, 4> { let q = (%s + c) * 2u; "
+                 "let u = w%d(q); let w = w%d(q + 1u); "
+                 "return array<vec2<f32>, 4>(u.xy, u.zw, w.xy, w.zw); }\n",
+                 id, off, id, id);
+        else
+          fu_put(t,
+                 "fn ldc%d(c: u32) -> array<%s, 4> { let v = w%d(%s + c); "
+                 "return array<%s, 4>(v.x, v.y, v.z, v.w); }\n",
+                 id, ti->value, id, off, ti->value);
+        break;
+    }
+  }
+
+  for (int g = s->nread; g < s->nread + s->nwrite; g++) {
+    int o = 0;
+    while (s->group[o] != g) o++;
+    const tfr_ew_type_info *to = &tfr_ew_types[s->type[o]];
+    const char *arr = s->type[o] == TFR_EW_B8 ? "array<atomic<u32>>"
+                      : fu_vec(s, o)          ? to->vec_arr
+                                              : to->scalar_arr;
+    fu_put(t, "@group(0) @binding(%d) var<storage, read_write> out%d: %s;\n", 1 + g, g - s->nread,
+           arr);
+  }
+  for (int o = 0; o < s->nout; o++) {
+    int type = s->type[o], g = s->group[o] - s->nread;
+    const tfr_ew_type_info *to = &tfr_ew_types[type];
+    bool vec = fu_vec(s, o);
+    char off[32];
+    fu_off(off, sizeof off, o);
+    // rawst<o>(j, v): store at window element index j. Bool bytes share words
+    // with neighbours: clear and set the byte with two atomics, each touching
+    // only its bits (common/bytes.wgsl's tfr_store_u8, on this output's array).
+    if (type == TFR_EW_B8)
+      fu_put(t,
+             "fn rawst%d(j: u32, v: u32) { let w = j >> 2u; let s = (j & 3u) * 8u; "
+             "atomicAnd(&out%d[w], ~(0xffu << s)); atomicOr(&out%d[w], (v & 0xffu) << s); }\n",
+             o, g, g);
+    else if (!vec)
+      fu_put(t, "fn rawst%d(j: u32, v: %s) { out%d[j] = v; }\n", o, to->value, g);
+    else if (type == TFR_EW_C64)
+      fu_put(t,
+             "fn rawst%d(j: u32, v: vec2<f32>) { let q = j >> 1u; let h = (j & 1u) * 2u; "
+             "out%d[q][h] = v.x; out%d[q][h + 1u] = v.y; }\n",
+             o, g, g);
+    else
+      fu_put(t, "fn rawst%d(j: u32, v: %s) { out%d[j >> 2u][j & 3u] = v; }\n", o, to->value, g);
+    if (!s->compact || !vec) {
+      fu_put(t, "fn st%d(i: u32, v: %s) { rawst%d(%s + i, v); }\n", o, to->value, o, off);
+      if (s->compact)
+        fu_put(t,
+               "fn stc%d(c: u32, r: array<%s, 4>) { let j = %s + c * 4u; rawst%d(j, r[0]); "
+               "rawst%d(j + 1u, r[1]); rawst%d(j + 2u, r[2]); rawst%d(j + 3u, r[3]); }\n",
+               o, to->value, off, o, o, o, o);
+      continue;
+    }
+    fu_put(t, "fn st%d(i: u32, v: %s) { rawst%d(%s * 4u + i, v); }\n", o, to->value, o, off);
+    if (type == TFR_EW_B8)
+      fu_put(t,
+             "fn stc%d(c: u32, r: array<u32, 4>) { atomicStore(&out%d[%s + c], "
+             "(r[0] & 0xffu) | ((r[1] & 0xffu) << 8u) | ((r[2] & 0xffu) << 16u) | "
+             "(r[3] << 24u)); }\n",
+             o, g, off);
+    else if (type == TFR_EW_C64)
+      fu_put(t,
+             "fn stc%d(c: u32, r: array<vec2<f32>, 4>) { let q = (%s + c) * 2u; "
+             "out%d[q] = vec4<f32>(r[0], r[1]); out%d[q + 1u] = vec4<f32>(r[2], r[3]); }\n",
+             o, off, g, g);
+    else
+      fu_put(t,
+             "fn stc%d(c: u32, r: array<%s, 4>) { out%d[%s + c] = %s(r[0], r[1], r[2], r[3]); }\n",
+             o, to->value, g, off, to->vec_value);
+  }
+}
+
+// The program: one function per live instruction (the elementwise kernel's
+// expression), the output struct and tfr_fu_eval. Fills *lib with the
+// snippets the expressions need.
+static tfr_status fu_put_eval(fu_text *t, const fu_setup *s, unsigned *lib) {
+  static const char *const names[3] = {"a", "b", "c"};
+  const tfr_fusion_plan *p = s->plan;
+  *lib = 0;
+  fu_put(t,
+         "fn tfr_fu_keep_f32(v: f32) -> f32 { return bitcast<f32>(bitcast<u32>(v) ^ P.zero); }\n"
+         "fn tfr_fu_keep_c64(v: vec2<f32>) -> vec2<f32> { "
+         "return bitcast<vec2<f32>>(bitcast<vec2<u32>>(v) ^ vec2<u32>(P.zero)); }\n");
+  for (int k = 0; k < p->num_instructions; k++) {
+    int v = p->num_inputs + k;
+    if (!s->live[v]) continue;
+    const tfr_fusion_instr *in = &p->instr[k];
+    const tfr_ew_expr *x = tfr_ew_expr_of(in->kind, in->op, tfr_ew_type_of(in->dtype));
+    if (!x)
+      return tfr_error(TFR_ERR_INTERNAL, "fusion: webgpu: no kernel for instruction %d (kind %d, "
+                       "op %d, dtype %s)", k, (int)in->kind, in->op, tfr_dtype_name(in->dtype));
+    *lib |= x->lib;
+    fu_put(t, "fn tfr_fu_op%d(", v);
+    for (int q = 0; q < in->num_operands; q++)
+      fu_put(t, "%s%s: %s", q ? ", " : "", names[q],
+             tfr_ew_types[tfr_ew_type_of(p->value_dtype[in->operands[q]])].value);
+    fu_put(t, ") -> %s { return %s; }\n", tfr_ew_types[tfr_ew_type_of(in->out_dtype)].value, x->e);
+  }
+  fu_put(t, "struct tfr_fu_out {\n");
+  for (int o = 0; o < s->nout; o++)
+    fu_put(t, "  r%d: %s,\n", o, tfr_ew_types[s->type[o]].value);
+  fu_put(t, "}\nfn tfr_fu_eval(");
+  for (int j = s->nout; j < s->nops; j++) {
+    int id = s->input_id[j - s->nout];
+    fu_put(t, "%sv%d: %s", j > s->nout ? ", " : "", id, tfr_ew_types[s->type[j]].value);
+  }
+  fu_put(t, ") -> tfr_fu_out {\n");
+  for (int k = 0; k < p->num_instructions; k++) {
+    int v = p->num_inputs + k;
+    if (!s->live[v]) continue;
+    const tfr_fusion_instr *in = &p->instr[k];
+    int ot = tfr_ew_type_of(in->out_dtype);
+    const char *keep = ot == TFR_EW_F32 ? "tfr_fu_keep_f32" : ot == TFR_EW_C64 ? "tfr_fu_keep_c64"
+                                                                              : "";
+    fu_put(t, "  let v%d = %s(tfr_fu_op%d(", v, keep, v);
+    for (int q = 0; q < in->num_operands; q++) fu_put(t, "%sv%d", q ? ", " : "", in->operands[q]);
+    fu_put(t, "));\n");
+  }
+  fu_put(t, "  return tfr_fu_out(");
+  for (int o = 0; o < s->nout; o++) fu_put(t, "%sv%d", o ? ", " : "", p->outputs[o]);
+  fu_put(t, ");\n}\n");
+  return TFR_OK;
+}
+
+// The statements of the templates' APPLY / APPLY4 / INDEX.
+static void fu_put_apply(fu_text *apply, fu_text *apply4, fu_text *index, const fu_setup *s) {
+  if (s->compact) {
+    fu_put(apply, "let q = tfr_fu_eval(");
+    for (int j = s->nout; j < s->nops; j++)
+      fu_put(apply, "%sld%d(i)", j > s->nout ? ", " : "", s->input_id[j - s->nout]);
+    fu_put(apply, ");");
+    for (int o = 0; o < s->nout; o++) fu_put(apply, " st%d(i, q.r%d);", o, o);
+    for (int j = s->nout; j < s->nops; j++) {
+      int id = s->input_id[j - s->nout];
+      fu_put(apply4, "let a%d = ldc%d(c); ", id, id);
+    }
+    for (int e = 0; e < 4; e++) {
+      fu_put(apply4, "let q%d = tfr_fu_eval(", e);
+      for (int j = s->nout; j < s->nops; j++)
+        fu_put(apply4, "%sa%d[%d]", j > s->nout ? ", " : "", s->input_id[j - s->nout], e);
+      fu_put(apply4, "); ");
+    }
+    for (int o = 0; o < s->nout; o++)
+      fu_put(apply4, "stc%d(c, array<%s, 4>(q0.r%d, q1.r%d, q2.r%d, q3.r%d)); ", o,
+             tfr_ew_types[s->type[o]].value, o, o, o, o);
+    return;
+  }
+  // Strided: the window offsets of the strided inputs, then the element.
+  if (s->nstrided == 0) {
+    fu_put(index, "// every input is linear or constant");
+  } else {
+    fu_put(index, "var rem = i;\n    let last = P.rank - 1u;\n");
+    for (int q = 0; q < s->nstrided; q++) fu_put(index, "    var s%d = 0u;\n", q);
+    fu_put(index,
+           "    for (var d = 0u; d < last; d++) {\n"
+           "      let n = P.shape[d >> 2u][d & 3u];\n"
+           "      let x = rem %% n;\n"
+           "      rem = rem / n;\n");
+    for (int q = 0; q < s->nstrided; q++)
+      fu_put(index, "      s%d += x * tfr_fu_stride(d * %du + %du);\n", q, s->nstrided, q);
+    fu_put(index, "    }\n");
+    for (int q = 0; q < s->nstrided; q++)
+      fu_put(index, "    s%d += rem * tfr_fu_stride(last * %du + %du);\n", q, s->nstrided, q);
+  }
+  fu_put(apply, "let q = tfr_fu_eval(");
+  for (int j = s->nout; j < s->nops; j++) {
+    char off[32];
+    fu_off(off, sizeof off, j);
+    int id = s->input_id[j - s->nout];
+    fu_put(apply, "%sraw%d(%s", j > s->nout ? ", " : "", id, off);
+    if (s->mode[j] == FU_LINEAR) fu_put(apply, " + i");
+    if (s->mode[j] == FU_STRIDED) fu_put(apply, " + s%d", s->sidx[j]);
+    fu_put(apply, ")");
+  }
+  fu_put(apply, ");");
+  for (int o = 0; o < s->nout; o++) fu_put(apply, " st%d(i, q.r%d);", o, o);
+}
+
+// Chunks per invocation of the compact kernel: 4 (16 elements), 2 when c64
+// operands make each chunk 32 bytes.
+static uint32_t fu_compact_ept(const fu_setup *s) {
+  for (int j = 0; j < s->nops; j++)
+    if (s->type[j] == TFR_EW_C64) return 2u;
+  return 4u;
+}
+
+// ---------------------------------------------------------------------------
+// The kernel table
+// ---------------------------------------------------------------------------
+
+typedef struct fu_key {
+  uint16_t v[16 + 4 * FU_MAX_OPS + 9 * TFR_FUSION_MAX_INSTRUCTIONS];
+  int n;
+} fu_key;
+
+static void fu_key_put(fu_key *k, int v) {
+  assert(k->n < (int)(sizeof k->v / sizeof k->v[0]));
+  k->v[k->n++] = (uint16_t)v;
+}
+
+static void fu_make_key(const fu_setup *s, fu_key *k) {
+  const tfr_fusion_plan *p = s->plan;
+  k->n = 0;
+  fu_key_put(k, s->compact);
+  fu_key_put(k, s->nout);
+  fu_key_put(k, s->nin);
+  fu_key_put(k, s->nread);
+  fu_key_put(k, s->nwrite);
+  fu_key_put(k, s->nstrided);
+  fu_key_put(k, p->num_inputs);
+  for (int j = 0; j < s->nops; j++) {
+    fu_key_put(k, s->type[j]);
+    fu_key_put(k, s->mode[j] | s->sidx[j] << 2);
+    fu_key_put(k, s->group[j]);
+    fu_key_put(k, j < s->nout ? p->outputs[j] : s->input_id[j - s->nout]);
+  }
+  for (int i = 0; i < p->num_instructions; i++) {
+    if (!s->live[p->num_inputs + i]) continue;
+    const tfr_fusion_instr *in = &p->instr[i];
+    fu_key_put(k, i);
+    fu_key_put(k, (int)in->kind);
+    fu_key_put(k, in->op);
+    fu_key_put(k, in->num_operands);
+    for (int q = 0; q < in->num_operands; q++) fu_key_put(k, in->operands[q]);
+    fu_key_put(k, (int)in->dtype);
+    fu_key_put(k, (int)in->out_dtype);
+  }
+}
+
+static uint64_t fu_hash(const void *data, size_t n) {
+  const unsigned char *d = data;
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (size_t i = 0; i < n; i++) h = (h ^ d[i]) * 1099511628211ULL;
+  return h;
+}
+
+void tfr_wgpu_fusion_release(tfr_wgpu_backend *b) {
+  for (int i = 0; i < b->nfusion; i++) tfr_free(b->fusion[i].key);
+  tfr_free(b->fusion);
+  b->fusion = NULL;
+  b->nfusion = b->fusion_capacity = 0;
+}
+
+// Generates and compiles the kernel of `s` (a table miss).
+static tfr_status fu_build(tfr_wgpu_backend *b, const fu_setup *s, WGPUComputePipeline *out) {
+  char variant[96];
+  snprintf(variant, sizeof variant, "fusion_%s#%d[%din,%dout,%dr%dw]",
+           s->compact ? "compact" : "strided", b->nfusion, s->nin, s->nout, s->nread, s->nwrite);
+  fu_text access = {tfr_alloc(FU_SOURCE_CAP), 0, FU_SOURCE_CAP, false};
+  fu_text eval = {tfr_alloc(FU_SOURCE_CAP), 0, FU_SOURCE_CAP, false};
+  fu_text apply = {tfr_alloc(FU_SOURCE_CAP), 0, FU_SOURCE_CAP, false};
+  fu_text apply4 = {tfr_alloc(FU_SOURCE_CAP), 0, FU_SOURCE_CAP, false};
+  fu_text index = {tfr_alloc(FU_SOURCE_CAP), 0, FU_SOURCE_CAP, false};
+  tfr_status st = TFR_OK;
+  if (!access.buf || !eval.buf || !apply.buf || !apply4.buf || !index.buf)
+    st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "fusion: webgpu: out of host memory");
+  unsigned lib = 0;
+  if (!st) {
+    fu_put_access(&access, s);
+    st = fu_put_eval(&eval, s, &lib);
+  }
+  if (!st) {
+    fu_put_apply(&apply, &apply4, &index, s);
+    if (access.overflow || eval.overflow || apply.overflow || apply4.overflow || index.overflow)
+      st = tfr_error(TFR_ERR_INTERNAL, "fusion: webgpu: kernel %s: generated source too long",
+                     variant);
+  }
+  if (!st) {
+    const char *snippets[8];
+    int ns = 0;
+    snippets[ns++] = "common/convert.wgsl";  // tfr_f32_is_nan
+    snippets[ns++] = "common/ew_exact.wgsl";
+    if (lib & (TFR_EW_LIB_F32 | TFR_EW_LIB_C64)) snippets[ns++] = "common/math_f32.wgsl";
+    if (lib & TFR_EW_LIB_C64) snippets[ns++] = "common/math_c64.wgsl";
+    if (lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
+    snippets[ns] = NULL;
+    tfr_wgsl_subst compact_subst[] = {
+        {"ACCESS", access.buf}, {"EVAL", eval.buf}, {"APPLY", apply.buf}, {"APPLY4", apply4.buf}};
+    tfr_wgsl_subst strided_subst[] = {
+        {"ACCESS", access.buf}, {"EVAL", eval.buf}, {"INDEX", index.buf}, {"APPLY", apply.buf}};
+    tfr_wgsl_override overrides[] = {
+        {"WG", FU_WG}, {"EPT", s->compact ? fu_compact_ept(s) : FU_STRIDED_EPT}};
+    tfr_wgsl_variant v = {variant,
+                          s->compact ? "fusion_compact.wgsl" : "fusion_strided.wgsl",
+                          snippets,
+                          s->compact ? compact_subst : strided_subst,
+                          4,
+                          overrides,
+                          2,
+                          s->nread,
+                          s->nwrite};
+    st = tfr_wgpu_pipeline_get(b, &v, out);
+  }
+  tfr_free(access.buf);
+  tfr_free(eval.buf);
+  tfr_free(apply.buf);
+  tfr_free(apply4.buf);
+  tfr_free(index.buf);
+  return st;
+}
+
+static tfr_status fu_pipeline(tfr_wgpu_backend *b, const fu_setup *s, WGPUComputePipeline *out) {
+  fu_key k;
+  fu_make_key(s, &k);
+  size_t nbytes = (size_t)k.n * sizeof k.v[0];
+  uint64_t h = fu_hash(k.v, nbytes);
+  for (int i = 0; i < b->nfusion; i++) {
+    const tfr_wgpu_fusion_entry *e = &b->fusion[i];
+    if (e->hash == h && e->key_len == nbytes && memcmp(e->key, k.v, nbytes) == 0) {
+      *out = e->pipeline;
+      return TFR_OK;
+    }
+  }
+  if (b->nfusion == b->fusion_capacity) {
+    int cap = b->fusion_capacity ? 2 * b->fusion_capacity : 16;
+    tfr_wgpu_fusion_entry *e = tfr_realloc(b->fusion, (size_t)cap * sizeof *e);
+    if (!e) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "fusion: webgpu: out of host memory");
+    b->fusion = e;
+    b->fusion_capacity = cap;
+  }
+  unsigned char *key = tfr_alloc(nbytes);
+  if (!key) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "fusion: webgpu: out of host memory");
+  memcpy(key, k.v, nbytes);
+  tfr_status st = fu_build(b, s, out);
+  if (st) {
+    tfr_free(key);
+    return st;
+  }
+  b->fusion[b->nfusion++] = (tfr_wgpu_fusion_entry){h, key, nbytes, *out};
+  return TFR_OK;
+}
+
+// ---------------------------------------------------------------------------
+// Operands, bindings and packing
+// ---------------------------------------------------------------------------
+
+// Binding groups: inputs in one storage with one value type share one; each
+// output storage has its own (only packed outputs share one).
+static void fu_group(fu_setup *s) {
+  int n = 0;
+  for (int j = s->nout; j < s->nops; j++) {
+    s->group[j] = -1;
+    for (int q = s->nout; q < j && s->group[j] < 0; q++)
+      if (s->t[q]->storage == s->t[j]->storage && s->type[q] == s->type[j])
+        s->group[j] = s->group[q];
+    if (s->group[j] < 0) s->group[j] = n++;
+  }
+  s->nread = n;
+  for (int o = 0; o < s->nout; o++) {
+    s->group[o] = -1;
+    for (int q = 0; q < o && s->group[o] < 0; q++)
+      if (s->t[q]->storage == s->t[o]->storage) s->group[o] = s->group[q];
+    if (s->group[o] < 0) s->group[o] = n++;
+  }
+  s->nwrite = n - s->nread;
+}
+
+// Elements of input operand j once its broadcast (stride-0) axes collapse.
+static int64_t fu_distinct(const tfr_tensor *t, int64_t *rshape) {
+  int64_t n = 1;
+  for (int k = 0; k < t->rank; k++) {
+    rshape[k] = t->strides[k] == 0 ? 1 : t->shape[k];
+    n *= rshape[k];
+  }
+  return n;
+}
+
+// Packs the input operands of the read groups marked in `take` (one value
+// type) into one temporary: each is copied, broadcast axes collapsed, into a
+// slot starting on a chunk boundary, and read from there.
+static tfr_status fu_pack_inputs(tfr_wgpu_backend *b, fu_setup *s, const bool *take) {
+  int64_t slot[FU_MAX_OPS], total = 0;
+  int64_t rshape[FU_MAX_OPS][TFR_MAX_RANK];
+  tfr_dtype dt = TFR_F32;
+  for (int j = s->nout; j < s->nops; j++) {
+    if (!take[s->group[j]]) continue;
+    dt = s->t[j]->dtype;
+    slot[j] = total;
+    total += (fu_distinct(s->t[j], rshape[j]) + 3) & ~INT64_C(3);
+  }
+  tfr_tensor *tmp = NULL;
+  TFR_RETURN_IF_ERROR(tfr_tensor_alloc(&b->base, dt, 1, &total, false, &tmp));
+  fu_own(s, tmp);
+  for (int j = s->nout; j < s->nops; j++) {
+    if (!take[s->group[j]]) continue;
+    const tfr_tensor *t = s->t[j];
+    int64_t cstride[TFR_MAX_RANK], kstride[TFR_MAX_RANK], st = 1;
+    for (int k = t->rank - 1; k >= 0; k--) {
+      cstride[k] = st;
+      kstride[k] = t->strides[k] == 0 ? 0 : st;
+      st *= rshape[j][k];
+    }
+    tfr_tensor *src = NULL, *dst = NULL, *view = NULL;
+    tfr_status r = tfr_tensor_header(t->storage, dt, t->rank, rshape[j], t->strides, t->offset, &src);
+    if (!r) r = tfr_tensor_header(tmp->storage, dt, t->rank, rshape[j], cstride, slot[j], &dst);
+    if (!r) r = tfr_wgpu_copy(b, "fusion", src, dst);
+    if (!r) r = tfr_tensor_header(tmp->storage, dt, t->rank, t->shape, kstride, slot[j], &view);
+    tfr_tensor_release(src);
+    tfr_tensor_release(dst);
+    if (r) return r;
+    fu_own(s, view);
+    s->t[j] = view;
+    s->packed_in[j] = true;
+  }
+  return TFR_OK;
+}
+
+// Outputs `take[o]` (one dtype) are computed into slots of one temporary and
+// copied out after the kernel.
+static tfr_status fu_pack_outputs(tfr_wgpu_backend *b, fu_setup *s, const bool *take) {
+  const tfr_tensor *o0 = s->t[0];
+  int64_t per = (o0->numel + 3) & ~INT64_C(3), total = 0;
+  tfr_dtype dt = TFR_F32;
+  for (int o = 0; o < s->nout; o++)
+    if (take[o]) {
+      dt = s->t[o]->dtype;
+      total += per;
+    }
+  tfr_tensor *tmp = NULL;
+  TFR_RETURN_IF_ERROR(tfr_tensor_alloc(&b->base, dt, 1, &total, false, &tmp));
+  fu_own(s, tmp);
+  int64_t at = 0;
+  for (int o = 0; o < s->nout; o++) {
+    if (!take[o]) continue;
+    tfr_tensor *view = NULL;
+    TFR_RETURN_IF_ERROR(
+        tfr_tensor_header(tmp->storage, dt, o0->rank, o0->shape, NULL, at, &view));
+    fu_own(s, view);
+    s->t[o] = view;
+    s->packed_out[o] = view;
+    at += per;
+  }
+  return TFR_OK;
+}
+
+// Packs inputs, then outputs, one value type at a time, until the kernel's
+// storage buffers fit the budget. Per step the cheapest groups of the type
+// with the most groups are packed, just enough of them.
+static tfr_status fu_fit(tfr_wgpu_backend *b, fu_setup *s, int budget) {
+  fu_group(s);
+  while (s->nread + s->nwrite > budget) {
+    int excess = s->nread + s->nwrite - budget;
+    // Inputs: groups per type and their cost (distinct elements to copy).
+    int count[TFR_EW_NTYPES] = {0};
+    int64_t cost[FU_MAX_OPS] = {0};
+    int gtype[FU_MAX_OPS];
+    for (int j = s->nout; j < s->nops; j++) {
+      int64_t rshape[TFR_MAX_RANK];
+      int g = s->group[j];
+      gtype[g] = s->type[j];
+      cost[g] += fu_distinct(s->t[j], rshape);
+    }
+    for (int g = 0; g < s->nread; g++) count[gtype[g]]++;
+    int best = -1;
+    for (int ty = 0; ty < TFR_EW_NTYPES; ty++)
+      if (count[ty] >= 2 && (best < 0 || count[ty] > count[best])) best = ty;
+    bool take[FU_MAX_OPS] = {false};
+    if (best >= 0) {
+      int m = count[best] < excess + 1 ? count[best] : excess + 1;
+      for (int n = 0; n < m; n++) {
+        int pick = -1;
+        for (int g = 0; g < s->nread; g++)
+          if (!take[g] && gtype[g] == best && (pick < 0 || cost[g] < cost[pick]))
+            pick = g;
+        take[pick] = true;
+      }
+      TFR_RETURN_IF_ERROR(fu_pack_inputs(b, s, take));
+      fu_group(s);
+      continue;
+    }
+    // Outputs of one dtype (unpacked ones).
+    int ocount[TFR_EW_NTYPES] = {0};
+    for (int o = 0; o < s->nout; o++)
+      if (!s->packed_out[o]) ocount[s->type[o]]++;
+    for (int ty = 0; ty < TFR_EW_NTYPES; ty++)
+      if (ocount[ty] >= 2 && (best < 0 || ocount[ty] > ocount[best])) best = ty;
+    if (best < 0)
+      return tfr_error(TFR_ERR_INTERNAL,
+                       "fusion: webgpu: %d storage buffers needed after packing, %d allowed",
+                       s->nread + s->nwrite, budget);
+    int m = ocount[best] < excess + 1 ? ocount[best] : excess + 1;
+    for (int o = 0; o < s->nout && m > 0; o++)
+      if (!s->packed_out[o] && s->type[o] == best) {
+        take[o] = true;
+        m--;
+      }
+    TFR_RETURN_IF_ERROR(fu_pack_outputs(b, s, take));
+    fu_group(s);
+  }
+  return TFR_OK;
+}
+
+static void fu_name(const fu_setup *s, int j, char *buf, size_t n) {
+  if (j < s->nout)
+    snprintf(buf, n, "output %d%s", j, s->packed_out[j] ? " (packed)" : "");
+  else
+    snprintf(buf, n, "input %d%s", s->input_id[j - s->nout], s->packed_in[j] ? " (packed)" : "");
+}
+
+// The windows of one dispatch. Operand j reaches units [off[j] + lo[j],
+// off[j] + hi[j]] of unit[j] bytes; the members of one group have one unit.
+// Fills rel[j] (offsets relative to the windows) and the bindings in
+// tfr_wgpu_dispatch_n's order (the groups: reads, then writes).
+static tfr_status fu_bind(tfr_wgpu_backend *b, const fu_setup *s, const int64_t *unit,
+                          const int64_t *off, const int64_t *lo, const int64_t *hi, uint32_t *rel,
+                          tfr_wgpu_binding *bind) {
+  for (int g = 0; g < s->nread + s->nwrite; g++) {
+    int first = -1;
+    int64_t glo = 0, ghi = 0;
+    for (int j = 0; j < s->nops; j++) {
+      if (s->group[j] != g) continue;
+      if (first < 0) {
+        first = j;
+        glo = lo[j];
+        ghi = hi[j];
+        continue;
+      }
+      int64_t d = off[j] - off[first];
+      if (d + lo[j] < glo) glo = d + lo[j];
+      if (d + hi[j] > ghi) ghi = d + hi[j];
+    }
+    char name[48];
+    fu_name(s, first, name, sizeof name);
+    TFR_RETURN_IF_ERROR(tfr_wgpu_window(b, "fusion", name, s->t[first], unit[first], off[first],
+                                        glo, ghi, &bind[g], &rel[first]));
+    for (int j = first + 1; j < s->nops; j++)
+      if (s->group[j] == g) rel[j] = (uint32_t)((int64_t)rel[first] + off[j] - off[first]);
+  }
+  return TFR_OK;
+}
+
+// ---------------------------------------------------------------------------
+// Dispatch
+// ---------------------------------------------------------------------------
+
+typedef struct fu_compact_params {
+  uint32_t numel, nchunks, zero, pad0;
+  uint32_t off[FU_MAX_OPS];
+} fu_compact_params;
+_Static_assert(sizeof(fu_compact_params) == 112, "fusion_compact Params layout");
+
+typedef struct fu_strided_params {
+  uint32_t numel, rank, zero, pad0;
+  uint32_t off[FU_MAX_OPS];
+  uint32_t shape[8];
+  uint32_t st[FU_NSTRIDES];
+} fu_strided_params;
+_Static_assert(sizeof(fu_strided_params) == 256, "fusion_strided Params layout");
+_Static_assert(sizeof(fu_strided_params) <= TFR_WGPU_PARAM_SLOT, "parameter slot");
+
+static tfr_status fu_compact(tfr_wgpu_backend *b, fu_setup *s) {
+  int64_t numel = s->shape[0];
+  int64_t es[FU_MAX_OPS], max_es = 1;
+  for (int j = 0; j < s->nops; j++) {
+    const tfr_tensor *t = s->t[j];
+    es[j] = tfr_ew_types[s->type[j]].size;
+    if (es[j] > max_es) max_es = es[j];
+    if (j >= s->nout && s->stride[j * TFR_MAX_RANK] == 0) {
+      s->mode[j] = FU_BCAST;
+      continue;
+    }
+    // Whole chunks when the run starts on a chunk boundary and its last chunk
+    // lies inside the buffer.
+    int64_t cb = 4 * es[j];
+    int64_t first = t->offset * es[j];
+    int64_t end = first + ((numel + 3) & ~INT64_C(3)) * es[j];
+    bool chunk = first % cb == 0 && (uint64_t)end <= (uint64_t)t->storage->capacity;
+    s->mode[j] = chunk ? FU_CHUNK : FU_SCALAR;
+  }
+  // The members of a binding share its array type: whole chunks only when all
+  // of them take whole chunks.
+  for (int g = 0; g < s->nread + s->nwrite; g++) {
+    bool all = true;
+    for (int j = 0; j < s->nops; j++)
+      if (s->group[j] == g && s->mode[j] != FU_CHUNK) all = false;
+    if (!all)
+      for (int j = 0; j < s->nops; j++)
+        if (s->group[j] == g && s->mode[j] == FU_CHUNK) s->mode[j] = FU_SCALAR;
+  }
+  WGPUComputePipeline pipeline;
+  TFR_RETURN_IF_ERROR(fu_pipeline(b, s, &pipeline));
+
+  int64_t limit = (int64_t)b->limits.maxStorageBufferBindingSize - 1024;
+  int64_t piece = limit / max_es;
+  if (piece > FU_MAX_PIECE) piece = FU_MAX_PIECE;
+  if (b->ew_piece > 0 && b->ew_piece < piece) piece = b->ew_piece;
+  piece &= ~INT64_C(3);
+  if (piece < 4) piece = 4;
+  uint64_t per_group = (uint64_t)FU_WG * fu_compact_ept(s);
+  for (int64_t start = 0; start < numel; start += piece) {
+    int64_t n = numel - start < piece ? numel - start : piece;
+    int64_t nchunks = (n + 3) / 4;
+    int64_t unit[FU_MAX_OPS], off[FU_MAX_OPS], lo[FU_MAX_OPS] = {0}, hi[FU_MAX_OPS];
+    for (int j = 0; j < s->nops; j++) {
+      const tfr_tensor *t = s->t[j];
+      if (s->mode[j] == FU_BCAST) {
+        unit[j] = es[j];
+        off[j] = t->offset;
+        hi[j] = 0;
+      } else if (s->mode[j] == FU_CHUNK) {
+        unit[j] = 4 * es[j];
+        off[j] = (t->offset + start) / 4;  // exact: the run starts on a chunk boundary
+        hi[j] = nchunks - 1;
+      } else {
+        unit[j] = es[j];
+        off[j] = t->offset + start;
+        hi[j] = n - 1;
+      }
+    }
+    fu_compact_params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.numel = (uint32_t)n;
+    prm.nchunks = (uint32_t)nchunks;
+    tfr_wgpu_binding bind[FU_MAX_OPS];
+    TFR_RETURN_IF_ERROR(fu_bind(b, s, unit, off, lo, hi, prm.off, bind));
+    uint64_t groups = ((uint64_t)nchunks + per_group - 1) / per_group;
+    TFR_RETURN_IF_ERROR(
+        tfr_wgpu_dispatch_n(b, pipeline, &prm, sizeof prm, bind, s->nread, s->nwrite, groups));
+  }
+  return TFR_OK;
+}
+
+static tfr_status fu_strided(tfr_wgpu_backend *b, fu_setup *s) {
+  const int64_t *ost = &s->stride[0];
+  s->nstrided = 0;
+  for (int j = 0; j < s->nops; j++) {
+    s->mode[j] = FU_LINEAR;
+    s->sidx[j] = 0;
+    if (j < s->nout) continue;
+    const int64_t *st = &s->stride[j * TFR_MAX_RANK];
+    bool zero = true, linear = true;
+    for (int d = 0; d < s->nd; d++) {
+      zero = zero && st[d] == 0;
+      linear = linear && st[d] == ost[d];
+    }
+    if (zero) s->mode[j] = FU_CONST;
+    else if (!linear) {
+      s->mode[j] = FU_STRIDED;
+      s->sidx[j] = s->nstrided++;
+    }
+  }
+  int max_axes = FU_KERNEL_RANK;
+  if (s->nstrided && FU_NSTRIDES / s->nstrided < max_axes) max_axes = FU_NSTRIDES / s->nstrided;
+  WGPUComputePipeline pipeline;
+  TFR_RETURN_IF_ERROR(fu_pipeline(b, s, &pipeline));
+
+  int k_axes[TFR_MAX_RANK], h_axes[TFR_MAX_RANK];
+  int nk = 0, nh = 0;
+  for (int d = 0; d < s->nd; d++) {
+    if (d < max_axes) k_axes[nk++] = d;
+    else h_axes[nh++] = d;
+  }
+  for (;;) {  // keep the element index of one dispatch in u32
+    int64_t n = 1;
+    for (int i = 0; i < nk; i++) n *= s->shape[k_axes[i]];
+    if (n < FU_MAX_DISPATCH_ELEMENTS) break;
+    if (nk == 1)
+      return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                       "fusion: webgpu: an axis of %" PRId64 " strided elements exceeds the 2^31 "
+                       "elements one dispatch handles",
+                       n);
+    for (int i = nh; i > 0; i--) h_axes[i] = h_axes[i - 1];
+    h_axes[0] = k_axes[--nk];
+    nh++;
+  }
+
+  fu_strided_params prm;
+  memset(&prm, 0, sizeof prm);
+  uint64_t numel = 1;
+  int64_t ks[TFR_MAX_RANK], kst[TFR_MAX_RANK];
+  for (int a = 0; a < nk; a++) {
+    int d = k_axes[a];
+    ks[a] = s->shape[d];
+    prm.shape[a] = (uint32_t)s->shape[d];
+    for (int j = s->nout; j < s->nops; j++)
+      if (s->mode[j] == FU_STRIDED)  // the low 32 bits: the kernel's wrapping sums are exact
+        prm.st[a * s->nstrided + s->sidx[j]] = (uint32_t)s->stride[j * TFR_MAX_RANK + d];
+    numel *= (uint64_t)s->shape[d];
+  }
+  prm.numel = (uint32_t)numel;
+  prm.rank = (uint32_t)nk;
+  int64_t unit[FU_MAX_OPS], lo[FU_MAX_OPS], hi[FU_MAX_OPS];
+  for (int j = 0; j < s->nops; j++) {
+    unit[j] = tfr_ew_types[s->type[j]].size;
+    for (int a = 0; a < nk; a++) kst[a] = s->stride[j * TFR_MAX_RANK + k_axes[a]];
+    tfr_wgpu_reach(nk, ks, kst, &lo[j], &hi[j]);
+  }
+  uint64_t per_group = (uint64_t)FU_WG * FU_STRIDED_EPT;
+  uint64_t groups = (numel + per_group - 1) / per_group;
+  int64_t idx[TFR_MAX_RANK] = {0};
+  for (;;) {
+    int64_t off[FU_MAX_OPS];
+    for (int j = 0; j < s->nops; j++) {
+      off[j] = s->t[j]->offset;
+      for (int a = 0; a < nh; a++) off[j] += idx[a] * s->stride[j * TFR_MAX_RANK + h_axes[a]];
+    }
+    tfr_wgpu_binding bind[FU_MAX_OPS];
+    TFR_RETURN_IF_ERROR(fu_bind(b, s, unit, off, lo, hi, prm.off, bind));
+    TFR_RETURN_IF_ERROR(
+        tfr_wgpu_dispatch_n(b, pipeline, &prm, sizeof prm, bind, s->nread, s->nwrite, groups));
+    int a = 0;
+    for (; a < nh; a++) {
+      if (++idx[a] < s->shape[h_axes[a]]) break;
+      idx[a] = 0;
+    }
+    if (a == nh) break;
+  }
+  return TFR_OK;
+}
+
+// ---------------------------------------------------------------------------
+// Entry
+// ---------------------------------------------------------------------------
+
+static tfr_status fu_run(tfr_wgpu_backend *b, const tfr_fusion_desc *d, fu_setup *s) {
+  const tfr_fusion_plan *p = d->plan;
+  s->plan = p;
+  s->nout = p->num_outputs;
+  for (int o = 0; o < s->nout; o++) {
+    s->t[o] = d->outputs[o];
+    s->type[o] = tfr_ew_type_of(d->outputs[o]->dtype);
+    s->live[p->outputs[o]] = true;
+  }
+  for (int k = p->num_instructions - 1; k >= 0; k--)
+    if (s->live[p->num_inputs + k])
+      for (int q = 0; q < p->instr[k].num_operands; q++) s->live[p->instr[k].operands[q]] = true;
+  int j = s->nout;
+  for (int i = 0; i < p->num_inputs; i++) {
+    if (!s->live[i]) continue;
+    const tfr_tensor *in = d->inputs[i];
+    // The core allocates the outputs, so no input shares their storage; should
+    // one ever, it is read from a copy (one buffer cannot be bound read-only
+    // and writable in one dispatch).
+    for (int o = 0; o < s->nout; o++)
+      if (in->storage == d->outputs[o]->storage) {
+        tfr_tensor *tmp = NULL;
+        TFR_RETURN_IF_ERROR(tfr_tensor_alloc(&b->base, in->dtype, in->rank, in->shape, false, &tmp));
+        fu_own(s, tmp);
+        TFR_RETURN_IF_ERROR(tfr_wgpu_copy(b, "fusion", in, tmp));
+        in = tmp;
+        break;
+      }
+    s->input_id[j - s->nout] = i;
+    s->t[j] = in;
+    s->type[j] = tfr_ew_type_of(in->dtype);
+    j++;
+  }
+  s->nops = j;
+  s->nin = j - s->nout;
+
+  int budget = (int)b->limits.maxStorageBuffersPerShaderStage;
+  if (budget > TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE) budget = TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE;
+  if (b->fusion_budget > 0 && b->fusion_budget < budget) budget = b->fusion_budget;
+  if (budget < 2 * TFR_EW_NTYPES)
+    return tfr_error(TFR_ERR_INTERNAL, "fusion: webgpu: %d storage buffers per kernel (at least "
+                     "%d needed)", budget, 2 * TFR_EW_NTYPES);
+  TFR_RETURN_IF_ERROR(fu_fit(b, s, budget));
+
+  tfr_ew_plan_axes_n(s->nops, s->t, &s->nd, s->shape, s->stride);
+  bool compact = s->nd == 1;
+  for (int q = 0; compact && q < s->nops; q++) {
+    int64_t st = s->stride[q * TFR_MAX_RANK];
+    compact = st == 1 || (q >= s->nout && st == 0);
+  }
+  s->compact = compact;
+  TFR_RETURN_IF_ERROR(compact ? fu_compact(b, s) : fu_strided(b, s));
+  for (int o = 0; o < s->nout; o++)
+    if (s->packed_out[o]) TFR_RETURN_IF_ERROR(tfr_wgpu_copy(b, "fusion", s->packed_out[o], d->outputs[o]));
+  return TFR_OK;
+}
 
 tfr_status tfr_wgpu_fusion(tfr_backend *base, const tfr_fusion_desc *d) {
-  (void)base;
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
   const tfr_fusion_plan *p = d->plan;
-  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                   "fusion: not implemented on the webgpu backend yet (dtype %s)",
-                   tfr_dtype_name(p->value_dtype[p->outputs[0]]));
+  // Dtypes: f32, i32, bool and c64 have kernels; the 64-bit ones wait for the
+  // emulation of their own issue.
+  int nvalues = p->num_inputs + p->num_instructions;
+  for (int v = 0; v < nvalues; v++) {
+    tfr_dtype dt = p->value_dtype[v];
+    if (tfr_ew_type_of(dt) >= 0) continue;
+    bool wide = dt == TFR_F64 || dt == TFR_I64 || dt == TFR_C128;
+    char what[48];
+    if (v < p->num_inputs) snprintf(what, sizeof what, "input %d", v);
+    else snprintf(what, sizeof what, "the result of instruction %d", v - p->num_inputs);
+    return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                     "fusion: dtype %s (%s) is not supported on the webgpu backend%s",
+                     tfr_dtype_name(dt), what, wide ? " (it has no 64-bit types yet)" : "");
+  }
+  for (int k = 0; k < p->num_instructions; k++) {
+    const tfr_fusion_instr *in = &p->instr[k];
+    if (!tfr_ew_expr_of(in->kind, in->op, tfr_ew_type_of(in->dtype)))
+      return tfr_error(TFR_ERR_INTERNAL, "fusion: webgpu: no kernel for instruction %d (kind %d, "
+                       "op %d, dtype %s)", k, (int)in->kind, in->op, tfr_dtype_name(in->dtype));
+  }
+  TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "fusion"));
+  if (d->outputs[0]->numel == 0) return TFR_OK;
+  fu_setup *s = tfr_calloc(1, sizeof *s);
+  if (!s) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "fusion: webgpu: out of host memory");
+  tfr_status st = fu_run(b, d, s);
+  for (int i = 0; i < s->nowned; i++) tfr_tensor_release(s->owned[i]);
+  tfr_free(s);
+  return st;
 }
+
+void tfr_wgpu_test_fusion_budget(tfr_backend *backend, int buffers) {
+  tfr_wgpu_cast(backend)->fusion_budget = buffers;
+}
+
+int tfr_wgpu_test_fusion_kernels(tfr_backend *backend) { return tfr_wgpu_cast(backend)->nfusion; }

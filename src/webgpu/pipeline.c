@@ -329,6 +329,7 @@ void tfr_wgpu_pipelines_release(tfr_wgpu_backend *b) {
   b->npipelines = b->pipelines_capacity = 0;
   atomic_store(&b->pipelines_count, 0);
   memset(b->ew_cache, 0, sizeof b->ew_cache);  // it points into the cache
+  tfr_wgpu_fusion_release(b);                  // so does this
   for (int r = 0; r <= TFR_WGPU_MAX_READ; r++)
     for (int w = 0; w <= TFR_WGPU_MAX_WRITE; w++) {
       if (b->pipeline_layout[r][w]) b->p->wgpuPipelineLayoutRelease(b->pipeline_layout[r][w]);

@@ -53,9 +53,10 @@ tfr_status tfr_wgpu_load(const tfr_wgpu_procs **out_procs, const char **out_path
 #define TFR_WGPU_MAX_PER_SUBMIT 4096
 // Storage buffers of one kernel: at most this many read-only and read-write
 // ones (and never more in all than the device's
-// maxStorageBuffersPerShaderStage, at least 8 on every WebGPU device).
-#define TFR_WGPU_MAX_READ 8
-#define TFR_WGPU_MAX_WRITE 4
+// maxStorageBuffersPerShaderStage, at least 8 on every WebGPU device). A
+// fused kernel (fusion.c) may have 16 inputs and 8 outputs.
+#define TFR_WGPU_MAX_READ 16
+#define TFR_WGPU_MAX_WRITE 8
 
 typedef struct tfr_wgpu_buffer_list {
   WGPUBuffer *items;
@@ -72,6 +73,15 @@ typedef struct tfr_wgpu_ew_slot {
   uint64_t key;  // 0: empty
   WGPUComputePipeline pipeline;
 } tfr_wgpu_ew_slot;
+
+// Fused kernels (fusion.c) by the plan's structure (a byte string compared
+// whole). Not owning the pipelines (the cache's).
+typedef struct tfr_wgpu_fusion_entry {
+  uint64_t hash;
+  unsigned char *key;
+  size_t key_len;
+  WGPUComputePipeline pipeline;
+} tfr_wgpu_fusion_entry;
 
 typedef struct tfr_wgpu_pipeline_entry {
   uint64_t hash;
@@ -160,6 +170,9 @@ typedef struct tfr_wgpu_backend {
   atomic_int pipelines_count;     // npipelines, for tfr_webgpu_get_stats
   tfr_wgpu_ew_slot ew_cache[1 << TFR_WGPU_EW_CACHE_BITS];
   int64_t ew_piece;               // compact elementwise dispatch size; 0: default (test hook)
+  tfr_wgpu_fusion_entry *fusion;  // fusion.c's kernels
+  int nfusion, fusion_capacity;
+  int fusion_budget;              // storage buffers a fused kernel may use; 0: the device's (test hook)
 } tfr_wgpu_backend;
 
 static inline tfr_wgpu_backend *tfr_wgpu_cast(tfr_backend *b) {
@@ -338,6 +351,8 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *b, const tfr_dot_desc *d);
 tfr_status tfr_wgpu_gather(tfr_backend *b, const tfr_gather_desc *d);
 tfr_status tfr_wgpu_scatter(tfr_backend *b, const tfr_scatter_desc *d);
 tfr_status tfr_wgpu_fusion(tfr_backend *b, const tfr_fusion_desc *d);
+// Forgets fusion.c's kernel table (with the pipeline cache, which owns them).
+void tfr_wgpu_fusion_release(tfr_wgpu_backend *b);
 
 // The range of `t`'s buffer that a kernel reading elements [off + lo,
 // off + hi] must bind (aligned outwards to minStorageBufferOffsetAlignment

@@ -40,4 +40,12 @@ void tfr_wgpu_test_limits(tfr_backend *backend, uint32_t max_groups_per_dim,
 // the split into several dispatches without gigabyte tensors.
 void tfr_wgpu_test_ew_piece(tfr_backend *backend, int64_t elements);
 
+// Storage buffers a fused kernel may bind (0 restores the device's limit), so
+// that tests reach the packing of inputs and outputs (fusion.c) with few
+// operands.
+void tfr_wgpu_test_fusion_budget(tfr_backend *backend, int buffers);
+
+// Fused kernels in the backend's table (fusion.c), for tests of its key.
+int tfr_wgpu_test_fusion_kernels(tfr_backend *backend);
+
 #endif  // TENFERRO_SRC_WEBGPU_WGPU_TESTING_H_

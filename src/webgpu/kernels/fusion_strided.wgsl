@@ -1,0 +1,49 @@
+// A fusion plan over strided views (src/webgpu/fusion.c): up to 8 merged axes
+// per dispatch (further outer axes iterated on the host). Outputs are compact,
+// so output element i of the dispatch is at window index off + i; an input
+// whose strides are the outputs' reads off + i too, a broadcast element reads
+// off, and every other input has its strides in the table `st` (axis d,
+// strided input s: entry d * NS + s) and its index summed per invocation. The
+// u32 sums wrap; every final index lies inside its window, so they are exact
+// (negative and zero strides need no special case). Placeholders (filled by
+// fusion.c; written without braces here, since a multi-line value would end
+// the comment):
+//   ACCESS  bindings 1.., raw loads of each input, stO(i, v) per output
+//   EVAL    struct tfr_fu_out and fn tfr_fu_eval(inputs...) -> tfr_fu_out
+//   INDEX   statements: the window offsets sK of the strided inputs
+//   APPLY   statements: evaluate element i and store every output
+override WG: u32 = 256u;
+override EPT: u32 = 4u;
+
+struct Params {
+  numel: u32,                  // elements of this dispatch, < 2^31
+  rank: u32,                   // merged axes, 1..8; axis 0 is the innermost
+  zero: u32,                   // always 0: hides intermediate values from the compiler
+  pad0: u32,
+  off: array<vec4<u32>, 6>,    // per operand (outputs, then inputs), in elements
+  shape: array<vec4<u32>, 2>,
+  st: array<vec4<u32>, 7>,     // strides of the strided inputs, axis-major
+}
+
+@group(0) @binding(0) var<uniform> P: Params;
+
+fn tfr_fu_stride(k: u32) -> u32 {
+  return P.st[k >> 2u][k & 3u];
+}
+{{ACCESS}}
+{{EVAL}}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let group = wid.x + nwg.x * (wid.y + nwg.y * wid.z);
+  let first = group * (WG * EPT) + lid;
+  for (var e = 0u; e < EPT; e++) {
+    let i = first + e * WG;
+    if (i >= P.numel) {
+      return;
+    }
+    {{INDEX}}
+    {{APPLY}}
+  }
+}
