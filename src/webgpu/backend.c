@@ -181,6 +181,10 @@ tfr_status tfr_backend_create_webgpu(const tfr_webgpu_options *options, tfr_back
     b->upload_chunk = v ? (v + 3) & ~3ULL : 0;
   }
   st = tfr_wgpu_device_create(b, &o);
+  // A discrete GPU has memory to spare for reuse (see pool_cap_bytes).
+  if (!st && !o.pool_cap_bytes && b->info.adapter_type &&
+      strcmp(b->info.adapter_type, "discrete GPU") == 0)
+    b->pool_cap = TFR_WGPU_DISCRETE_POOL_CAP;
   if (!st) st = tfr_wgpu_queue_init(b);
   if (!st) st = tfr_wgpu_pipelines_init(b);
   if (st) {

@@ -49,6 +49,7 @@ tfr_status tfr_wgpu_load(const tfr_wgpu_procs **out_procs, const char **out_path
 #define TFR_WGPU_COPY_WG 256
 #define TFR_WGPU_COPY_EPT 4
 #define TFR_WGPU_DEFAULT_POOL_CAP ((size_t)1 << 30)
+#define TFR_WGPU_DISCRETE_POOL_CAP ((size_t)8 << 30)
 #define TFR_WGPU_DEFAULT_PER_SUBMIT 64
 #define TFR_WGPU_MAX_PER_SUBMIT 4096
 // Storage buffers of one kernel: at most this many read-only and read-write

@@ -272,11 +272,14 @@ static bool check_f32(const f32_case *c, const float *x, const float *y, int64_t
   return ok;
 }
 
+// Bounds in ulp from the correctly rounded result. asin and atan: 1 on
+// lavapipe, 2 on the H200, whose compiler fuses a * b + c into fma (measured:
+// 271 and 13 of ~3e5 arguments at 2 ulp; docs/accuracy.md).
 static const f32_case unary_cases[] = {
     {"exp_f32", 1},   {"expm1_f32", 1}, {"log_f32", 1},      {"log1p_f32", 1},
     {"sin_f32", 1},   {"cos_f32", 1},   {"tan_f32", 1},      {"tanh_f32", 1},
-    {"sinh_f32", 1},  {"cosh_f32", 1},  {"asin_f32", 1},     {"acos_f32", 1},
-    {"atan_f32", 1},  {"asinh_f32", 1}, {"acosh_f32", 1},    {"atanh_f32", 1},
+    {"sinh_f32", 1},  {"cosh_f32", 1},  {"asin_f32", 2},     {"acos_f32", 1},
+    {"atan_f32", 2},  {"asinh_f32", 1}, {"acosh_f32", 1},    {"atanh_f32", 1},
     {"sqrt_f32", 0},  {"rsqrt_f32", 1}, {"cbrt_f32", 1},     {"erf_f32", 1},
     {"erfc_f32", 1},  {"logistic_f32", 1},
 };

@@ -81,7 +81,14 @@ fn tfr_sign_c64(z: vec2<f32>) -> vec2<f32> {
 
 // The textbook product (as the cpu backend, numpy and XLA compute it).
 fn tfr_mul_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
-  return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+  // Each product rounded on its own, as C computes it: a compiler that fuses
+  // a.x b.x - a.y b.y into one fma (NVIDIA's does) changes special values,
+  // e.g. (F - i)(F - inf i) gives -inf instead of NaN in the real part.
+  let ac = tfr_m_opaque(a.x * b.x);
+  let bd = tfr_m_opaque(a.y * b.y);
+  let ad = tfr_m_opaque(a.x * b.y);
+  let bc = tfr_m_opaque(a.y * b.x);
+  return vec2<f32>(ac - bd, ad + bc);
 }
 
 // a / b as C computes it (Annex G): for finite a and finite b != 0, scaled so
