@@ -33,7 +33,7 @@ trap 'rm -rf "$tmp"' EXIT
 python3 bench/peers/torch_gpu.py --cases --json "$tmp/torch.json" "$@"
 where=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["where"])' "$tmp/ours.json" 2>/dev/null || echo '?')
 peer=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("PyTorch", d["torch"], "on", d["device"])' "$tmp/torch.json")
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo "${TENFERRO_COMMIT:-?}")
+commit=${TENFERRO_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo "?")}
 title="GPU: tenferro $commit, $where, vs $peer (TF32 off), $(date -u +%Y-%m-%d). Time per op over batches of back-to-back ops (both sides)."
 mkdir -p "$(dirname "$OUT")"
 python3 bench/compare.py "$tmp/ours.json" "$tmp/torch.json" --peer-name torch --title "$title" --out "$OUT"
