@@ -139,7 +139,12 @@ typedef struct tfr_red_kernels {
 #endif
 
 // The kernels of one (combiner, dtype) pair; BLOCK defines NAME##_block.
-#define TFR_RED_DEFINE(NAME, T, OP, BLOCK)                                                   \
+// TREE: 1 for combiners whose result depends on the order (floating add and
+// multiply): runs are summed as a pairwise tree of TFR_RED_LEAF_INNER leaves.
+// 0 for exact ones (floating maximum/minimum): a run is one pass of the block
+// kernel (its fixed lanes keep the result a function of the run alone).
+#define TFR_RED_DEFINE(NAME, T, OP, BLOCK) TFR_RED_DEFINE_TREE(NAME, T, OP, BLOCK, 1)
+#define TFR_RED_DEFINE_TREE(NAME, T, OP, BLOCK, TREE)                                        \
   static inline T NAME##_op(T a, T x) { return (T)OP(a, x); }                               \
   BLOCK                                                                                     \
                                                                                             \
@@ -173,7 +178,7 @@ typedef struct tfr_red_kernels {
                                                                                             \
   /* The tree of tfr_red_node over one run, without its per-node overhead. */              \
   static T NAME##_pairwise(const char *p, int64_t n, int64_t s) {                           \
-    if (n <= TFR_RED_LEAF_INNER) return NAME##_reduce(p, n, s);                             \
+    if (n <= TFR_RED_LEAF_INNER || !(TREE)) return NAME##_reduce(p, n, s);                  \
     int64_t h = tfr_red_split(n, TFR_RED_LEAF_INNER);                                       \
     T a = NAME##_pairwise(p, h, s);                                                         \
     return NAME##_op(a, NAME##_pairwise(p + h * s, n - h, s));                              \
@@ -269,10 +274,10 @@ TFR_RED_NUMERIC(mul, TFR_RED_MUL, TFR_RED_UMUL)
   TFR_RED_SCALAR(tfr_red_##OPN##_u16, uint16_t, IOP, 64)                                    \
   TFR_RED_SCALAR(tfr_red_##OPN##_u32, uint32_t, IOP, 32)                                    \
   TFR_RED_SCALAR(tfr_red_##OPN##_u64, uint64_t, IOP, 16)                                    \
-  TFR_RED_DEFINE(tfr_red_##OPN##_f32, float, FOP,                                           \
-                 TFR_RED_BLOCK_FMINMAX(tfr_red_##OPN##_f32, float, __m128, ps, OPN, 32))              \
-  TFR_RED_DEFINE(tfr_red_##OPN##_f64, double, FOP,                                          \
-                 TFR_RED_BLOCK_FMINMAX(tfr_red_##OPN##_f64, double, __m128d, pd, OPN, 16))
+  TFR_RED_DEFINE_TREE(tfr_red_##OPN##_f32, float, FOP,                                      \
+                      TFR_RED_BLOCK_FMINMAX(tfr_red_##OPN##_f32, float, __m128, ps, OPN, 32), 0) \
+  TFR_RED_DEFINE_TREE(tfr_red_##OPN##_f64, double, FOP,                                     \
+                      TFR_RED_BLOCK_FMINMAX(tfr_red_##OPN##_f64, double, __m128d, pd, OPN, 16), 0)
 TFR_RED_ORDERED(max, TFR_RED_IMAX, TFR_RED_FMAX)
 TFR_RED_ORDERED(min, TFR_RED_IMIN, TFR_RED_FMIN)
 
