@@ -160,6 +160,15 @@ def bad_inputs(binary, root, tmp):
 def main():
     binary, root = sys.argv[1], sys.argv[2]
     webgpu = "--webgpu" in sys.argv[3:]
+    if webgpu:
+        _, info, _ = run(binary, "info")
+        gpu = info.split("webgpu backend:", 1)[-1]
+        if "status:        available" not in gpu:
+            if os.environ.get("TFR_REQUIRE_WEBGPU") == "1":
+                print("FAIL: no webgpu adapter (and TFR_REQUIRE_WEBGPU=1)")
+                return 1
+            print("SKIP: no webgpu adapter on this machine")
+            return 77
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("bin_matmul_256", "lm_batch_likelihood_brackets_4_4d",
                      "str_mps_varying_inner_product_200", "bin_batched_matmul_b32_m64_n64_k64"):
@@ -167,8 +176,10 @@ def main():
         einsum_cases(binary, tmp, "cpu", 1e-12)
         bad_inputs(binary, root, tmp)
         if webgpu:
+            # Instances whose values stay in f32's range (the chains of 100-200
+            # random matrices overflow f32 on any backend: numpy's float32 too).
             for name in ("bin_matmul_256", "lm_batch_likelihood_brackets_4_4d",
-                         "str_mps_varying_inner_product_200",
+                         "lm_batch_likelihood_sentence_3_12d",
                          "bin_batched_matmul_b32_m64_n64_k64"):
                 contract_case(binary, root, tmp, name, "webgpu", 2e-4)
             einsum_cases(binary, tmp, "webgpu", 2e-5)
