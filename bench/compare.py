@@ -22,7 +22,7 @@ def main():
     lines = []
     if args.title:
         lines += [args.title, ""]
-    lines.append(f"| case | tenferro ms | {args.peer_name} ms | ratio (ours/{args.peer_name}) | tenferro GB/s |")
+    lines.append(f"| case | tenferro ms | {args.peer_name} ms | ratio (ours/{args.peer_name}) | tenferro rate |")
     lines.append("|---|---:|---:|---:|---:|")
     missing = []
     for r in ours["results"]:
@@ -31,9 +31,12 @@ def main():
             missing.append(r["case"])
             continue
         ratio = r["median_s"] / p["median_s"]
-        gbs = r["bytes"] / r["median_s"] * 1e-9 if r["bytes"] else 0
+        if r.get("flops"):
+            rate = f"{r['flops'] / r['median_s'] * 1e-9:.1f} GFLOP/s"
+        else:
+            rate = f"{r['bytes'] / r['median_s'] * 1e-9 if r['bytes'] else 0:.1f} GB/s"
         lines.append(f"| `{r['case']}` | {r['median_s']*1e3:.3f} | {p['median_s']*1e3:.3f} | "
-                     f"{ratio:.2f} | {gbs:.1f} |")
+                     f"{ratio:.2f} | {rate} |")
     done = {r["case"] for r in ours["results"]}
     failed = [c for c in pmap if c not in done]
     if failed:

@@ -220,6 +220,23 @@ static const char *const tfr_default_suite[] = {
     "chain5_fused:f64:10000000",
 };
 
+// Floating-point operations of the dot_general cases (a multiply-add is 2,
+// a complex one 8), 0 for the others: the GFLOP/s column.
+static double tfr_bench_flops(const tfr_bench_case *c) {
+  const int64_t *d = c->shape;
+  double cx = (c->dtype == TFR_C64 || c->dtype == TFR_C128) ? 4.0 : 1.0, f = 0;
+  if (strcmp(c->name, "matmul") == 0 || strcmp(c->name, "matmul_lhsT") == 0) {
+    if (c->rank == 2) f = 2.0 * (double)d[0] * (double)d[1] * (double)d[1];
+  } else if (strcmp(c->name, "bmm") == 0) {
+    if (c->rank == 3) f = 2.0 * (double)d[0] * (double)d[1] * (double)d[2] * (double)d[2];
+  } else if (strcmp(c->name, "rank4") == 0) {
+    if (c->rank == 4) f = 2.0 * (double)d[0] * (double)d[1] * (double)(d[2] * d[3]) * (double)(d[2] * d[3]);
+  } else if (strcmp(c->name, "gemv") == 0) {
+    if (c->rank == 2) f = 2.0 * (double)d[0] * (double)d[1];
+  }
+  return f * cx;
+}
+
 static double tfr_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -379,8 +396,8 @@ int main(int argc, char **argv) {
             backend_name, used_threads, where);
   printf("tenferro %s, %s, %d repeats (median, min, max)%s\n", tfr_version_string(), where,
          repeat, device ? "; time per op over batches of k ops" : "");
-  printf("%-16s %-5s %-12s %10s %10s %10s %9s%s\n", "op", "dtype", "shape", "median_ms", "min_ms",
-         "max_ms", "GB/s", device ? "      k" : "");
+  printf("%-16s %-5s %-12s %10s %10s %10s %9s %9s%s\n", "op", "dtype", "shape", "median_ms",
+         "min_ms", "max_ms", "GB/s", "GFLOP/s", device ? "      k" : "");
   int rc = 0, written = 0;
   for (int ci = 0; ci < nspecs; ci++) {
     tfr_bench_case c;
@@ -446,17 +463,18 @@ int main(int argc, char **argv) {
       size_t n = 0;
       for (int d = 0; d < c.rank; d++)
         n += (size_t)snprintf(shape + n, sizeof shape - n, d ? "x%lld" : "%lld", (long long)c.shape[d]);
-      printf("%-16s %-5s %-12s %10.3f %10.3f %10.3f %9.2f", c.name, tfr_dtype_name(c.dtype), shape,
-             med * 1e3, mn * 1e3, mx * 1e3, bytes / med * 1e-9);
+      double flops = tfr_bench_flops(&c);
+      printf("%-16s %-5s %-12s %10.3f %10.3f %10.3f %9.2f %9.1f", c.name, tfr_dtype_name(c.dtype),
+             shape, med * 1e3, mn * 1e3, mx * 1e3, bytes / med * 1e-9, flops / med * 1e-9);
       if (device) printf(" %6d", k);
       printf("\n");
       if (json)
         fprintf(json,
                 "%s  {\"case\": \"%s\", \"op\": \"%s\", \"dtype\": \"%s\", \"shape\": \"%s\", "
                 "\"median_s\": %.9g, \"min_s\": %.9g, \"max_s\": %.9g, \"bytes\": %.0f, "
-                "\"batch\": %d}",
+                "\"flops\": %.0f, \"batch\": %d}",
                 written++ ? ",\n" : "", specs[ci], c.name, tfr_dtype_name(c.dtype), shape, med, mn,
-                mx, bytes, k);
+                mx, bytes, flops, k);
     }
     free(times);
     for (int j = 0; j < 3; j++) tfr_tensor_release(in[j]);
