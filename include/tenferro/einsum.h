@@ -75,6 +75,10 @@ typedef struct tfr_einsum_path_info {
   double log10_flops;
   int64_t largest_intermediate;   // elements of the largest step result
   double log2_largest;
+  // Elements alive at once at the path's worst step: every operand (the
+  // caller holds them) plus the intermediates not yet consumed, the step's
+  // result included. Element count, not bytes (times the dtype's size).
+  double peak_live_elements;
 } tfr_einsum_path_info;
 
 typedef struct tfr_einsum_plan tfr_einsum_plan;

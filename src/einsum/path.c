@@ -369,9 +369,9 @@ tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options 
   for (int i = 0; !st && i < n; i++) list[i] = i;
   tfr_einsum_path_info info = {0};
   info.num_steps = n - 1;
-  for (int i = 0; !st && i < n; i++)
-    if (s.nodes[i].size > (double)info.largest_intermediate) info.largest_intermediate = (int64_t)s.nodes[i].size;
-  info.largest_intermediate = 0;
+  double operand_elems = 0, live_inter = 0;
+  for (int i = 0; !st && i < n; i++) operand_elems += s.nodes[i].size;
+  info.peak_live_elements = operand_elems;
   for (int step = 0; !st && step < n - 1; step++) {
     int32_t pa = plan->path[2 * step], pb = plan->path[2 * step + 1];
     if (pa < 0 || pb < 0 || pa >= len || pb >= len || pa == pb) {
@@ -393,6 +393,13 @@ tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options 
       break;
     }
     if ((int64_t)size > info.largest_intermediate) info.largest_intermediate = (int64_t)size;
+    // Live during the step: operands, unconsumed intermediates, the result;
+    // afterwards the step's intermediate inputs are released.
+    if (operand_elems + live_inter + size > info.peak_live_elements)
+      info.peak_live_elements = operand_elems + live_inter + size;
+    if (list[pa] >= n) live_inter -= s.nodes[list[pa]].size;
+    if (list[pb] >= n) live_inter -= s.nodes[list[pb]].size;
+    live_inter += size;
     plan->consumer[list[pa]] = plan->consumer[list[pb]] = step;
     plan->partner[list[pa]] = list[pb];
     plan->partner[list[pb]] = list[pa];

@@ -82,6 +82,23 @@ def contract_case(binary, root, tmp, name, backend, tol):
               f"contract {name}: checksum {s} vs the result's sum {want_sum}")
 
 
+def memory_bound(binary, root, name):
+    """Peak RSS of `tenferro contract` within 1.5x the tensors the path keeps
+    alive at once, plus a fixed overhead: the cpu buffer pool's cap (256 MiB
+    by default, tfr_cpu_options.pool_cap_bytes) and the program (64 MiB)."""
+    inst = os.path.join(root, "examples", "instances", name + ".json")
+    rc, so, se = run(binary, "contract", inst, "--threads", "2")
+    check(rc == 0, f"contract {name}: exit {rc}: {se.strip()}")
+    line = [l for l in so.splitlines() if l.startswith("memory")]
+    if rc != 0 or not line:
+        return
+    rss = float(line[0].split("peak RSS ")[1].split()[0])
+    live = float(line[0].split("live peak ")[1].split()[0])
+    bound = 1.5 * live + 256 + 64
+    print(f"memory {name}: peak RSS {rss:.0f} MiB, path's live peak {live:.0f} MiB, bound {bound:.0f}")
+    check(rss <= bound, f"contract {name}: peak RSS {rss} MiB above 1.5 x {live} + 320 MiB")
+
+
 def einsum_cases(binary, tmp, backend, tol):
     rng = np.random.default_rng(5)
     cases = [
@@ -175,6 +192,9 @@ def main():
             contract_case(binary, root, tmp, name, "cpu", 1e-10)
         einsum_cases(binary, tmp, "cpu", 1e-12)
         bad_inputs(binary, root, tmp)
+        if not webgpu:
+            for name in ("gm_queen5_5_3.wcsp", "str_nw_mera_closed_120"):
+                memory_bound(binary, root, name)
         if webgpu:
             # Instances whose values stay in f32's range (the chains of 100-200
             # random matrices overflow f32 on any backend: numpy's float32 too).

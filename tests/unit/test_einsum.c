@@ -142,6 +142,9 @@ static void test_paths_and_statistics(void **state) {
   assert_int_equal(info->num_steps, 2);
   assert_true(info->flops == 15000.0);
   assert_int_equal(info->largest_intermediate, 500);
+  // Live at once: the operands (1000 + 500 + 250) with AB (50) and, at the
+  // last step, AB and the result (500).
+  assert_true(info->peak_live_elements == 1750.0 + 50.0 + 500.0);
   const int32_t *path = tfr_einsum_plan_path(p);
   assert_int_equal(path[0], 0);
   assert_int_equal(path[1], 1);
@@ -155,6 +158,7 @@ static void test_paths_and_statistics(void **state) {
   TFR_ASSERT_OK(tfr_einsum_plan_create("ij,jk,kl->il", 3, ranks, shapes, &opt, &p));
   assert_true(tfr_einsum_plan_info(p)->flops == 150000.0);
   assert_int_equal(tfr_einsum_plan_info(p)->largest_intermediate, 5000);
+  assert_true(tfr_einsum_plan_info(p)->peak_live_elements == 1750.0 + 5000.0 + 500.0);
   tfr_einsum_plan_release(p);
   // Bad given paths.
   opt.path = (int32_t[]){0, 0, 0, 1};

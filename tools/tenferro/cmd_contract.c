@@ -418,8 +418,9 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   getrusage(RUSAGE_SELF, &ru);
   printf("time      median %.3f ms over %d repeat(s), %.2f GFLOP/s\n", med * 1e3, a->repeat,
          info->flops / med * 1e-9);
-  printf("memory    peak RSS %.1f MiB, largest intermediate %.1f MiB", (double)ru.ru_maxrss / 1024.0,
-         need / 1048576.0);
+  printf("memory    peak RSS %.1f MiB, largest intermediate %.1f MiB, path's live peak %.1f MiB",
+         (double)ru.ru_maxrss / 1024.0, need / 1048576.0,
+         info->peak_live_elements * (double)tfr_dtype_size(dtype) / 1048576.0);
   if (device) {
     tfr_webgpu_stats ws;
     if (tfr_webgpu_get_stats(backend, &ws) == TFR_OK)
