@@ -197,6 +197,56 @@ int64_t tfr_test_ulp_f64(double a, double b) {
   return x > y ? x - y : y - x;
 }
 
+// Compares two host tensors of one dtype elementwise with a tolerance
+// relative to the largest |expected| (sums of products reorder freely).
+void tfr_test_expect_close(const tfr_tensor *got, const tfr_tensor *want, const char *what) {
+  bool same_shape = tfr_tensor_rank(got) == tfr_tensor_rank(want);
+  for (int k = 0; same_shape && k < tfr_tensor_rank(got); k++)
+    same_shape = tfr_tensor_shape(got)[k] == tfr_tensor_shape(want)[k];
+  if (!same_shape) print_error("%s: result shape differs from numpy's\n", what);
+  assert_int_equal(tfr_tensor_dtype(got), tfr_tensor_dtype(want));
+  assert_int_equal(tfr_tensor_rank(got), tfr_tensor_rank(want));
+  for (int k = 0; k < tfr_tensor_rank(got); k++)
+    assert_int_equal(tfr_tensor_shape(got)[k], tfr_tensor_shape(want)[k]);
+  int64_t n = tfr_tensor_numel(got);
+  tfr_dtype dt = tfr_tensor_dtype(got);
+  size_t es = tfr_dtype_size(dt);
+  unsigned char *g = malloc((size_t)n * es + 16), *w = malloc((size_t)n * es + 16);
+  TFR_ASSERT_OK(tfr_tensor_read(got, g, (size_t)n * es));
+  TFR_ASSERT_OK(tfr_tensor_read(want, w, (size_t)n * es));
+  double maxabs = 0;
+  double *gv = malloc((size_t)n * 16 + 16), *wv = malloc((size_t)n * 16 + 16);
+  for (int64_t i = 0; i < n; i++) {
+    double gr = 0, gi = 0, wr = 0, wi = 0;
+    switch (dt) {
+      case TFR_F64: gr = ((double *)g)[i]; wr = ((double *)w)[i]; break;
+      case TFR_F32: gr = ((float *)g)[i]; wr = ((float *)w)[i]; break;
+      case TFR_C128: gr = ((double *)g)[2 * i]; gi = ((double *)g)[2 * i + 1];
+                     wr = ((double *)w)[2 * i]; wi = ((double *)w)[2 * i + 1]; break;
+      case TFR_C64: gr = ((float *)g)[2 * i]; gi = ((float *)g)[2 * i + 1];
+                    wr = ((float *)w)[2 * i]; wi = ((float *)w)[2 * i + 1]; break;
+      case TFR_I32: gr = ((int32_t *)g)[i]; wr = ((int32_t *)w)[i]; break;
+      case TFR_I64: gr = (double)((int64_t *)g)[i]; wr = (double)((int64_t *)w)[i]; break;
+      default: fail();
+    }
+    gv[2 * i] = gr; gv[2 * i + 1] = gi; wv[2 * i] = wr; wv[2 * i + 1] = wi;
+    if (fabs(wr) > maxabs) maxabs = fabs(wr);
+    if (fabs(wi) > maxabs) maxabs = fabs(wi);
+  }
+  double tol = (dt == TFR_F64 || dt == TFR_C128) ? 1e-12 : (dt == TFR_F32 || dt == TFR_C64) ? 2e-5 : 0;
+  for (int64_t i = 0; i < 2 * n; i++) {
+    double d = fabs(gv[i] - wv[i]);
+    if (d > tol * (maxabs > 1 ? maxabs : 1)) {
+      print_error("%s: element %lld: got %.17g expected %.17g\n", what, (long long)(i / 2), gv[i], wv[i]);
+      fail();
+    }
+  }
+  free(g);
+  free(w);
+  free(gv);
+  free(wv);
+}
+
 // ---------------------------------------------------------------------------
 // WebGPU tests
 // ---------------------------------------------------------------------------

@@ -55,6 +55,11 @@ tfr_tensor *tfr_test_random_tensor(tfr_dtype dtype, int rank, const int64_t *sha
 int64_t tfr_test_ulp_f32(float a, float b);
 int64_t tfr_test_ulp_f64(double a, double b);
 
+// Asserts that two host tensors of one dtype and shape agree elementwise:
+// floats within 1e-12 (f64/c128) or 2e-5 (f32/c64) of the largest |expected|
+// (at least 1), integers exactly. `what` names the case in the message.
+void tfr_test_expect_close(const tfr_tensor *got, const tfr_tensor *want, const char *what);
+
 // ---------------------------------------------------------------------------
 // WebGPU tests (tests/unit/test_webgpu*.c): differential against the cpu
 // backend. Without the Dawn provider or an adapter every test SKIPS with the
