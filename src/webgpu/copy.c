@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "webgpu/elementwise.h"
 #include "webgpu/wgpu.h"
 
 #define TFR_WGPU_KERNEL_RANK 8
@@ -117,38 +118,15 @@ typedef struct tfr_wgpu_plan {
   int64_t dst[TFR_MAX_RANK];
 } tfr_wgpu_plan;
 
+// The elementwise planner (elementwise.c) over the pair (out, in).
 static void tfr_wgpu_plan_axes(const tfr_tensor *in, const tfr_tensor *out, tfr_wgpu_plan *p) {
-  int axes[TFR_MAX_RANK];
-  int n = 0;
-  for (int k = out->rank - 1; k >= 0; k--) {
-    if (out->shape[k] == 1) continue;
-    int64_t a = llabs(out->strides[k]);
-    int j = n++;
-    while (j > 0 && llabs(out->strides[axes[j - 1]]) > a) {
-      axes[j] = axes[j - 1];
-      j--;
-    }
-    axes[j] = k;
+  const tfr_tensor *ops[2] = {out, in};
+  int64_t stride[2 * TFR_MAX_RANK];
+  tfr_ew_plan_axes_n(2, ops, &p->nd, p->shape, stride);
+  for (int d = 0; d < p->nd; d++) {
+    p->dst[d] = stride[d];
+    p->src[d] = stride[TFR_MAX_RANK + d];
   }
-  int nd = 0;
-  for (int j = 0; j < n; j++) {
-    int k = axes[j];
-    if (nd > 0 && in->strides[k] == p->src[nd - 1] * p->shape[nd - 1] &&
-        out->strides[k] == p->dst[nd - 1] * p->shape[nd - 1]) {
-      p->shape[nd - 1] *= out->shape[k];
-      continue;
-    }
-    p->shape[nd] = out->shape[k];
-    p->src[nd] = in->strides[k];
-    p->dst[nd] = out->strides[k];
-    nd++;
-  }
-  if (nd == 0) {  // rank 0, or every extent 1: one element
-    p->shape[0] = 1;
-    p->src[0] = p->dst[0] = 1;
-    nd = 1;
-  }
-  p->nd = nd;
 }
 
 // The axis along which the source is contiguous when that makes the copy a
