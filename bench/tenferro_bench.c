@@ -323,12 +323,13 @@ static double tfr_bench_batch(tfr_session *s, bool device, const tfr_bench_op *o
 
 static void tfr_bench_usage(void) {
   fprintf(stderr, "usage: tenferro-bench [--backend cpu|webgpu] [--threads N] [--repeat R] "
-                  "[--warmup W] [--json FILE] [--list] [NAME:DTYPE:SHAPE ...]\n");
+                  "[--warmup W] [--json FILE] [--stats] [--list] [NAME:DTYPE:SHAPE ...]\n");
 }
 
 int main(int argc, char **argv) {
   int threads = 0, repeat = 10, warmup = 2;
   const char *json_path = NULL, *backend_name = "cpu";
+  bool stats = false;  // webgpu: buffers created and pool hits of each case's timed batches
   const char *specs[256];
   int nspecs = 0;
   for (int i = 1; i < argc; i++) {
@@ -337,6 +338,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--warmup") == 0 && i + 1 < argc) warmup = atoi(argv[++i]);
     else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json_path = argv[++i];
     else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) backend_name = argv[++i];
+    else if (strcmp(argv[i], "--stats") == 0) stats = true;
     else if (strcmp(argv[i], "--list") == 0) {
       for (size_t k = 0; k < TFR_BENCH_NOPS; k++)
         printf("%-16s %s\n", tfr_bench_ops[k].name, tfr_bench_ops[k].what);
@@ -448,6 +450,8 @@ int main(int argc, char **argv) {
         k = kk < 1 ? 1 : kk > 1000 ? 1000 : (int)kk;
       }
     }
+    tfr_webgpu_stats st0, st1;
+    bool have_stats = stats && device && tfr_webgpu_get_stats(b, &st0) == TFR_OK;
     for (int r = 0; r < repeat && ok; r++) {
       times[r] = tfr_bench_batch(s, device, op, in, k, specs[ci]);
       if (times[r] < 0) {
@@ -455,6 +459,14 @@ int main(int argc, char **argv) {
         rc = 1;
       }
     }
+    if (have_stats && tfr_webgpu_get_stats(b, &st1) == TFR_OK)
+      fprintf(stderr, "stats %s: %d ops: %llu buffers created, %llu pool hits, %llu dispatches, "
+              "%llu submits; %.1f MiB on the device (%.1f MiB pooled)\n", specs[ci], repeat * k,
+              (unsigned long long)(st1.buffers_created - st0.buffers_created),
+              (unsigned long long)(st1.pool_hits - st0.pool_hits),
+              (unsigned long long)(st1.dispatches - st0.dispatches),
+              (unsigned long long)(st1.submits - st0.submits), st1.device_bytes / 1048576.0,
+              st1.pooled_bytes / 1048576.0);
     if (ok) {
       qsort(times, (size_t)repeat, sizeof(double), tfr_cmp_double);
       double med = times[repeat / 2], mn = times[0], mx = times[repeat - 1];
