@@ -7,6 +7,7 @@
 #   TENFERRO_BENCH  a tenferro-bench binary to use (default: build it in
 #                   $BUILD_DIR, which needs the toolchain)
 #   OUT             where the table goes (default bench/results/gpu.md)
+#   TENFERRO_BENCH_FLAGS  more tenferro-bench options (e.g. --stats)
 set -eu
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -29,7 +30,7 @@ if [ "$#" -eq 0 ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$bench" --backend webgpu --json "$tmp/ours.json" "$@" || true
+"$bench" --backend webgpu ${TENFERRO_BENCH_FLAGS:-} --json "$tmp/ours.json" "$@" || true
 python3 bench/peers/torch_gpu.py --cases --json "$tmp/torch.json" "$@"
 where=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["where"])' "$tmp/ours.json" 2>/dev/null || echo '?')
 peer=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("PyTorch", d["torch"], "on", d["device"])' "$tmp/torch.json")

@@ -102,6 +102,17 @@ int tfr_test_teardown_session(void **state);
 tfr_tensor *tfr_test_upload(tfr_session *s, const tfr_tensor *host);
 tfr_tensor *tfr_test_download(tfr_session *s, const tfr_tensor *dev);
 
+// Whether the webgpu device flushes f32 subnormals to zero (WGSL allows it;
+// the H200 does, lavapipe does not): probed once, through tfr_multiply
+// (FLT_MIN * 0.5, a subnormal result) and tfr_add (2^-149 + 0, a subnormal
+// operand) by tfr_test_setup_webgpu, which prints a note when it does.
+bool tfr_test_gpu_flushes_subnormals(void);
+
+// Replaces every subnormal f32 value (and subnormal part of a c64 value) of
+// a host tensor by a zero of the same sign: what a flushing device reads.
+// Other dtypes are left alone.
+void tfr_test_flush_subnormals(tfr_tensor *host);
+
 // Runs a cmocka group with the webgpu setup; returns the process exit
 // status (77 when tests were skipped for want of a device).
 #define TFR_TEST_RUN_WEBGPU(tests) \

@@ -224,6 +224,17 @@ fn tfr_ew_eq_c64(a: vec2<f32>, b: vec2<f32>) -> bool {
          a.y == b.y;
 }
 
+// Keys that order the non-NaN parts of a as their values, -0 equal to +0
+// (as the cpu's float comparisons), from the bits: the comparisons below are
+// integer ones, which neither a flushing device nor a compiler turning a
+// float compare-and-select into a min/max instruction (NVIDIA's orders -0
+// below +0) can change.
+fn tfr_ew_value_key(a: vec2<f32>) -> vec2<u32> {
+  let u = bitcast<vec2<u32>>(a);
+  let z = (u & vec2<u32>(0x7fffffffu)) == vec2<u32>(0u);
+  return vec2<u32>(tfr_ew_order_key(select(u.x, 0u, z.x)), tfr_ew_order_key(select(u.y, 0u, z.y)));
+}
+
 // Lexicographic on (re, im); a NaN in either part propagates that operand.
 fn tfr_ew_max_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
   if (tfr_ew_has_nan_c64(a)) {
@@ -232,10 +243,12 @@ fn tfr_ew_max_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
   if (tfr_ew_has_nan_c64(b)) {
     return b;
   }
-  if (a.x != b.x) {
-    return select(b, a, a.x > b.x);
+  let ka = tfr_ew_value_key(a);
+  let kb = tfr_ew_value_key(b);
+  if (ka.x != kb.x) {
+    return select(b, a, ka.x > kb.x);
   }
-  return select(b, a, a.y >= b.y);
+  return select(b, a, ka.y >= kb.y);
 }
 
 fn tfr_ew_min_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
@@ -245,8 +258,10 @@ fn tfr_ew_min_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
   if (tfr_ew_has_nan_c64(b)) {
     return b;
   }
-  if (a.x != b.x) {
-    return select(b, a, a.x < b.x);
+  let ka = tfr_ew_value_key(a);
+  let kb = tfr_ew_value_key(b);
+  if (ka.x != kb.x) {
+    return select(b, a, ka.x < kb.x);
   }
-  return select(b, a, a.y <= b.y);
+  return select(b, a, ka.y <= kb.y);
 }
