@@ -230,7 +230,12 @@ static void tfr_bench_transpose(tfr_backend *gpu, tfr_backend *cpu, int64_t edge
   int64_t shape[2] = {edge, edge};
   double bytes = 2.0 * (double)(edge * edge * 4);  // read + written
   int reps = quick ? 2 : edge >= 8192 ? 50 : 20;
-  printf("\ntranspose %" PRId64 "x%" PRId64 " f32 (%d repeats)%s\n", edge, edge, reps,
+  // The variant the backend read at creation (src/webgpu/backend.c).
+  const char *knob_tile = getenv("TFR_WEBGPU_TRANSPOSE_TILE");
+  const char *knob_vec = getenv("TFR_WEBGPU_TRANSPOSE_VEC");
+  printf("\ntranspose %" PRId64 "x%" PRId64 " f32 (%d repeats, TFR_WEBGPU_TRANSPOSE_TILE=%s "
+         "TFR_WEBGPU_TRANSPOSE_VEC=%s)%s\n",
+         edge, edge, reps, knob_tile ? knob_tile : "(default)", knob_vec ? knob_vec : "(default)",
          edge != want ? "  [smaller than asked: the device's maxStorageBufferBindingSize]" : "");
   tfr_tensor *h = tfr_host_f32(2, shape);
 

@@ -175,6 +175,12 @@ tfr_status tfr_backend_create_webgpu(const tfr_webgpu_options *options, tfr_back
   if (env && env[0]) b->copy_vec = atoi(env) != 0;
   env = getenv("TFR_WEBGPU_COPY_B2B");
   if (env && env[0]) b->copy_b2b = atoi(env) != 0;
+  b->transpose_tile = TFR_WGPU_TRANSPOSE_TILE;
+  b->transpose_vec = TFR_WGPU_TRANSPOSE_VEC;
+  env = getenv("TFR_WEBGPU_TRANSPOSE_TILE");
+  if (env && (atoi(env) == 32 || atoi(env) == 64)) b->transpose_tile = (uint32_t)atoi(env);
+  env = getenv("TFR_WEBGPU_TRANSPOSE_VEC");
+  if (env && env[0]) b->transpose_vec = atoi(env) != 0;
   env = getenv("TFR_WEBGPU_UPLOAD_CHUNK");
   if (env && env[0]) {
     unsigned long long v = strtoull(env, NULL, 0);
@@ -296,4 +302,14 @@ void tfr_wgpu_test_limits(tfr_backend *backend, uint32_t max_groups_per_dim,
     b->upload_chunk = transfer_chunk;  // uploads of any size in pieces, staged
     b->upload_direct_max = 0;
   }
+}
+
+void tfr_wgpu_test_transpose(tfr_backend *backend, uint32_t tile, int vec) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(backend);
+  b->transpose_tile = tile == 32 || tile == 64 ? tile : TFR_WGPU_TRANSPOSE_TILE;
+  b->transpose_vec = vec < 0 ? TFR_WGPU_TRANSPOSE_VEC : vec != 0;
+}
+
+uint64_t tfr_wgpu_test_transpose_vec_dispatches(tfr_backend *backend) {
+  return tfr_wgpu_cast(backend)->transpose_vec_dispatches;
 }

@@ -7,8 +7,12 @@
 // are contiguous in both tensors merged, so a compact copy becomes one long
 // axis. Then:
 //   * when the source is contiguous along another axis than the destination
-//     (a transposition), transpose_tiled.wgsl moves 32 x 32 tiles through
-//     workgroup memory so that reads and writes are both coalesced;
+//     (a transposition), transpose_tiled.wgsl moves 64 x 64 (or 32 x 32)
+//     tiles through workgroup memory so that reads and writes are both
+//     coalesced; transpose_vec4.wgsl does the same with 16-byte accesses for
+//     4-byte elements whose strides, offsets and extents allow (views whose
+//     strides allow but whose offsets or extents do not are cut into an
+//     aligned body and thin edges, copied one by one);
 //   * otherwise copy_strided.wgsl computes each element's two offsets.
 // Kernels take up to 8 axes in their uniform parameters (tiled: the 2 tile
 // axes + 6 batch axes); further (outer) axes are iterated here, one dispatch
@@ -144,6 +148,26 @@ static int tfr_wgpu_transpose_axis(const tfr_wgpu_plan *p) {
   return j;
 }
 
+// Whether the tiled copy of `p` (transposition axis `tj`) can move 16-byte
+// chunks (transpose_vec4.wgsl) where its offsets and extents are multiples of
+// 4: 4-byte elements on both sides, a unit source stride along r and a unit
+// destination stride along c, every other stride a multiple of 4 (so that
+// every row, batch index and host-loop index starts at the same phase), bound
+// windows aligned to 16 bytes, and a tile of 4-byte values in workgroup memory.
+static bool tfr_wgpu_transpose_vec_ok(const tfr_wgpu_backend *b, const tfr_wgpu_plan *p, int tj,
+                                      size_t in_es, size_t out_es) {
+  if (!b->transpose_vec || in_es != 4 || out_es != 4) return false;
+  if (p->src[tj] != 1 || p->dst[0] != 1) return false;
+  if (b->limits.minStorageBufferOffsetAlignment % 16 != 0) return false;
+  if (b->transpose_tile * b->transpose_tile * 4 > b->limits.maxComputeWorkgroupStorageSize)
+    return false;
+  for (int d = 0; d < p->nd; d++) {
+    if (d != tj && (p->src[d] & 3)) return false;
+    if (d != 0 && (p->dst[d] & 3)) return false;
+  }
+  return true;
+}
+
 // The bound range of `t`'s buffer that elements [off + lo, off + hi] need,
 // and `off` relative to its start (in elements; in bytes for 1-byte types).
 // `es` is the byte size of the kernel's element (the dtype's, or 16 for a
@@ -198,13 +222,53 @@ typedef struct tfr_wgpu_transpose_params {
 } tfr_wgpu_transpose_params;
 _Static_assert(sizeof(tfr_wgpu_transpose_params) == 144, "transpose_tiled Params layout");
 
-// The copy kernels, optionally applying `map` (a WGSL expression of the raw
-// 32-bit element `v`, e.g. reduce_precision on the bits; `map_tag` names it
-// in the variant, `map_snippet` defines it) to every element of a 4-byte
-// dtype copied to itself.
+// An optional map of the copied elements (see tfr_wgpu_copy_map).
+typedef struct tfr_wgpu_map {
+  const char *expr, *tag, *snippet;
+} tfr_wgpu_map;
+
 static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
-                                    tfr_tensor *out, const char *map, const char *map_tag,
-                                    const char *map_snippet) {
+                                    tfr_tensor *out, const tfr_wgpu_map *m, bool may_split);
+
+// A tiled copy whose strides allow 16-byte chunks but whose offsets or
+// extents do not: cut along c at [hc, hc + bc) and along r at [hr, hr + br)
+// (the aligned body) into up to 9 pieces, each copied as a view of the
+// plan's axes. The body takes transpose_vec4.wgsl; the edges, at most 3
+// elements thin, copy_strided.wgsl.
+static tfr_status tfr_wgpu_transpose_pieces(tfr_wgpu_backend *b, const char *op,
+                                            const tfr_tensor *in, tfr_tensor *out,
+                                            const tfr_wgpu_plan *p, int tj, const int64_t cut_c[4],
+                                            const int64_t cut_r[4], const tfr_wgpu_map *m) {
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 3; k++) {
+      int64_t shape[TFR_MAX_RANK];
+      memcpy(shape, p->shape, sizeof shape);
+      shape[0] = cut_c[i + 1] - cut_c[i];
+      shape[tj] = cut_r[k + 1] - cut_r[k];
+      if (shape[0] == 0 || shape[tj] == 0) continue;
+      int64_t soff = in->offset + cut_c[i] * p->src[0] + cut_r[k] * p->src[tj];
+      int64_t doff = out->offset + cut_c[i] * p->dst[0] + cut_r[k] * p->dst[tj];
+      tfr_tensor *pin = NULL, *pout = NULL;
+      tfr_status st = tfr_tensor_header(in->storage, in->dtype, p->nd, shape, p->src, soff, &pin);
+      if (!st)
+        st = tfr_tensor_header(out->storage, out->dtype, p->nd, shape, p->dst, doff, &pout);
+      if (!st) st = tfr_wgpu_copy_map(b, op, pin, pout, m, false);
+      tfr_tensor_release(pin);
+      tfr_tensor_release(pout);
+      if (st) return st;
+    }
+  return TFR_OK;
+}
+
+// The copy kernels. `m` (or NULL) applies `m->expr` (a WGSL expression of the
+// raw 32-bit element `v`, e.g. reduce_precision on the bits; `m->tag` names
+// it in the variant, `m->snippet` defines it) to every element of a 4-byte
+// dtype copied to itself. `may_split`: a transposition may be cut into
+// pieces (tfr_wgpu_transpose_pieces; not again for a piece).
+static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
+                                    tfr_tensor *out, const tfr_wgpu_map *m, bool may_split) {
+  const char *map = m ? m->expr : NULL, *map_tag = m ? m->tag : NULL;
+  const char *map_snippet = m ? m->snippet : NULL;
   TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, op));
   if (out->numel == 0) return TFR_OK;
   const tfr_wgpu_elem *se, *de;
@@ -234,7 +298,7 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
     if (same) return TFR_OK;
     tfr_tensor *tmp = NULL;
     TFR_RETURN_IF_ERROR(tfr_tensor_alloc(&b->base, in->dtype, in->rank, in->shape, false, &tmp));
-    tfr_status st = tfr_wgpu_copy_map(b, op, in, tmp, map, map_tag, map_snippet);
+    tfr_status st = tfr_wgpu_copy_map(b, op, in, tmp, m, may_split);
     if (!st) st = tfr_wgpu_copy(b, op, tmp, out);
     tfr_tensor_release(tmp);
     return st;
@@ -243,6 +307,23 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
   tfr_wgpu_plan plan;
   tfr_wgpu_plan_axes(in, out, &plan);
   int tj = tfr_wgpu_transpose_axis(&plan);
+
+  // Transpositions of 4-byte elements move 16-byte chunks when the offsets
+  // and the extents of c and r are multiples of 4 too; when only the strides
+  // allow, the aligned body is copied apart from the thin edges.
+  bool vec = false;
+  if (tj >= 0 && tfr_wgpu_transpose_vec_ok(b, &plan, tj, tfr_dtype_size(in->dtype),
+                                           tfr_dtype_size(out->dtype))) {
+    int64_t hc = -out->offset & 3, hr = -in->offset & 3;  // elements before the first chunk
+    int64_t bc = (plan.shape[0] - hc) & ~INT64_C(3), br = (plan.shape[tj] - hr) & ~INT64_C(3);
+    if (hc == 0 && hr == 0 && bc == plan.shape[0] && br == plan.shape[tj]) {
+      vec = true;
+    } else if (may_split && bc >= 16 && br >= 16) {
+      const int64_t cut_c[4] = {0, hc, hc + bc, plan.shape[0]};
+      const int64_t cut_r[4] = {0, hr, hr + br, plan.shape[tj]};
+      return tfr_wgpu_transpose_pieces(b, op, in, out, &plan, tj, cut_c, cut_r, m);
+    }
+  }
 
   // Compact copies: one merged axis, unit strides in both, one dtype.
   int64_t ues = (int64_t)tfr_dtype_size(in->dtype);  // bytes of the kernel's source element
@@ -305,38 +386,53 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
   }
 
   // The pipeline.
-  char variant[128];
-  snprintf(variant, sizeof variant, "%s[%s->%s%s%s]", tj >= 0 ? "transpose_tiled" : "copy_strided",
-           se->tag, de->tag, map ? "," : "", map ? map_tag : "");
-  const char *snippets[3];
+  const char *family = vec ? "transpose_vec4" : tj >= 0 ? "transpose_tiled" : "copy_strided";
+  char variant[128], file[32];
+  snprintf(variant, sizeof variant, "%s[%s->%s%s%s]", family, se->tag, de->tag, map ? "," : "",
+           map ? map_tag : "");
+  snprintf(file, sizeof file, "%s.wgsl", family);
+  const char *snippets[5];
   int ns = 0;
+  if (tj >= 0) snippets[ns++] = "common/transpose_tile.wgsl";
   if (in->dtype != out->dtype) snippets[ns++] = "common/convert.wgsl";
   if (map_snippet) snippets[ns++] = map_snippet;
   if (de->bytes) snippets[ns++] = "common/bytes.wgsl";
   snippets[ns] = NULL;
+  const char *convert = map ? map : tfr_wgpu_convert_expr(in->dtype, out->dtype);
   tfr_wgsl_subst subst[] = {
       {"SRC_ARRAY", se->array},  {"DST_ARRAY", de->dst_array},
       {"VALUE_T", de->value_t},  {"LOAD", se->load},
-      {"CONVERT", map ? map : tfr_wgpu_convert_expr(in->dtype, out->dtype)},
-      {"STORE", de->store},
+      {"CONVERT", convert},      {"STORE", de->store},
   };
-  // Tiles of 32 x 32 (256 invocations as 32 x 8) unless a tile of the value
-  // type does not fit the device's workgroup memory.
-  uint32_t tile = 32, rows = 8;
-  uint32_t value_bytes = (uint32_t)(tfr_dtype_size(out->dtype) < 4 ? 4 : tfr_dtype_size(out->dtype));
-  if (tile * (tile + 1) * value_bytes > b->limits.maxComputeWorkgroupStorageSize) {
-    tile = 16;
-    rows = 16;
+  // transpose_vec4: {{SRC_T}} {{VALUE_T}} {{CONVERT}} only.
+  tfr_wgsl_subst subst_vec[] = {
+      {"SRC_T", se->value_t}, {"VALUE_T", de->value_t}, {"CONVERT", convert}};
+  // Tiles (TFR_WEBGPU_TRANSPOSE_TILE): 64 x 64 by 256 invocations as 64 x 4,
+  // swizzled, when a tile of the value type fits the device's workgroup
+  // memory, else the 32 x 32 tile by 32 x 8 with a column of padding (16 x 16
+  // by 16 x 16 when that does not fit either, unless a swizzled 32 x 32 tile
+  // does and 64 was asked for). transpose_vec4 takes the asked tile.
+  uint32_t tile = 32, rows = 8, pad = 1, swz = 0;
+  uint64_t wg_mem = b->limits.maxComputeWorkgroupStorageSize;
+  uint64_t value_bytes = tfr_dtype_size(out->dtype) < 4 ? 4 : tfr_dtype_size(out->dtype);
+  if (vec) {
+    tile = b->transpose_tile;
+  } else if (b->transpose_tile == 64 && 64 * 64 * value_bytes <= wg_mem) {
+    tile = 64, rows = 4, pad = 0, swz = 63;
+  } else if (32 * 33 * value_bytes > wg_mem) {
+    if (b->transpose_tile == 64 && 32 * 32 * value_bytes <= wg_mem) pad = 0, swz = 31;
+    else tile = 16, rows = 16;
   }
   tfr_wgsl_override overrides_copy[] = {{"WG", b->copy_wg}, {"EPT", b->copy_ept}};
-  tfr_wgsl_override overrides_tiled[] = {{"TILE", tile}, {"ROWS", rows}};
+  tfr_wgsl_override overrides_tiled[] = {
+      {"TILE", tile}, {"ROWS", rows}, {"PAD", pad}, {"SWZ", swz}};
   tfr_wgsl_variant v = {variant,
-                        tj >= 0 ? "transpose_tiled.wgsl" : "copy_strided.wgsl",
+                        file,
                         snippets,
-                        subst,
-                        (int)(sizeof subst / sizeof subst[0]),
-                        tj >= 0 ? overrides_tiled : overrides_copy,
-                        2,
+                        vec ? subst_vec : subst,
+                        vec ? 3 : (int)(sizeof subst / sizeof subst[0]),
+                        vec ? overrides_tiled : tj >= 0 ? overrides_tiled : overrides_copy,
+                        vec ? 1 : tj >= 0 ? 4 : 2,
                         1,
                         1};
   WGPUComputePipeline pipeline;
@@ -417,9 +513,16 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
     TFR_RETURN_IF_ERROR(
         tfr_wgpu_window(b, op, "destination", out, udes, doff, dlo, dhi, &db, &drel));
     if (tj >= 0) {
+      // transpose_vec4 needs whole chunks from the window's start: the
+      // alignment of windows (16 bytes or more) and of every stride keeps the
+      // offsets' phase.
+      if (vec && ((srel | drel) & 3))
+        return tfr_error(TFR_ERR_INTERNAL, "%s: webgpu: transpose_vec4 window offsets %u, %u "
+                         "are not multiples of 4", op, srel, drel);
       tp.src_offset = srel;
       tp.dst_offset = drel;
       TFR_RETURN_IF_ERROR(tfr_wgpu_dispatch(b, pipeline, &tp, sizeof tp, sb, db, groups));
+      if (vec) b->transpose_vec_dispatches++;
     } else {
       cp.src_offset = srel;
       cp.dst_offset = drel;
@@ -437,7 +540,7 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
 
 tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
                          tfr_tensor *out) {
-  return tfr_wgpu_copy_map(b, op, in, out, NULL, NULL, NULL);
+  return tfr_wgpu_copy_map(b, op, in, out, NULL, true);
 }
 
 // StableHLO reduce_precision of f32, on the bits (common/reduce_precision.wgsl,
@@ -452,8 +555,8 @@ static tfr_status tfr_wgpu_reduce_precision(tfr_wgpu_backend *b, const tfr_struc
   snprintf(map, sizeof map, "tfr_reduce_precision_f32(v, %uu, %uu)", (unsigned)d->exponent_bits,
            (unsigned)d->mantissa_bits);
   snprintf(tag, sizeof tag, "rp%d.%d", d->exponent_bits, d->mantissa_bits);
-  return tfr_wgpu_copy_map(b, "reduce_precision", d->in, d->out, map, tag,
-                           "common/reduce_precision.wgsl");
+  tfr_wgpu_map m = {map, tag, "common/reduce_precision.wgsl"};
+  return tfr_wgpu_copy_map(b, "reduce_precision", d->in, d->out, &m, true);
 }
 
 tfr_status tfr_wgpu_structural(tfr_backend *base, const tfr_structural_desc *d) {

@@ -48,6 +48,10 @@ tfr_status tfr_wgpu_load(const tfr_wgpu_procs **out_procs, const char **out_path
 // copy_strided.wgsl: 256 invocations of 4 elements each (see copy.c).
 #define TFR_WGPU_COPY_WG 256
 #define TFR_WGPU_COPY_EPT 4
+// Tiled transposing copies (copy.c): 64 x 64 tiles, 16-byte accesses for
+// 4-byte elements where the view allows (TFR_WEBGPU_TRANSPOSE_TILE / _VEC).
+#define TFR_WGPU_TRANSPOSE_TILE 64
+#define TFR_WGPU_TRANSPOSE_VEC true
 #define TFR_WGPU_DEFAULT_POOL_CAP ((size_t)1 << 30)
 #define TFR_WGPU_DISCRETE_POOL_CAP ((size_t)8 << 30)
 #define TFR_WGPU_DEFAULT_PER_SUBMIT 64
@@ -148,6 +152,12 @@ typedef struct tfr_wgpu_backend {
   // copies), TFR_WEBGPU_COPY_B2B=1 (compact copies as buffer-to-buffer copies).
   uint32_t copy_wg, copy_ept;
   bool copy_vec, copy_b2b;
+  // Transposing copies (copy.c; environment knobs read at creation, also set
+  // by tfr_wgpu_test_transpose): TFR_WEBGPU_TRANSPOSE_TILE=32|64 (tile edge),
+  // TFR_WEBGPU_TRANSPOSE_VEC=0|1 (transpose_vec4.wgsl for 4-byte elements).
+  uint32_t transpose_tile;
+  bool transpose_vec;
+  uint64_t transpose_vec_dispatches;  // transpose_vec4 dispatches recorded (for tests)
 
   // Recording (only the session's thread touches these).
   WGPUCommandEncoder encoder;

@@ -35,6 +35,14 @@ tfr_status tfr_wgpu_test_queue_idle(tfr_backend *backend, bool *idle);
 void tfr_wgpu_test_limits(tfr_backend *backend, uint32_t max_groups_per_dim,
                           uint64_t transfer_chunk);
 
+// The transposing copy's variant, as TFR_WEBGPU_TRANSPOSE_TILE / _VEC set it
+// at creation: tile 32 or 64 (anything else: the default), vec 0 or 1
+// (negative: the default). Pipelines of every variant stay cached.
+void tfr_wgpu_test_transpose(tfr_backend *backend, uint32_t tile, int vec);
+
+// transpose_vec4.wgsl dispatches recorded so far (the 16-byte path taken).
+uint64_t tfr_wgpu_test_transpose_vec_dispatches(tfr_backend *backend);
+
 // Elements per dispatch of the compact elementwise kernel (a multiple of 4;
 // 0 restores the default, bounded by the binding limit), so that tests reach
 // the split into several dispatches without gigabyte tensors.

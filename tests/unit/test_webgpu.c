@@ -127,32 +127,50 @@ static void tfr_assert_same(const tfr_tensor *want, const tfr_tensor *got, const
 // copy, so the cpu backend's result is the reference.
 typedef tfr_status (*tfr_view_fn)(const tfr_tensor *t, tfr_tensor **out);
 
-// Copies view(host) on the cpu and view(upload(host)) on webgpu with
-// tfr_copy, and compares.
-static void tfr_check_copy(const tfr_tensor *host, tfr_view_fn view, const char *what) {
-  tfr_tensor *hv = NULL, *want = NULL;
+// An op of one operand with its arguments in `ctx`.
+typedef tfr_status (*tfr_op_fn)(tfr_session *s, const tfr_tensor *x, const void *ctx,
+                                tfr_tensor **out);
+
+static tfr_status tfr_op_copy(tfr_session *s, const tfr_tensor *x, const void *ctx,
+                              tfr_tensor **out) {
+  (void)ctx;
+  return tfr_copy(s, x, out);
+}
+
+// Runs op(view(host)) on the cpu and op(view(upload(host))) on webgpu, and
+// compares; also the download of the device view itself (gathered on the
+// device first) against the view's elements.
+static void tfr_check_view_op(const tfr_tensor *host, tfr_view_fn view, tfr_op_fn op,
+                              const void *ctx, const char *what) {
+  tfr_tensor *hv = NULL, *want = NULL, *want_view = NULL;
   TFR_ASSERT_OK(view(host, &hv));
   tfr_session *c = tfr_begin(g_cpu);
-  TFR_ASSERT_OK(tfr_copy(c, hv, &want));
+  TFR_ASSERT_OK(op(c, hv, ctx, &want));
+  TFR_ASSERT_OK(tfr_copy(c, hv, &want_view));
   tfr_end(c);
   tfr_session *s = tfr_begin(g_gpu);
   tfr_tensor *d = tfr_up(s, host), *dv = NULL, *dy = NULL;
   TFR_ASSERT_OK(view(d, &dv));
-  TFR_ASSERT_OK(tfr_copy(s, dv, &dy));
+  TFR_ASSERT_OK(op(s, dv, ctx, &dy));
   assert_true(tfr_tensor_is_contiguous(dy));
   tfr_tensor *got = tfr_down(s, dy);
-  // Downloading the view itself gathers it on the device first.
   tfr_tensor *got_view = tfr_down(s, dv);
   tfr_end(s);
   tfr_assert_same(want, got, what);
-  tfr_assert_same(want, got_view, what);
+  tfr_assert_same(want_view, got_view, what);
   tfr_tensor_release(got_view);
   tfr_tensor_release(got);
   tfr_tensor_release(dy);
   tfr_tensor_release(dv);
   tfr_tensor_release(d);
+  tfr_tensor_release(want_view);
   tfr_tensor_release(want);
   tfr_tensor_release(hv);
+}
+
+// tfr_copy of view(host) on both backends.
+static void tfr_check_copy(const tfr_tensor *host, tfr_view_fn view, const char *what) {
+  tfr_check_view_op(host, view, tfr_op_copy, NULL, what);
 }
 
 // ---------------------------------------------------------------------------
@@ -482,6 +500,208 @@ static void test_transpose(void **state) {
 }
 
 // ---------------------------------------------------------------------------
+// Transposing copies in every variant (TFR_WEBGPU_TRANSPOSE_TILE / _VEC)
+// ---------------------------------------------------------------------------
+
+// A view made of a slice, an optional reversal and a transposition: set
+// g_tview, then pass tfr_view_tview as a tfr_view_fn.
+typedef struct tfr_tview {
+  int64_t start[3], limit[3];  // slice of the operand
+  int64_t reverse;             // axis reversed after the slice, or -1
+  int64_t perm[3];
+} tfr_tview;
+static tfr_tview g_tview;
+
+static tfr_status tfr_view_tview(const tfr_tensor *t, tfr_tensor **out) {
+  const tfr_tview *v = &g_tview;
+  tfr_tensor *sl = NULL, *rv = NULL;
+  tfr_status st = tfr_tensor_view_slice(t, v->start, v->limit, NULL, &sl);
+  if (!st && v->reverse >= 0) st = tfr_tensor_view_reverse(sl, 1, &v->reverse, &rv);
+  if (!st) st = tfr_tensor_view_transpose(rv ? rv : sl, v->perm, out);
+  tfr_tensor_release(rv);
+  tfr_tensor_release(sl);
+  return st;
+}
+
+// The knob settings of this test, and whether transpose_vec4 is on.
+static const struct {
+  uint32_t tile;
+  int vec;
+} g_tvariants[] = {{64, 1}, {64, 0}, {32, 1}, {32, 0}};
+
+// The copy of g_tview of a random [shape] operand of every dtype on the
+// current variant (`tile`, and `vec`: transpose_vec4 is on); `vec_view`: the view's
+// strides allow 16-byte chunks for 4-byte elements, so the copy must use
+// transpose_vec4 there (for the aligned body at least), and never otherwise.
+static void tfr_check_tview(int rank, const int64_t *shape, unsigned tile, bool vec,
+                            bool vec_view, const char *name) {
+  for (int dt = 0; dt < TFR_DTYPE_COUNT; dt++) {
+    tfr_tensor *h = tfr_test_random_tensor((tfr_dtype)dt, rank, shape, 300 + (uint64_t)dt);
+    uint64_t before = tfr_wgpu_test_transpose_vec_dispatches(g_gpu);
+    char what[128];
+    snprintf(what, sizeof what, "%s (tile %u, vec %d)", name, tile, (int)vec);
+    tfr_check_copy(h, tfr_view_tview, what);
+    uint64_t used = tfr_wgpu_test_transpose_vec_dispatches(g_gpu) - before;
+    bool want = vec && vec_view && tfr_dtype_size((tfr_dtype)dt) == 4;
+    if (want != (used > 0))
+      fail_msg("%s, %s: transpose_vec4 ran %llu times, expected %s", what,
+               tfr_dtype_name((tfr_dtype)dt), (unsigned long long)used, want ? "some" : "none");
+    tfr_tensor_release(h);
+  }
+}
+
+static tfr_status tfr_op_convert(tfr_session *s, const tfr_tensor *x, const void *ctx,
+                                 tfr_tensor **out) {
+  return tfr_convert(s, x, *(const tfr_dtype *)ctx, out);
+}
+
+static tfr_status tfr_op_reduce_precision(tfr_session *s, const tfr_tensor *x, const void *ctx,
+                                          tfr_tensor **out) {
+  (void)ctx;
+  return tfr_reduce_precision(s, x, 5, 10, out);
+}
+
+// Conversions among f32, i32, bool, c64 and reduce_precision of a transposed
+// [shape] operand (g_tview is set to the whole of it): 4-byte pairs take
+// transpose_vec4, the others the scalar tiles.
+static void tfr_check_tview_convert(const int64_t shape[2]) {
+  static const tfr_dtype dts[4] = {TFR_F32, TFR_I32, TFR_BOOL, TFR_C64};
+  g_tview = (tfr_tview){{0, 0}, {shape[0], shape[1]}, -1, {1, 0}};
+  for (int a = 0; a < 4; a++) {
+    tfr_tensor *h = tfr_test_random_tensor(dts[a], 2, shape, 40 + (uint64_t)a);
+    for (int t = 0; t < 4; t++)
+      tfr_check_view_op(h, tfr_view_tview, tfr_op_convert, &dts[t], "convert of a transposed view");
+    if (dts[a] == TFR_F32)
+      tfr_check_view_op(h, tfr_view_tview, tfr_op_reduce_precision, NULL,
+                        "reduce_precision of a transposed view");
+    tfr_tensor_release(h);
+  }
+}
+
+// copy_into of a random [xshape] operand into the transpose of the window
+// [start, limit) of a random [dshape] destination, on the cpu (into a host
+// copy) and on webgpu: the whole destination must match, so the elements
+// around the window (bool shares words with them) must stay. Seeds `seed`
+// (destination) and `seed + 10` (operand).
+static void tfr_check_copy_into_window(tfr_dtype dt, const int64_t dshape[2],
+                                       const int64_t xshape[2], const int64_t start[2],
+                                       const int64_t limit[2], uint64_t seed, const char *what) {
+  int64_t perm[2] = {1, 0};
+  tfr_tensor *hd = tfr_test_random_tensor(dt, 2, dshape, seed);
+  tfr_tensor *hx = tfr_test_random_tensor(dt, 2, xshape, seed + 10);
+  tfr_tensor *want = NULL, *hslice = NULL, *hview = NULL;
+  tfr_session *c = tfr_begin(g_cpu);
+  TFR_ASSERT_OK(tfr_copy(c, hd, &want));
+  TFR_ASSERT_OK(tfr_tensor_view_slice(want, start, limit, NULL, &hslice));
+  TFR_ASSERT_OK(tfr_tensor_view_transpose(hslice, perm, &hview));
+  TFR_ASSERT_OK(tfr_copy_into(c, hx, hview));
+  tfr_end(c);
+  tfr_session *s = tfr_begin(g_gpu);
+  tfr_tensor *dd = tfr_up(s, hd), *dx = tfr_up(s, hx), *dslice = NULL, *dview = NULL;
+  TFR_ASSERT_OK(tfr_tensor_view_slice(dd, start, limit, NULL, &dslice));
+  TFR_ASSERT_OK(tfr_tensor_view_transpose(dslice, perm, &dview));
+  TFR_ASSERT_OK(tfr_copy_into(s, dx, dview));
+  tfr_tensor *got = tfr_down(s, dd);
+  tfr_end(s);
+  tfr_assert_same(want, got, what);
+  tfr_tensor_release(got);
+  tfr_tensor_release(dview);
+  tfr_tensor_release(dslice);
+  tfr_tensor_release(dx);
+  tfr_tensor_release(dd);
+  tfr_tensor_release(hview);
+  tfr_tensor_release(hslice);
+  tfr_tensor_release(want);
+  tfr_tensor_release(hx);
+  tfr_tensor_release(hd);
+}
+
+// copy_into a transposed window of a bigger destination whose start is not
+// a multiple of 4 elements (the destination side of the cut into pieces).
+static void tfr_check_tview_into(bool vec) {
+  static const tfr_dtype dts[3] = {TFR_F32, TFR_U8, TFR_C128};
+  const int64_t dshape[2] = {80, 100}, xshape[2] = {98, 72}, start[2] = {3, 1},
+                limit[2] = {75, 99};
+  for (int a = 0; a < 3; a++) {
+    uint64_t before = tfr_wgpu_test_transpose_vec_dispatches(g_gpu);
+    tfr_check_copy_into_window(dts[a], dshape, xshape, start, limit, 80 + (uint64_t)a,
+                               "copy_into a transposed window at an unaligned offset");
+    bool used = tfr_wgpu_test_transpose_vec_dispatches(g_gpu) > before;
+    assert_true(used == (vec && dts[a] == TFR_F32));
+  }
+}
+
+static void test_transpose_variants(void **state) {
+  TFR_NEED_GPU();
+  // 2-D cases: operand shape, slice, reversed axis, and whether the view's
+  // strides allow 16-byte chunks (the source's rows, and the result's rows,
+  // a multiple of 4 long; offsets and extents need not be: the unaligned
+  // edges are cut off).
+  static const struct {
+    int64_t shape[2], start[2], limit[2], reverse;
+    bool vec_view;
+    const char *name;
+  } cases[] = {
+      {{128, 192}, {0, 0}, {128, 192}, -1, true, "128 x 192 (multiples of 64)"},
+      {{100, 36}, {0, 0}, {100, 36}, -1, true, "100 x 36 (multiples of 4, not of 64)"},
+      {{66, 132}, {0, 0}, {66, 132}, -1, false, "66 x 132 (result rows of 66)"},
+      {{70, 136}, {1, 3}, {65, 130}, -1, true, "slice at offset 139 (unaligned), 64 x 127"},
+      {{67, 129}, {0, 0}, {67, 129}, -1, false, "67 x 129 (no multiple of 4)"},
+      {{20, 8192}, {0, 0}, {20, 8192}, -1, true, "rows of 8192, 20 of them"},
+      {{8192, 20}, {0, 0}, {8192, 20}, -1, true, "8192 rows of 20"},
+      {{24, 8192}, {0, 1}, {24, 8192}, -1, true, "rows of 8192 from column 1 (unaligned)"},
+      {{21, 8192}, {0, 0}, {21, 8192}, -1, false, "rows of 8192, 21 of them"},
+      {{72, 136}, {0, 0}, {72, 136}, 0, true, "rows reversed (negative stride)"},
+      {{72, 136}, {0, 0}, {72, 136}, 1, false, "columns reversed (negative unit stride)"},
+      {{69, 140}, {1, 1}, {69, 139}, 0, true, "slice, rows reversed, unaligned offset"},
+  };
+  // Batched (rank 3): the batch axis in the kernel, aligned or not.
+  static const struct {
+    int64_t shape[3], perm[3];
+    bool vec_view;
+    const char *name;
+  } batched[] = {
+      {{3, 64, 68}, {0, 2, 1}, true, "batch of 3 (64 x 68)"},
+      {{3, 64, 68}, {2, 0, 1}, true, "batch of 3 in the middle"},
+      {{3, 33, 70}, {0, 2, 1}, false, "batch of 3 (33 x 70)"},
+  };
+  for (size_t v = 0; v < sizeof g_tvariants / sizeof g_tvariants[0]; v++) {
+    tfr_wgpu_test_transpose(g_gpu, g_tvariants[v].tile, g_tvariants[v].vec);
+    unsigned tile = g_tvariants[v].tile;
+    bool vec = g_tvariants[v].vec != 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+      g_tview = (tfr_tview){{cases[k].start[0], cases[k].start[1]},
+                            {cases[k].limit[0], cases[k].limit[1]},
+                            cases[k].reverse,
+                            {1, 0}};
+      tfr_check_tview(2, cases[k].shape, tile, vec, cases[k].vec_view, cases[k].name);
+    }
+    for (size_t k = 0; k < sizeof batched / sizeof batched[0]; k++) {
+      const int64_t *sh = batched[k].shape;
+      g_tview = (tfr_tview){{0, 0, 0}, {sh[0], sh[1], sh[2]}, -1, {0, 0, 0}};
+      memcpy(g_tview.perm, batched[k].perm, sizeof g_tview.perm);
+      tfr_check_tview(3, sh, tile, vec, batched[k].vec_view, batched[k].name);
+    }
+    int64_t cshape[2] = {68, 128};
+    tfr_check_tview_convert(cshape);
+    tfr_check_tview_into(vec);
+    // The other transposition tests on this variant.
+    test_transpose(state);
+    test_copy_high_rank(state);
+    // Grids folded to at most 4 workgroups per dimension (6 tiles of 64 x
+    // 64 as 4 x 2, 20 of 32 x 32 as 4 x 4 x 2), with and without vec4.
+    int64_t p2[2] = {1, 0}, fold_a[2] = {100, 132}, fold_b[2] = {100, 130};
+    tfr_webgpu_adapter_info info;
+    TFR_ASSERT_OK(tfr_webgpu_get_adapter_info(g_gpu, &info));
+    tfr_wgpu_test_limits(g_gpu, 4, 0);
+    tfr_check_transpose(TFR_F32, 2, fold_a, p2);
+    tfr_check_transpose(TFR_F32, 2, fold_b, p2);
+    tfr_wgpu_test_limits(g_gpu, info.max_compute_workgroups_per_dimension, 0);
+  }
+  tfr_wgpu_test_transpose(g_gpu, 0, -1);
+}
+
+// ---------------------------------------------------------------------------
 // Convert
 // ---------------------------------------------------------------------------
 
@@ -585,40 +805,10 @@ static void test_into_strided(void **state) {
   }
   // copy_into a transposed view of a bigger destination: the bytes around
   // the written elements (bool shares words with them) must stay.
-  for (int dt = 0; dt < TFR_DTYPE_COUNT; dt++) {
-    int64_t dshape[2] = {13, 14};
-    int64_t xshape[2] = {11, 9};
-    tfr_tensor *hd = tfr_test_random_tensor((tfr_dtype)dt, 2, dshape, 60 + dt);
-    tfr_tensor *hx = tfr_test_random_tensor((tfr_dtype)dt, 2, xshape, 70 + dt);
-    int64_t start[2] = {1, 2}, limit[2] = {10, 13}, perm[2] = {1, 0};
-    tfr_tensor *hslice = NULL, *hview = NULL;
-    // The expected result: the cpu backend writes into a host copy.
-    tfr_session *c = tfr_begin(g_cpu);
-    tfr_tensor *want = NULL;
-    TFR_ASSERT_OK(tfr_copy(c, hd, &want));
-    TFR_ASSERT_OK(tfr_tensor_view_slice(want, start, limit, NULL, &hslice));
-    TFR_ASSERT_OK(tfr_tensor_view_transpose(hslice, perm, &hview));
-    TFR_ASSERT_OK(tfr_copy_into(c, hx, hview));
-    tfr_end(c);
-    tfr_session *s = tfr_begin(g_gpu);
-    tfr_tensor *dd = tfr_up(s, hd), *dx = tfr_up(s, hx), *dslice = NULL, *dview = NULL;
-    TFR_ASSERT_OK(tfr_tensor_view_slice(dd, start, limit, NULL, &dslice));
-    TFR_ASSERT_OK(tfr_tensor_view_transpose(dslice, perm, &dview));
-    TFR_ASSERT_OK(tfr_copy_into(s, dx, dview));
-    tfr_tensor *got = tfr_down(s, dd);
-    tfr_end(s);
-    tfr_assert_same(want, got, "copy_into a strided view");
-    tfr_tensor_release(got);
-    tfr_tensor_release(dview);
-    tfr_tensor_release(dslice);
-    tfr_tensor_release(dx);
-    tfr_tensor_release(dd);
-    tfr_tensor_release(hview);
-    tfr_tensor_release(hslice);
-    tfr_tensor_release(want);
-    tfr_tensor_release(hx);
-    tfr_tensor_release(hd);
-  }
+  const int64_t dshape[2] = {13, 14}, xshape[2] = {11, 9}, start[2] = {1, 2}, limit[2] = {10, 13};
+  for (int dt = 0; dt < TFR_DTYPE_COUNT; dt++)
+    tfr_check_copy_into_window((tfr_dtype)dt, dshape, xshape, start, limit, 60 + (uint64_t)dt,
+                               "copy_into a strided view");
 }
 
 // Source and destination in one storage: in place (a no-op), and between
@@ -946,7 +1136,8 @@ static void test_grid_folding(void **state) {
   (void)state;
   TFR_NEED_GPU();
   // At most 4 workgroups per dimension: 51 groups of 256 elements need a
-  // 4 x 4 x 4 grid, 20 tiles of 32 x 32 a 4 x 4 x 2 grid.
+  // 4 x 4 x 4 grid, 6 tiles of 64 x 64 a 4 x 2 grid (test_transpose_variants
+  // folds the other tile variants).
   tfr_backend *b = NULL;
   TFR_ASSERT_OK(tfr_backend_create_webgpu(NULL, &b));
   tfr_wgpu_test_limits(b, 4, 0);
@@ -1014,6 +1205,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_copy_views, tfr_wgpu_test_teardown),
       cmocka_unit_test_teardown(test_copy_high_rank, tfr_wgpu_test_teardown),
       cmocka_unit_test_teardown(test_transpose, tfr_wgpu_test_teardown),
+      cmocka_unit_test_teardown(test_transpose_variants, tfr_wgpu_test_teardown),
       cmocka_unit_test_teardown(test_convert, tfr_wgpu_test_teardown),
       cmocka_unit_test_teardown(test_into_strided, tfr_wgpu_test_teardown),
       cmocka_unit_test_teardown(test_same_storage, tfr_wgpu_test_teardown),

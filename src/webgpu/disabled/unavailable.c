@@ -86,3 +86,14 @@ void tfr_wgpu_test_limits(tfr_backend *backend, uint32_t max_groups_per_dim,
   (void)max_groups_per_dim;
   (void)transfer_chunk;
 }
+
+void tfr_wgpu_test_transpose(tfr_backend *backend, uint32_t tile, int vec) {
+  (void)backend;
+  (void)tile;
+  (void)vec;
+}
+
+uint64_t tfr_wgpu_test_transpose_vec_dispatches(tfr_backend *backend) {
+  (void)backend;
+  return 0;
+}
