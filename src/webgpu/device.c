@@ -1,6 +1,7 @@
 // Instance, adapters and device; Dawn's callbacks; waiting on futures; turning
 // Dawn's errors into tfr_status.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "webgpu/wgpu.h"
@@ -8,7 +9,12 @@
 // Dawn toggle that lets NVIDIA's Vulkan driver expose shader-f16 (DESIGN.md:
 // off on the H200 without it). An adapter toggle: it must be chained to the
 // adapter request, since features are decided per adapter.
-static const char *const tfr_wgpu_adapter_toggles[] = {"vulkan_enable_f16_on_nvidia"};
+// TFR_WEBGPU_ALLOW_UNSAFE_APIS=1 adds "allow_unsafe_apis", under which Dawn
+// lists its experimental features (chromium-experimental-subgroup-matrix);
+// `tenferro info` then shows whether the adapter has them. No kernel uses
+// them yet.
+static const char *const tfr_wgpu_adapter_toggles[] = {"vulkan_enable_f16_on_nvidia",
+                                                       "allow_unsafe_apis"};
 
 // One wait slice: a wait re-checks for device loss this often.
 #define TFR_WGPU_WAIT_SLICE_NS UINT64_C(100000000)
@@ -268,7 +274,8 @@ static tfr_status tfr_wgpu_request_adapter(const tfr_wgpu_procs *p, WGPUInstance
   WGPUDawnTogglesDescriptor toggles;
   memset(&toggles, 0, sizeof toggles);
   toggles.chain.sType = WGPU_STYPE_DAWN_TOGGLES_DESCRIPTOR;
-  toggles.enabledToggleCount = sizeof tfr_wgpu_adapter_toggles / sizeof tfr_wgpu_adapter_toggles[0];
+  const char *unsafe = getenv("TFR_WEBGPU_ALLOW_UNSAFE_APIS");
+  toggles.enabledToggleCount = unsafe && strcmp(unsafe, "1") == 0 ? 2 : 1;
   toggles.enabledToggles = tfr_wgpu_adapter_toggles;
   WGPURequestAdapterOptions opts;
   memset(&opts, 0, sizeof opts);
