@@ -477,13 +477,16 @@ int main(int argc, char **argv) {
     }
     if (have_stats && tfr_webgpu_get_stats(b, &st1) == TFR_OK)
       fprintf(stderr, "stats %s: first op %.1f ms; %d timed ops: %llu buffers created, %llu pool "
-              "hits, %llu dispatches, %llu submits; %.1f MiB on the device (%.1f MiB pooled)\n",
+              "hits, %llu dispatches, %llu submits, %llu bind groups created (%llu reused); "
+              "%.1f MiB on the device (%.1f MiB pooled)\n",
               specs[ci], first_op * 1e3, repeat * k,
               (unsigned long long)(st1.buffers_created - st0.buffers_created),
               (unsigned long long)(st1.pool_hits - st0.pool_hits),
               (unsigned long long)(st1.dispatches - st0.dispatches),
-              (unsigned long long)(st1.submits - st0.submits), st1.device_bytes / 1048576.0,
-              st1.pooled_bytes / 1048576.0);
+              (unsigned long long)(st1.submits - st0.submits),
+              (unsigned long long)(st1.bind_groups_created - st0.bind_groups_created),
+              (unsigned long long)(st1.bind_group_hits - st0.bind_group_hits),
+              st1.device_bytes / 1048576.0, st1.pooled_bytes / 1048576.0);
     if (ok) {
       qsort(times, (size_t)repeat, sizeof(double), tfr_cmp_double);
       double med = times[repeat / 2], mn = times[0], mx = times[repeat - 1];

@@ -161,6 +161,11 @@ typedef struct tfr_webgpu_stats {
   uint64_t pipelines;        // compute pipelines in the cache
   uint64_t dispatches;       // compute dispatches recorded
   uint64_t submits;          // queue submissions
+  uint64_t bind_groups_created;  // bind groups made (a dispatch whose buffer ranges
+                                 // were bound before reuses the cached one)
+  uint64_t bind_group_hits;      // dispatches served by a cached bind group
+  uint64_t bind_groups_cached;   // bind groups in the cache now (at most 256; those
+                                 // of a buffer go when the backend releases it)
 } tfr_webgpu_stats;
 
 // Creates a webgpu backend: loads the provider (see above), creates a Dawn

@@ -57,13 +57,7 @@ static tfr_status tfr_wgpu_session_end(tfr_backend *base, tfr_session *s) {
     st = tfr_wgpu_finish(b, "session_end");
   }
   if (st) {
-    // Drop what was recorded: the next session starts clean.
-    if (b->pass) b->p->wgpuComputePassEncoderRelease(b->pass);
-    if (b->encoder) b->p->wgpuCommandEncoderRelease(b->encoder);
-    b->pass = NULL;
-    b->encoder = NULL;
-    b->recorded = 0;
-    b->arena_used = 0;
+    tfr_wgpu_discard(b);  // the next session starts clean
   }
   tfr_wgpu_release_deferred(b);
   return st;
@@ -234,6 +228,9 @@ tfr_status tfr_webgpu_get_stats(const tfr_backend *backend, tfr_webgpu_stats *ou
   out->pipelines = (uint64_t)atomic_load(&b->pipelines_count);
   out->dispatches = atomic_load(&b->dispatches);
   out->submits = atomic_load(&b->submits);
+  out->bind_groups_created = atomic_load(&b->bind_groups_created);
+  out->bind_group_hits = atomic_load(&b->bind_group_hits);
+  out->bind_groups_cached = (uint64_t)atomic_load(&b->bind_groups_cached);
   return TFR_OK;
 }
 

@@ -82,6 +82,19 @@ tfr_status tfr_wgpu_buffer_create(tfr_wgpu_backend *b, uint64_t size, WGPUBuffer
   return TFR_OK;
 }
 
+// Releases a buffer that kernels may have bound (session thread only), after
+// the cached bind groups that bind it.
+static void tfr_wgpu_buffer_release(tfr_wgpu_backend *b, WGPUBuffer buf) {
+  tfr_wgpu_bind_groups_drop_buffer(b, buf);
+  b->p->wgpuBufferRelease(buf);
+}
+
+// The same for every buffer of `l`, and frees the list.
+static void tfr_wgpu_buffers_release(tfr_wgpu_backend *b, tfr_wgpu_buffer_list *l) {
+  for (int i = 0; i < l->count; i++) tfr_wgpu_buffer_release(b, l->items[i]);
+  tfr_free(l->items);
+}
+
 // Releases every pooled buffer (session thread only); returns whether there
 // was any.
 static void tfr_wgpu_upload_slots_release(tfr_wgpu_backend *b);
@@ -93,8 +106,7 @@ static bool tfr_wgpu_pool_trim(tfr_wgpu_backend *b) {
     tfr_wgpu_buffer_list l = b->pool[c];
     memset(&b->pool[c], 0, sizeof b->pool[c]);
     pthread_mutex_unlock(&b->pool_lock);
-    for (int i = 0; i < l.count; i++) b->p->wgpuBufferRelease(l.items[i]);
-    tfr_free(l.items);
+    tfr_wgpu_buffers_release(b, &l);
     any |= l.count > 0;
   }
   pthread_mutex_lock(&b->pool_lock);
@@ -150,7 +162,7 @@ tfr_status tfr_wgpu_storage_alloc(tfr_backend *base, size_t nbytes, bool zero, t
     WGPUCommandEncoder enc;
     tfr_status st = tfr_wgpu_copy_encoder(b, &enc);
     if (st) {
-      b->p->wgpuBufferRelease(buf);
+      tfr_wgpu_buffer_release(b, buf);
       return st;
     }
     b->p->wgpuCommandEncoderClearBuffer(enc, buf, 0, ((uint64_t)nbytes + 3) & ~(uint64_t)3);
@@ -184,8 +196,11 @@ void tfr_wgpu_storage_free(tfr_backend *base, tfr_storage *s) {
   }
   pthread_mutex_unlock(&b->pool_lock);
   // Only a release, never wgpuBufferDestroy: recorded commands may still use
-  // the buffer, and Dawn keeps it alive for them.
-  if (buf) b->p->wgpuBufferRelease(buf);
+  // the buffer, and Dawn keeps it alive for them. Off the session thread the
+  // bind group cache is not ours to touch: its entries keep such a buffer
+  // (only when the deferred list could not grow) until they are replaced.
+  if (buf && session_thread) tfr_wgpu_buffer_release(b, buf);
+  else if (buf) b->p->wgpuBufferRelease(buf);
   s->device = NULL;
 }
 
@@ -195,8 +210,7 @@ void tfr_wgpu_release_deferred(tfr_wgpu_backend *b) {
   memset(&b->deferred, 0, sizeof b->deferred);
   b->deferred_bytes = 0;
   pthread_mutex_unlock(&b->pool_lock);
-  for (int i = 0; i < l.count; i++) b->p->wgpuBufferRelease(l.items[i]);
-  tfr_free(l.items);
+  tfr_wgpu_buffers_release(b, &l);
 }
 
 void tfr_wgpu_memory_release(tfr_wgpu_backend *b) {

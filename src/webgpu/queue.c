@@ -9,11 +9,25 @@
 // or the session end waits.
 //
 // Why one uniform buffer: each dispatch's parameters take one 256-byte slot of
-// a host-side arena; at submit the arena is written to one device buffer with
-// wgpuQueueWriteBuffer just before wgpuQueueSubmit. Queue operations run in
-// order, so the next batch may overwrite the buffer: the previous submit has
-// read it by then. Bind groups point at the slot (a sub-range), so no buffer
-// is created per dispatch.
+// a host-side arena; at submit the used slots are written to one device
+// buffer with wgpuQueueWriteBuffer just before wgpuQueueSubmit. Queue
+// operations run in order, so the next batch may overwrite the buffer: the
+// previous submit has read it by then. Bind groups point at the slot (a
+// sub-range), so no buffer is created per dispatch.
+//
+// Why a bind group cache: wgpuDeviceCreateBindGroup was the largest host cost
+// of a small op (validation, a descriptor set, and a descriptor pool whenever
+// the ones of unfinished submits are full). Ops in a loop bind the same
+// pooled buffers again and again, so bind groups are kept by what they bind
+// (see tfr_wgpu_bg_entry) and reused. For that the parameter slot must not
+// change with the position of the dispatch in its batch: parameters go to a
+// slot chosen by the hash of their bytes (linear probing among 2 x per_submit
+// slots), and dispatches of a batch with equal parameters share one. A
+// dispatch with the same pipeline and bind group as the previous one of the
+// pass records only the dispatch. (A dynamic offset for the slot would let
+// one bind group serve every slot, but lavapipe copies the descriptor set at
+// each bind with dynamic offsets: a chain of five different ops ran 1.7x
+// slower there.)
 #include <string.h>
 
 #include "webgpu/wgpu.h"
@@ -24,19 +38,59 @@ tfr_status tfr_wgpu_queue_init(tfr_wgpu_backend *b) {
     return tfr_error(TFR_ERR_BACKEND_UNAVAILABLE,
                      "backend_create_webgpu: minUniformBufferOffsetAlignment %u exceeds %d",
                      b->limits.minUniformBufferOffsetAlignment, TFR_WGPU_PARAM_SLOT);
-  uint64_t size = (uint64_t)b->per_submit * TFR_WGPU_PARAM_SLOT;
+  // Twice the dispatches of a batch: a free slot is always found, mostly at
+  // the parameters' home.
+  b->nslots = 2 * (uint32_t)b->per_submit;
+  uint64_t size = (uint64_t)b->nslots * TFR_WGPU_PARAM_SLOT;
   TFR_RETURN_IF_ERROR(tfr_wgpu_buffer_create(b, size,
                                              WGPU_BUFFER_USAGE_UNIFORM | WGPU_BUFFER_USAGE_COPY_DST,
                                              "uniform arena", &b->uniforms));
   b->other_bytes += size;
   b->arena = tfr_alloc((size_t)size);
-  if (!b->arena)
+  b->slot_batch = tfr_calloc(b->nslots, sizeof *b->slot_batch);
+  b->slot_size = tfr_calloc(b->nslots, sizeof *b->slot_size);
+  b->bind_groups = tfr_calloc(TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS, sizeof *b->bind_groups);
+  if (!b->arena || !b->slot_batch || !b->slot_size || !b->bind_groups)
     return tfr_error(TFR_ERR_OUT_OF_MEMORY, "backend_create_webgpu: out of host memory");
+  b->batch = 1;
   return TFR_OK;
+}
+
+static void tfr_wgpu_bg_evict(tfr_wgpu_backend *b, tfr_wgpu_bg_entry *e) {
+  if (!e->used) return;
+  // The pass keeps what it recorded; forget it as bound, since a new bind
+  // group could be made at the same address.
+  if (b->bound_group == e->group) b->bound_group = NULL;
+  b->p->wgpuBindGroupRelease(e->group);
+  e->group = NULL;
+  e->used = 0;
+  atomic_fetch_sub(&b->bind_groups_cached, 1);
+}
+
+void tfr_wgpu_bind_groups_drop_buffer(tfr_wgpu_backend *b, WGPUBuffer buf) {
+  if (!b->bind_groups || !buf) return;
+  for (int i = 0; i < TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS; i++) {
+    tfr_wgpu_bg_entry *e = &b->bind_groups[i];
+    if (!e->used) continue;
+    for (int k = 0; k < e->nread + e->nwrite; k++)
+      if (e->bind[k].buffer == buf) {
+        tfr_wgpu_bg_evict(b, e);
+        break;
+      }
+  }
 }
 
 void tfr_wgpu_queue_release(tfr_wgpu_backend *b) {
   const tfr_wgpu_procs *p = b->p;
+  if (b->bind_groups)
+    for (int i = 0; i < TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS; i++)
+      tfr_wgpu_bg_evict(b, &b->bind_groups[i]);
+  tfr_free(b->bind_groups);
+  b->bind_groups = NULL;
+  tfr_free(b->slot_batch);
+  tfr_free(b->slot_size);
+  b->slot_batch = NULL;
+  b->slot_size = NULL;
   if (b->pass) p->wgpuComputePassEncoderRelease(b->pass);
   if (b->encoder) p->wgpuCommandEncoderRelease(b->encoder);
   if (b->uniforms) p->wgpuBufferRelease(b->uniforms);
@@ -45,6 +99,128 @@ void tfr_wgpu_queue_release(tfr_wgpu_backend *b) {
   b->uniforms = NULL;
   tfr_free(b->arena);
   b->arena = NULL;
+}
+
+// Starts a new batch of parameter slots: every slot free again.
+static void tfr_wgpu_next_batch(tfr_wgpu_backend *b) {
+  b->arena_lo = b->arena_hi = 0;
+  if (++b->batch == 0) {  // wrapped: no stale slot may look current
+    memset(b->slot_batch, 0, b->nslots * sizeof *b->slot_batch);
+    b->batch = 1;
+  }
+}
+
+// FNV-1a over 64-bit words (then bytes) of `n` bytes at `p`.
+static uint64_t tfr_wgpu_hash_bytes(uint64_t h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (; n >= 8; n -= 8, c += 8) {
+    uint64_t w;
+    memcpy(&w, c, 8);
+    h = (h ^ w) * 1099511628211ULL;
+  }
+  for (; n > 0; n--, c++) h = (h ^ *c) * 1099511628211ULL;
+  return h ^ (h >> 29);
+}
+
+// The slot of `params` in the open batch: the one that holds the same bytes
+// already, else (*fresh) a free one, probed from the bytes' hash, so that the
+// same parameters land in the same slot batch after batch and the bind groups
+// that point there can be reused. A fresh slot is taken by tfr_wgpu_take_slot
+// once the dispatch is recorded, so a batch never takes more slots than it
+// has dispatches (fewer than per_submit): a free slot always exists.
+static uint32_t tfr_wgpu_param_slot(const tfr_wgpu_backend *b, const void *params, size_t size,
+                                    bool *fresh) {
+  uint32_t i = (uint32_t)(tfr_wgpu_hash_bytes(1469598103934665603ULL ^ size, params, size) %
+                          b->nslots);
+  for (;; i = i + 1 == b->nslots ? 0 : i + 1) {
+    *fresh = b->slot_batch[i] != b->batch;
+    if (*fresh) return i;
+    if (b->slot_size[i] == size &&
+        (size == 0 || memcmp(b->arena + (size_t)i * TFR_WGPU_PARAM_SLOT, params, size) == 0))
+      return i;
+  }
+}
+
+static void tfr_wgpu_take_slot(tfr_wgpu_backend *b, uint32_t i, const void *params, size_t size) {
+  size_t off = (size_t)i * TFR_WGPU_PARAM_SLOT;
+  b->slot_batch[i] = b->batch;
+  b->slot_size[i] = (uint32_t)size;
+  if (size) memcpy(b->arena + off, params, size);
+  if (b->arena_hi == 0 || off < b->arena_lo) b->arena_lo = off;
+  if (off + TFR_WGPU_PARAM_SLOT > b->arena_hi) b->arena_hi = off + TFR_WGPU_PARAM_SLOT;
+}
+
+// The hash of a bind group's key.
+static uint64_t tfr_wgpu_bg_hash(int nread, int nwrite, uint32_t param_offset,
+                                 uint32_t param_size, const tfr_wgpu_binding *bind) {
+  uint64_t head[2] = {(uint64_t)nread << 40 | (uint64_t)nwrite << 32 | param_size, param_offset};
+  uint64_t h = tfr_wgpu_hash_bytes(1469598103934665603ULL, head, sizeof head);
+  return tfr_wgpu_hash_bytes(h, bind, (size_t)(nread + nwrite) * sizeof *bind);
+}
+
+// The bind group of the parameters (param_size bytes at param_offset of the
+// uniform arena) and `bind`, from the cache or made and cached. Borrowed: the
+// cache owns it.
+static tfr_status tfr_wgpu_bind_group(tfr_wgpu_backend *b, WGPUBindGroupLayout layout,
+                                      int nread, int nwrite, uint32_t param_offset,
+                                      uint32_t param_size, const tfr_wgpu_binding *bind,
+                                      WGPUBindGroup *out) {
+  int n = nread + nwrite;
+  uint64_t h = tfr_wgpu_bg_hash(nread, nwrite, param_offset, param_size, bind);
+  tfr_wgpu_bg_entry *set = &b->bind_groups[(h % TFR_WGPU_BG_SETS) * TFR_WGPU_BG_WAYS];
+  tfr_wgpu_bg_entry *victim = &set[0];
+  for (int w = 0; w < TFR_WGPU_BG_WAYS; w++) {
+    tfr_wgpu_bg_entry *e = &set[w];
+    if (e->used && e->hash == h && e->nread == nread && e->nwrite == nwrite &&
+        e->param_offset == param_offset && e->param_size == param_size &&
+        memcmp(e->bind, bind, (size_t)n * sizeof *bind) == 0) {
+      e->used = ++b->bg_clock;
+      atomic_fetch_add(&b->bind_group_hits, 1);
+      *out = e->group;
+      return TFR_OK;
+    }
+    if (e->used < victim->used) victim = e;  // an empty way (0) first, else the oldest
+  }
+  WGPUBindGroupEntry entries[1 + TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE];
+  memset(entries, 0, (size_t)(1 + n) * sizeof entries[0]);
+  entries[0].binding = 0;
+  entries[0].buffer = b->uniforms;
+  entries[0].offset = param_offset;
+  entries[0].size = param_size;
+  for (int i = 0; i < n; i++) {
+    entries[1 + i].binding = (uint32_t)(1 + i);
+    entries[1 + i].buffer = bind[i].buffer;
+    entries[1 + i].offset = bind[i].offset;
+    entries[1 + i].size = bind[i].size;
+  }
+  WGPUBindGroupDescriptor bd;
+  memset(&bd, 0, sizeof bd);
+  bd.layout = layout;
+  bd.entryCount = (size_t)(1 + n);
+  bd.entries = entries;
+  WGPUBindGroup group = b->p->wgpuDeviceCreateBindGroup(b->device, &bd);
+  // An invalid bind group (Dawn reports it to the uncaptured-error callback)
+  // is not kept: the error surfaces now.
+  tfr_status st = atomic_load(&b->error_pending) ? tfr_wgpu_check(b, "webgpu") : TFR_OK;
+  if (st || !group) {
+    if (group) b->p->wgpuBindGroupRelease(group);
+    if (st) return st;
+    TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "webgpu"));
+    return tfr_error(TFR_ERR_INTERNAL, "webgpu: wgpuDeviceCreateBindGroup returned NULL");
+  }
+  atomic_fetch_add(&b->bind_groups_created, 1);
+  tfr_wgpu_bg_evict(b, victim);
+  victim->hash = h;
+  victim->used = ++b->bg_clock;
+  victim->group = group;
+  victim->nread = nread;
+  victim->nwrite = nwrite;
+  victim->param_offset = param_offset;
+  victim->param_size = param_size;
+  memcpy(victim->bind, bind, (size_t)n * sizeof *bind);
+  atomic_fetch_add(&b->bind_groups_cached, 1);
+  *out = group;
+  return TFR_OK;
 }
 
 static tfr_status tfr_wgpu_open_encoder(tfr_wgpu_backend *b) {
@@ -123,41 +299,29 @@ tfr_status tfr_wgpu_dispatch_n(tfr_wgpu_backend *b, WGPUComputePipeline pipeline
       TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "webgpu"));
       return tfr_error(TFR_ERR_INTERNAL, "webgpu: wgpuCommandEncoderBeginComputePass returned NULL");
     }
+    b->bound_pipeline = NULL;
+    b->bound_group = NULL;
   }
-  size_t offset = b->arena_used;
-  if (params_size) memcpy(b->arena + offset, params, params_size);
-  b->arena_used += TFR_WGPU_PARAM_SLOT;
-
-  WGPUBindGroupEntry entries[1 + TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE];
-  int n = 1 + nread + nwrite;
-  memset(entries, 0, sizeof entries);
-  entries[0].binding = 0;
-  entries[0].buffer = b->uniforms;
-  entries[0].offset = offset;
   // Uniform structs are 16-byte multiples; an empty one still binds 16.
-  entries[0].size = params_size ? (params_size + 15) & ~(size_t)15 : 16;
-  for (int i = 1; i < n; i++) {
-    entries[i].binding = (uint32_t)i;
-    entries[i].buffer = bindings[i - 1].buffer;
-    entries[i].offset = bindings[i - 1].offset;
-    entries[i].size = bindings[i - 1].size;
-  }
-  WGPUBindGroupDescriptor bd;
-  memset(&bd, 0, sizeof bd);
-  bd.layout = layout;
-  bd.entryCount = (size_t)n;
-  bd.entries = entries;
-  WGPUBindGroup group = p->wgpuDeviceCreateBindGroup(b->device, &bd);
-  if (!group) {
-    TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "webgpu"));
-    return tfr_error(TFR_ERR_INTERNAL, "webgpu: wgpuDeviceCreateBindGroup returned NULL");
-  }
+  uint32_t param_size = params_size ? (uint32_t)((params_size + 15) & ~(size_t)15) : 16;
+  bool fresh;
+  uint32_t slot = tfr_wgpu_param_slot(b, params, params_size, &fresh);
+  WGPUBindGroup group;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_bind_group(b, layout, nread, nwrite,
+                                          slot * (uint32_t)TFR_WGPU_PARAM_SLOT, param_size,
+                                          bindings, &group));
+  if (fresh) tfr_wgpu_take_slot(b, slot, params, params_size);
   uint32_t grid[3];
   tfr_wgpu_fold_grid(groups, b->max_groups_per_dim, grid);
-  p->wgpuComputePassEncoderSetPipeline(b->pass, pipeline);
-  p->wgpuComputePassEncoderSetBindGroup(b->pass, 0, group, 0, NULL);
+  if (b->bound_pipeline != pipeline) {
+    p->wgpuComputePassEncoderSetPipeline(b->pass, pipeline);
+    b->bound_pipeline = pipeline;
+  }
+  if (b->bound_group != group) {
+    p->wgpuComputePassEncoderSetBindGroup(b->pass, 0, group, 0, NULL);
+    b->bound_group = group;
+  }
   p->wgpuComputePassEncoderDispatchWorkgroups(b->pass, grid[0], grid[1], grid[2]);
-  p->wgpuBindGroupRelease(group);  // the encoder keeps what it needs
   b->recorded++;
   atomic_fetch_add(&b->dispatches, 1);
   if (b->recorded >= b->per_submit) return tfr_wgpu_flush(b, "webgpu");
@@ -171,16 +335,28 @@ tfr_status tfr_wgpu_flush(tfr_wgpu_backend *b, const char *op) {
   WGPUCommandBuffer cmd = p->wgpuCommandEncoderFinish(b->encoder, NULL);
   p->wgpuCommandEncoderRelease(b->encoder);
   b->encoder = NULL;
-  // Before the submit, so that its dispatches read this batch's parameters.
-  if (b->arena_used) p->wgpuQueueWriteBuffer(b->queue, b->uniforms, 0, b->arena, b->arena_used);
+  // Before the submit, so that its dispatches read this batch's parameters
+  // (the span of the slots it used).
+  if (b->arena_hi)
+    p->wgpuQueueWriteBuffer(b->queue, b->uniforms, b->arena_lo, b->arena + b->arena_lo,
+                            b->arena_hi - b->arena_lo);
   if (cmd) {
     p->wgpuQueueSubmit(b->queue, 1, &cmd);
     p->wgpuCommandBufferRelease(cmd);
   }
   atomic_fetch_add(&b->submits, 1);
   b->recorded = 0;
-  b->arena_used = 0;
+  tfr_wgpu_next_batch(b);
   return tfr_wgpu_check(b, op);
+}
+
+void tfr_wgpu_discard(tfr_wgpu_backend *b) {
+  if (b->pass) b->p->wgpuComputePassEncoderRelease(b->pass);
+  if (b->encoder) b->p->wgpuCommandEncoderRelease(b->encoder);
+  b->pass = NULL;
+  b->encoder = NULL;
+  b->recorded = 0;
+  tfr_wgpu_next_batch(b);
 }
 
 typedef struct tfr_wgpu_done {

@@ -88,6 +88,32 @@ typedef struct tfr_wgpu_fusion_entry {
   WGPUComputePipeline pipeline;
 } tfr_wgpu_fusion_entry;
 
+// Bind groups (queue.c) by what they bind: the binding signature, the slot
+// and size of the parameters in the uniform arena and every storage binding
+// (buffer, offset, size). TFR_WGPU_BG_SETS sets of TFR_WGPU_BG_WAYS entries,
+// least recently used replaced; an entry holds a reference to its bind group,
+// hence to its buffers, so every buffer the backend releases has its entries
+// dropped first (tfr_wgpu_bind_groups_drop_buffer).
+#define TFR_WGPU_BG_SETS 64
+#define TFR_WGPU_BG_WAYS 4
+
+// A buffer range bound to a kernel.
+typedef struct tfr_wgpu_binding {
+  WGPUBuffer buffer;
+  uint64_t offset;  // bytes, a multiple of minStorageBufferOffsetAlignment
+  uint64_t size;    // bytes, a multiple of 4
+} tfr_wgpu_binding;
+
+typedef struct tfr_wgpu_bg_entry {
+  uint64_t hash;        // of the key below
+  uint64_t used;        // clock of the last use; 0: empty
+  WGPUBindGroup group;  // owned
+  int nread, nwrite;
+  uint32_t param_offset;  // of the parameter binding in the uniform arena
+  uint32_t param_size;    // bytes of the parameter binding
+  tfr_wgpu_binding bind[TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE];
+} tfr_wgpu_bg_entry;
+
 typedef struct tfr_wgpu_pipeline_entry {
   uint64_t hash;
   char *key;  // variant name + override constants
@@ -164,11 +190,25 @@ typedef struct tfr_wgpu_backend {
   WGPUComputePassEncoder pass;
   int per_submit;
   int recorded;                   // dispatches in the open encoder
-  WGPUBuffer uniforms;            // the uniform arena on the device
+  WGPUBuffer uniforms;            // the uniform arena on the device: nslots slots
   unsigned char *arena;           // its host image for the open encoder
-  size_t arena_used;
+  uint32_t nslots;                // 2 * per_submit
+  uint32_t batch;                 // number of the open batch (never 0)
+  uint32_t *slot_batch;           // [nslots]: the batch that last took the slot
+  uint32_t *slot_size;            // [nslots]: bytes of parameters in it
+  size_t arena_lo, arena_hi;      // span of the slots the open batch took (hi 0: none)
+  // What the open compute pass has bound (NULL: nothing yet), so that a
+  // dispatch with the same pipeline or bind group as the one before it does
+  // not record it again.
+  WGPUComputePipeline bound_pipeline;
+  WGPUBindGroup bound_group;
+  tfr_wgpu_bg_entry *bind_groups;  // [TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS]
+  uint64_t bg_clock;
   atomic_uint_fast64_t dispatches;  // atomics: tfr_webgpu_get_stats reads them anywhere
   atomic_uint_fast64_t submits;
+  atomic_uint_fast64_t bind_groups_created;
+  atomic_uint_fast64_t bind_group_hits;
+  atomic_int bind_groups_cached;
 
   // Pipelines: one bind group layout per binding signature (binding 0 the
   // uniform parameters, then `nread` read-only storage buffers, then `nwrite`
@@ -229,13 +269,6 @@ void tfr_wgpu_copy_view(char *dst, size_t cap, WGPUStringView v);
 tfr_status tfr_wgpu_queue_init(tfr_wgpu_backend *b);
 void tfr_wgpu_queue_release(tfr_wgpu_backend *b);
 
-// A buffer range bound to a kernel.
-typedef struct tfr_wgpu_binding {
-  WGPUBuffer buffer;
-  uint64_t offset;  // bytes, a multiple of minStorageBufferOffsetAlignment
-  uint64_t size;    // bytes, a multiple of 4
-} tfr_wgpu_binding;
-
 // Records one dispatch of `pipeline` over `groups` workgroups (folded into a
 // 2-D/3-D grid when above maxComputeWorkgroupsPerDimension: kernels compute
 // their linear workgroup index from workgroup_id and num_workgroups), with
@@ -255,8 +288,16 @@ tfr_status tfr_wgpu_dispatch_n(tfr_wgpu_backend *b, WGPUComputePipeline pipeline
                                const tfr_wgpu_binding *bindings, int nread, int nwrite,
                                uint64_t groups);
 
+// Drops the cached bind groups that bind `buf` (session thread, or the
+// backend's release): called before the backend releases a buffer, so that no
+// cached bind group keeps it alive.
+void tfr_wgpu_bind_groups_drop_buffer(tfr_wgpu_backend *b, WGPUBuffer buf);
+
 // The open command encoder with no compute pass open, for copies and clears.
 tfr_status tfr_wgpu_copy_encoder(tfr_wgpu_backend *b, WGPUCommandEncoder *out);
+
+// Drops what is recorded and not submitted (after a failed session end).
+void tfr_wgpu_discard(tfr_wgpu_backend *b);
 
 // Submits the recorded work, if any, without waiting.
 tfr_status tfr_wgpu_flush(tfr_wgpu_backend *b, const char *op);

@@ -1,7 +1,8 @@
 // Tests of src/webgpu/: backend creation and adapters, transfers of every
 // dtype, the copy/transpose/convert kernels against the cpu backend,
-// placement errors, the buffer pool, kernel compilation errors, waiting at
-// session end, device loss, grid folding and split transfers.
+// placement errors, the buffer pool, the bind group cache, kernel compilation
+// errors, waiting at session end, device loss, grid folding and split
+// transfers.
 //
 // Without the Dawn provider or a Vulkan adapter every test SKIPS with the
 // reason (and the program exits 77, which ctest reports as "Skipped"); with
@@ -1006,6 +1007,113 @@ static void test_release_off_thread(void **state) {
   tfr_backend_release(b);
 }
 
+// i32 host tensor start, start + 1, ... of n elements.
+static tfr_tensor *tfr_iota_i32(int64_t n, int32_t start) {
+  int32_t *v = malloc((size_t)n * sizeof *v);
+  assert_non_null(v);
+  for (int64_t i = 0; i < n; i++) v[i] = start + (int32_t)i;
+  tfr_tensor *h = NULL;
+  TFR_ASSERT_OK(tfr_tensor_from_host(TFR_I32, 1, &n, v, &h));
+  free(v);
+  return h;
+}
+
+// Asserts that device tensor `d` holds mul * (start + i).
+static void tfr_expect_i32(tfr_session *s, const tfr_tensor *d, int32_t mul, int32_t start,
+                           const char *what) {
+  tfr_tensor *h = tfr_down(s, d);
+  int64_t n = tfr_tensor_shape(h)[0];
+  int32_t *v = malloc((size_t)n * sizeof *v);
+  assert_non_null(v);
+  TFR_ASSERT_OK(tfr_tensor_read(h, v, (size_t)n * sizeof *v));
+  for (int64_t i = 0; i < n; i++)
+    if (v[i] != mul * (start + (int32_t)i))
+      fail_msg("%s: element %" PRId64 " is %d, want %d", what, i, v[i], mul * (start + (int32_t)i));
+  free(v);
+  tfr_tensor_release(h);
+}
+
+static tfr_webgpu_stats tfr_stats(tfr_backend *b) {
+  tfr_webgpu_stats st;
+  TFR_ASSERT_OK(tfr_webgpu_get_stats(b, &st));
+  return st;
+}
+
+// The bind group cache (queue.c): a dispatch over buffer ranges bound before
+// reuses their bind group, also once the buffers went through the pool and
+// hold other data; other ranges of the same buffer get their own; the cache is
+// bounded; a buffer the backend releases takes its bind groups with it (at
+// once on the session's thread, at the next release of deferred buffers when
+// the last reference went on another thread).
+static void test_bind_group_cache(void **state) {
+  (void)state;
+  TFR_NEED_GPU();
+  int64_t n = 1024;
+  tfr_tensor *h1 = tfr_iota_i32(n, 1), *h2 = tfr_iota_i32(n, 5000);
+  tfr_backend *b = NULL;
+  TFR_ASSERT_OK(tfr_backend_create_webgpu(NULL, &b));
+  tfr_session *s = tfr_begin(b);
+  tfr_tensor *y = tfr_up(s, h1), *r = NULL;
+  TFR_ASSERT_OK(tfr_add(s, y, y, &r));
+  tfr_expect_i32(s, r, 2, 1, "first add");
+  tfr_webgpu_stats st0 = tfr_stats(b);
+  assert_true(st0.bind_groups_created >= 1);
+  assert_true(st0.bind_groups_cached >= 1);
+  // Back to the pool (last in, first out): the next upload gets y's buffer,
+  // the next add's output r's.
+  tfr_tensor_release(r);
+  tfr_tensor_release(y);
+  y = tfr_up(s, h2);
+  TFR_ASSERT_OK(tfr_add(s, y, y, &r));
+  tfr_webgpu_stats st1 = tfr_stats(b);
+  assert_int_equal(st1.bind_groups_created, st0.bind_groups_created);
+  assert_int_equal(st1.bind_group_hits, st0.bind_group_hits + 1);
+  tfr_expect_i32(s, r, 2, 5000, "add over pooled buffers, cached bind group");
+  tfr_tensor_release(r);
+  // Views at other offsets of the same buffer: other ranges or parameters.
+  for (int64_t start = 4; start <= 516; start += 128) {
+    int64_t lo = start, hi = start + 500;
+    tfr_tensor *v = NULL;
+    TFR_ASSERT_OK(tfr_tensor_view_slice(y, &lo, &hi, NULL, &v));
+    TFR_ASSERT_OK(tfr_add(s, v, v, &r));
+    tfr_expect_i32(s, r, 2, 5000 + (int32_t)start, "add over a slice");
+    tfr_tensor_release(r);
+    tfr_tensor_release(v);
+  }
+  tfr_tensor_release(y);
+  tfr_end(s);
+  tfr_backend_release(b);
+
+  // Without a pool every released buffer is released at once.
+  tfr_webgpu_options o = {.disable_pool = 1};
+  TFR_ASSERT_OK(tfr_backend_create_webgpu(&o, &b));
+  s = tfr_begin(b);
+  y = tfr_up(s, h1);
+  enum { NOUT = 300 };
+  tfr_tensor *outs[NOUT];
+  for (int i = 0; i < NOUT; i++) TFR_ASSERT_OK(tfr_add(s, y, y, &outs[i]));
+  st0 = tfr_stats(b);
+  assert_int_equal(st0.bind_groups_created, NOUT);
+  assert_true(st0.bind_groups_cached > 0 && st0.bind_groups_cached <= 256);
+  tfr_expect_i32(s, outs[0], 2, 1, "first of 300 outputs");
+  tfr_expect_i32(s, outs[NOUT - 1], 2, 1, "last of 300 outputs");
+  for (int i = 0; i < NOUT; i++) tfr_tensor_release(outs[i]);
+  assert_int_equal(tfr_stats(b).bind_groups_cached, 0);
+  TFR_ASSERT_OK(tfr_add(s, y, y, &r));
+  assert_int_equal(tfr_stats(b).bind_groups_cached, 1);
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, tfr_release_on_thread, r), 0);
+  assert_int_equal(pthread_join(th, NULL), 0);
+  assert_int_equal(tfr_stats(b).bind_groups_cached, 1);  // deferred: not this thread's to drop
+  tfr_expect_i32(s, y, 1, 1, "input");  // the download releases the deferred buffer
+  assert_int_equal(tfr_stats(b).bind_groups_cached, 0);
+  tfr_tensor_release(y);
+  tfr_end(s);
+  tfr_backend_release(b);
+  tfr_tensor_release(h1);
+  tfr_tensor_release(h2);
+}
+
 static void test_broken_wgsl(void **state) {
   (void)state;
   TFR_NEED_GPU();
@@ -1213,6 +1321,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_placement, tfr_wgpu_test_teardown),
       cmocka_unit_test_teardown(test_pool_reuse, tfr_wgpu_test_teardown),
       cmocka_unit_test_teardown(test_release_off_thread, tfr_wgpu_test_teardown),
+      cmocka_unit_test_teardown(test_bind_group_cache, tfr_wgpu_test_teardown),
       cmocka_unit_test_teardown(test_broken_wgsl, tfr_wgpu_test_teardown),
       cmocka_unit_test_teardown(test_session_end_waits, tfr_wgpu_test_teardown),
       cmocka_unit_test_teardown(test_batching, tfr_wgpu_test_teardown),
