@@ -472,6 +472,18 @@ tfr_status tfr_wgpu_device_create(tfr_wgpu_backend *b, const tfr_webgpu_options 
   dd.requiredFeatures = features;
   dd.requiredLimits = &limits;
   dd.defaultQueue.label = tfr_wgpu_str("tenferro queue");
+  // Measurement knob (TFR_WEBGPU_DISABLE_ROBUSTNESS=1): Dawn's
+  // "disable_robustness" drops the bounds clamps Tint adds to every storage
+  // access. Not a default: an indexing bug would then touch other memory
+  // instead of a clamped element.
+  static const char *const device_toggles[] = {"disable_robustness"};
+  WGPUDawnTogglesDescriptor dt;
+  memset(&dt, 0, sizeof dt);
+  dt.chain.sType = WGPU_STYPE_DAWN_TOGGLES_DESCRIPTOR;
+  dt.enabledToggleCount = 1;
+  dt.enabledToggles = device_toggles;
+  const char *norobust = getenv("TFR_WEBGPU_DISABLE_ROBUSTNESS");
+  if (norobust && strcmp(norobust, "1") == 0) dd.nextInChain = &dt.chain;
   dd.deviceLostCallbackInfo.mode = WGPU_CALLBACK_MODE_ALLOW_SPONTANEOUS;
   dd.deviceLostCallbackInfo.callback = tfr_wgpu_on_device_lost;
   dd.deviceLostCallbackInfo.userdata1 = b;
