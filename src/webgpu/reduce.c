@@ -27,8 +27,13 @@
 
 #define TFR_RED_WG 256
 // Units per invocation in one pass: rows (with TPO invocations per task, each
-// a vec4 load when possible) and lanes (one invocation per task).
+// a vec4 load when possible) and lanes (one invocation per task). Rows: 16
+// for add and multiply, whose rounding error grows with it (2^24 x 0.1f:
+// relative error 1.5e-7 with 16, 3.7e-7 with 32), 32 for the exact combiners
+// (H200, max over 2^28 f32: 8 -> 0.292 ms, 16 -> 0.279, 32 -> 0.270, 64 ->
+// 0.270). TFR_WEBGPU_REDUCE_EPT (2..64) overrides both, for measurements.
 #define TFR_RED_EPT_ROWS 16
+#define TFR_RED_EPT_ROWS_EXACT 32
 #define TFR_RED_EPT_LANES 64
 // Axes the kernel takes of each kind (its uniform parameters).
 #define TFR_RED_KERNEL_AXES 8
@@ -299,7 +304,10 @@ static tfr_status tfr_red_run_pass(tfr_red_ctx *c, tfr_red_pass *p, bool *final,
   }
   uint64_t munits = split ? m : m / (uint64_t)nvw;
   uint64_t ngroups = split ? nout / (uint64_t)nvw : nout;  // tasks per segment
-  uint32_t ept = lanes ? TFR_RED_EPT_LANES : TFR_RED_EPT_ROWS;
+  bool rounds = c->d->combiner == TFR_REDUCE_ADD || c->d->combiner == TFR_REDUCE_MULTIPLY;
+  uint32_t ept = lanes ? TFR_RED_EPT_LANES : rounds ? TFR_RED_EPT_ROWS : TFR_RED_EPT_ROWS_EXACT;
+  const char *env = getenv("TFR_WEBGPU_REDUCE_EPT");
+  if (!lanes && env && atoi(env) >= 2 && atoi(env) <= 64) ept = (uint32_t)atoi(env);
   uint32_t tpo = lanes ? 1 : tfr_red_pow2_at_least((munits + ept - 1) / ept);
   uint64_t seg_units = (uint64_t)tpo * ept;
   uint64_t nseg = munits == 0 ? 1 : (munits + seg_units - 1) / seg_units;
