@@ -10,9 +10,9 @@
 // off on the H200 without it). An adapter toggle: it must be chained to the
 // adapter request, since features are decided per adapter.
 // TFR_WEBGPU_ALLOW_UNSAFE_APIS=1 adds "allow_unsafe_apis", under which Dawn
-// lists its experimental features (chromium-experimental-subgroup-matrix);
-// `tenferro info` then shows whether the adapter has them. No kernel uses
-// them yet.
+// offers its experimental features; `tenferro info` then also lists the
+// subgroup matrix configurations the adapter has (tfr_wgpu_describe). No
+// kernel uses them yet.
 static const char *const tfr_wgpu_adapter_toggles[] = {"vulkan_enable_f16_on_nvidia",
                                                        "allow_unsafe_apis"};
 
@@ -262,6 +262,38 @@ static void tfr_wgpu_describe(const tfr_wgpu_procs *p, WGPUAdapter adapter, int 
     used += (size_t)n;
   }
   p->wgpuSupportedFeaturesFreeMembers(sf);
+  // Dawn's experimental subgroup matrices: under TFR_WEBGPU_ALLOW_UNSAFE_APIS=1
+  // the configurations the adapter offers (operand->result type:MxNxK) close
+  // the feature list ("subgroup-matrix-configs(none)" when Dawn refuses the
+  // query, which it reports on stderr). No kernel of the library uses them.
+  const char *unsafe = getenv("TFR_WEBGPU_ALLOW_UNSAFE_APIS");
+  if (!unsafe || strcmp(unsafe, "1") != 0 ||
+      !p->wgpuAdapterPropertiesSubgroupMatrixConfigsFreeMembers)
+    return;
+  WGPUAdapterPropertiesSubgroupMatrixConfigs smc;
+  memset(&smc, 0, sizeof smc);
+  smc.chain.sType = WGPU_STYPE_ADAPTER_PROPERTIES_SUBGROUP_MATRIX_CONFIGS;
+  WGPUAdapterInfo ai2;
+  memset(&ai2, 0, sizeof ai2);
+  ai2.nextInChain = &smc.chain;
+  char text[256] = "none";
+  if (p->wgpuAdapterGetInfo(adapter, &ai2) == WGPU_STATUS_SUCCESS) {
+    static const char *const ct[] = {"?", "f32", "f16", "u32", "i32", "u8", "i8"};
+    size_t at = 0;
+    for (size_t i = 0; i < smc.configCount; i++) {
+      const WGPUSubgroupMatrixConfig *c = &smc.configs[i];
+      int n = snprintf(text + at, sizeof text - at, "%s%s->%s:%ux%ux%u", i ? "," : "",
+                       ct[c->componentType < 7 ? c->componentType : 0],
+                       ct[c->resultComponentType < 7 ? c->resultComponentType : 0], c->M, c->N,
+                       c->K);
+      if (n < 0 || (size_t)n >= sizeof text - at) break;
+      at += (size_t)n;
+    }
+    p->wgpuAdapterPropertiesSubgroupMatrixConfigsFreeMembers(smc);
+    p->wgpuAdapterInfoFreeMembers(ai2);
+  }
+  snprintf(info->features + used, sizeof info->features - used, "%ssubgroup-matrix-configs(%s)",
+           used ? " " : "", text);
 }
 
 // Requests the adapter of `backend_type` for `power`. Leaves *out NULL with

@@ -34,6 +34,8 @@ static const char *tfr_wgpu_resolve(void *handle, tfr_wgpu_procs *t) {
   memcpy(&t->name, &sym, sizeof sym);
   TFR_WGPU_PROCS(TFR_WGPU_RESOLVE)
 #undef TFR_WGPU_RESOLVE
+  sym = dlsym(handle, "wgpuAdapterPropertiesSubgroupMatrixConfigsFreeMembers");
+  memcpy(&t->wgpuAdapterPropertiesSubgroupMatrixConfigsFreeMembers, &sym, sizeof sym);
   return NULL;
 }
 

@@ -220,6 +220,24 @@ typedef struct WGPUAdapterInfo {
   uint32_t subgroupMaxSize;
 } WGPUAdapterInfo;
 
+// Dawn's experimental subgroup matrix configurations (chained to
+// wgpuAdapterGetInfo; Dawn refuses the query when the adapter lacks the
+// feature).
+#define WGPU_STYPE_ADAPTER_PROPERTIES_SUBGROUP_MATRIX_CONFIGS 0x0005003Bu
+typedef struct WGPUSubgroupMatrixConfig {
+  uint32_t componentType;  // 1 f32, 2 f16, 3 u32, 4 i32, 5 u8, 6 i8
+  uint32_t resultComponentType;
+  uint32_t M;
+  uint32_t N;
+  uint32_t K;
+} WGPUSubgroupMatrixConfig;
+
+typedef struct WGPUAdapterPropertiesSubgroupMatrixConfigs {
+  WGPUChainedStruct chain;
+  size_t configCount;
+  const WGPUSubgroupMatrixConfig *configs;
+} WGPUAdapterPropertiesSubgroupMatrixConfigs;
+
 typedef struct WGPULimits {
   WGPUChainedStruct *nextInChain;
   uint32_t maxTextureDimension1D;

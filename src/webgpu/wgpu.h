@@ -20,6 +20,10 @@
 typedef struct tfr_wgpu_procs {
 #define TFR_WGPU_PROC_FIELD(ret, name, params) ret(*name) params;
   TFR_WGPU_PROCS(TFR_WGPU_PROC_FIELD)
+  // Optional (NULL when the provider lacks it): frees the subgroup matrix
+  // configurations chained to wgpuAdapterGetInfo.
+  void (*wgpuAdapterPropertiesSubgroupMatrixConfigsFreeMembers)(
+      WGPUAdapterPropertiesSubgroupMatrixConfigs value);
 #undef TFR_WGPU_PROC_FIELD
 } tfr_wgpu_procs;
 
