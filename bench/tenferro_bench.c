@@ -29,6 +29,8 @@
 
 #include "tenferro/tenferro.h"
 
+#include "bench_util.h"
+
 typedef struct tfr_bench_case {
   char name[32];
   tfr_dtype dtype;
@@ -240,12 +242,6 @@ static double tfr_bench_flops(const tfr_bench_case *c) {
     if (c->rank == 2) f = 2.0 * (double)d[0] * (double)d[1];
   }
   return f * cx;
-}
-
-static double tfr_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static int tfr_cmp_double(const void *a, const void *b) {

@@ -40,22 +40,8 @@
 #include "tenferro/tenferro.h"
 #include "webgpu/math_eval.h"
 
-static void die(const char *what, tfr_status st) {
-  fprintf(stderr, "tenferro-bench-webgpu-accuracy: %s: %s: %s\n", what, tfr_status_string(st),
-          tfr_last_error_message());
-  exit(1);
-}
-#define CHECK(what, expr)         \
-  do {                            \
-    tfr_status st_ = (expr);      \
-    if (st_) die((what), st_);    \
-  } while (0)
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#define TFR_BENCH_PROG "tenferro-bench-webgpu-accuracy"
+#include "bench_util.h"
 
 static float f32_of(uint32_t b) {
   float f;
@@ -73,26 +59,26 @@ static uint32_t bits_of(float f) {
 static void device_eval(tfr_backend *gpu, const char *name, const float *x, const float *y,
                         int64_t n, float *out) {
   tfr_session *s = NULL;
-  CHECK("session", tfr_session_begin(gpu, &s));
+  TFR_CHECK("session", tfr_session_begin(gpu, &s));
   tfr_tensor *hx = NULL, *hy = NULL, *dx = NULL, *dy = NULL, *dout = NULL, *hout = NULL;
   size_t nb = (size_t)n * sizeof(float);
-  CHECK("tensor", tfr_tensor_wrap_host(TFR_F32, 1, &n, NULL, (void *)x, nb, NULL, NULL, &hx));
-  CHECK("upload", tfr_upload(s, hx, &dx));
+  TFR_CHECK("tensor", tfr_tensor_wrap_host(TFR_F32, 1, &n, NULL, (void *)x, nb, NULL, NULL, &hx));
+  TFR_CHECK("upload", tfr_upload(s, hx, &dx));
   if (y) {
-    CHECK("tensor", tfr_tensor_wrap_host(TFR_F32, 1, &n, NULL, (void *)y, nb, NULL, NULL, &hy));
-    CHECK("upload", tfr_upload(s, hy, &dy));
+    TFR_CHECK("tensor", tfr_tensor_wrap_host(TFR_F32, 1, &n, NULL, (void *)y, nb, NULL, NULL, &hy));
+    TFR_CHECK("upload", tfr_upload(s, hy, &dy));
   }
-  CHECK("alloc", tfr_tensor_alloc(gpu, TFR_F32, 1, &n, false, &dout));
-  CHECK(name, tfr_wgpu_math_eval(gpu, name, dx, dy, dout));
-  CHECK("download", tfr_download(s, dout, &hout));
-  CHECK("read", tfr_tensor_read(hout, out, (size_t)n * sizeof(float)));
+  TFR_CHECK("alloc", tfr_tensor_alloc(gpu, TFR_F32, 1, &n, false, &dout));
+  TFR_CHECK(name, tfr_wgpu_math_eval(gpu, name, dx, dy, dout));
+  TFR_CHECK("download", tfr_download(s, dout, &hout));
+  TFR_CHECK("read", tfr_tensor_read(hout, out, (size_t)n * sizeof(float)));
   tfr_tensor_release(hout);
   tfr_tensor_release(dout);
   tfr_tensor_release(dy);
   tfr_tensor_release(dx);
   tfr_tensor_release(hy);
   tfr_tensor_release(hx);
-  CHECK("session end", tfr_session_end(s));
+  TFR_CHECK("session end", tfr_session_end(s));
 }
 
 // ulp of the f32 grid at v (subnormal spacing below 2^-126).
@@ -239,7 +225,7 @@ int main(int argc, char **argv) {
   memset(&opts, 0, sizeof opts);
   opts.adapter_index = adapter;
   tfr_backend *gpu = NULL;
-  CHECK("webgpu backend", tfr_backend_create_webgpu(&opts, &gpu));
+  TFR_CHECK("webgpu backend", tfr_backend_create_webgpu(&opts, &gpu));
 
   // --eval NAME X [Y]
   for (int i = 1; i < argc; i++) {
@@ -263,7 +249,7 @@ int main(int argc, char **argv) {
   }
 
   tfr_webgpu_adapter_info info;
-  CHECK("adapter info", tfr_webgpu_get_adapter_info(gpu, &info));
+  TFR_CHECK("adapter info", tfr_webgpu_get_adapter_info(gpu, &info));
   float probe = -100.0f, pout = 0, fprobe = 1.0f + 0x1p-12f, fout = 0;
   device_eval(gpu, "exp_f32", &probe, NULL, 1, &pout);
   device_eval(gpu, "fma_residual_f32", &fprobe, NULL, 1, &fout);
@@ -284,7 +270,7 @@ int main(int argc, char **argv) {
   float *x = malloc((size_t)chunk * sizeof(float));
   float *y = malloc((size_t)chunk * sizeof(float));
   float *out = malloc((size_t)chunk * sizeof(float));
-  if (!rows || !x || !y || !out) die("host memory", TFR_ERR_OUT_OF_MEMORY);
+  if (!rows || !x || !y || !out) tfr_die("host memory", TFR_ERR_OUT_OF_MEMORY);
 
   for (int f = 0; f < nfn; f++) {
     const tfr_wgpu_math_fn *fn = &fns[f];
@@ -297,7 +283,7 @@ int main(int argc, char **argv) {
     }
     row *r = &rows[nrows++];
     r->name = fn->name;
-    double t0 = now();
+    double t0 = tfr_now();
     if (fn->arity == 1) {
       uint64_t b = 0;
       while (b < (UINT64_C(1) << 32)) {
@@ -341,7 +327,7 @@ int main(int argc, char **argv) {
         }
       }
     }
-    r->seconds = now() - t0;
+    r->seconds = tfr_now() - t0;
     print_row(r, fn->arity == 2);
     fflush(stdout);
   }

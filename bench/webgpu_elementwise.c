@@ -14,11 +14,8 @@
 
 #include "tenferro/tenferro.h"
 
-static double tfr_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#define TFR_BENCH_PROG "tenferro-bench-webgpu-elementwise"
+#include "bench_util.h"
 
 // CPU time of the calling thread: the host cost of recording without the
 // time lavapipe's worker threads (executing earlier submits on the same
@@ -27,24 +24,6 @@ static double tfr_thread_cpu(void) {
   struct timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void tfr_die(const char *what, tfr_status st) {
-  fprintf(stderr, "tenferro-bench-webgpu-elementwise: %s: %s: %s\n", what,
-          tfr_status_string(st), tfr_last_error_message());
-  exit(1);
-}
-#define TFR_CHECK(what, expr)      \
-  do {                             \
-    tfr_status st_ = (expr);       \
-    if (st_) tfr_die((what), st_); \
-  } while (0)
-
-// Waits for everything recorded: a download waits for all earlier work.
-static void tfr_sync(tfr_session *s, const tfr_tensor *probe) {
-  tfr_tensor *h = NULL;
-  TFR_CHECK("sync", tfr_download(s, probe, &h));
-  tfr_tensor_release(h);
 }
 
 static tfr_tensor *tfr_upload_f32(tfr_session *s, int64_t n, float scale) {

@@ -25,22 +25,8 @@
 
 #include "tenferro/tenferro.h"
 
-static double tfr_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void tfr_die(const char *what, tfr_status st) {
-  fprintf(stderr, "tenferro-bench-webgpu-gemm: %s: %s: %s\n", what, tfr_status_string(st),
-          tfr_last_error_message());
-  exit(1);
-}
-#define TFR_CHECK(what, expr)      \
-  do {                             \
-    tfr_status st_ = (expr);       \
-    if (st_) tfr_die((what), st_); \
-  } while (0)
+#define TFR_BENCH_PROG "tenferro-bench-webgpu-gemm"
+#include "bench_util.h"
 
 typedef struct tfr_shape {
   int64_t m, n, k, batch;
@@ -146,12 +132,6 @@ static void tfr_problem_free(tfr_problem *p) {
   tfr_tensor_release(p->dr);
   tfr_tensor_release(p->dlv);
   tfr_tensor_release(p->probe);
-}
-
-static void tfr_sync(tfr_session *s, const tfr_tensor *probe) {
-  tfr_tensor *h = NULL;
-  TFR_CHECK("sync", tfr_download(s, probe, &h));
-  tfr_tensor_release(h);
 }
 
 // Checks 64 sampled elements of y against float64 sums (the 64 elements

@@ -23,30 +23,8 @@
 
 #include "tenferro/tenferro.h"
 
-static double tfr_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void tfr_die(const char *what, tfr_status st) {
-  fprintf(stderr, "tenferro-bench-webgpu-runtime: %s: %s: %s\n", what, tfr_status_string(st),
-          tfr_last_error_message());
-  exit(1);
-}
-#define TFR_CHECK(what, expr)              \
-  do {                                     \
-    tfr_status st_ = (expr);               \
-    if (st_) tfr_die((what), st_);         \
-  } while (0)
-
-// Waits until the queue has finished everything recorded: a download waits
-// for all earlier work, and one element costs nothing else.
-static void tfr_sync(tfr_session *s, const tfr_tensor *probe) {
-  tfr_tensor *h = NULL;
-  TFR_CHECK("sync", tfr_download(s, probe, &h));
-  tfr_tensor_release(h);
-}
+#define TFR_BENCH_PROG "tenferro-bench-webgpu-runtime"
+#include "bench_util.h"
 
 static tfr_tensor *tfr_host_f32(int rank, const int64_t *shape) {
   int64_t n = 1;

@@ -7,8 +7,13 @@ usage: torch_gemm.py [--dtype f32|c64|all] [SHAPE ...]
 Prints: shape, dtype, TFLOP/s (8 M N K per complex product, like the C bench).
 """
 import argparse
+import os
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_gpu import cuda_time  # noqa: E402 - the one event timer of the peers
 
 SWEEP = [
     "64x64x64", "128x128x128", "256x256x256", "512x512x512", "1024x1024x1024",
@@ -17,22 +22,6 @@ SWEEP = [
     "8192x64x4096", "1000x1000x1000", "3000x2000x1500", "256x256x256x64", "128x128x128x256",
     "64x64x64x1024", "1024x1024x1024x16", "8192x1x8192", "1x8192x8192",
 ]
-
-
-def cuda_time(fn, repeat=20, warmup=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(repeat):
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / 1e3)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def parse(s):

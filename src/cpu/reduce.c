@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/half.h"
+#include "core/reduce_axes.h"
 #include "cpu/cpu.h"
 
 #ifdef __SSE2__
@@ -338,12 +339,7 @@ static const tfr_red_kernels *const tfr_red_table[TFR_REDUCE_XOR + 1][TFR_DTYPE_
 // Inner runs shorter than this go to the lanes layout (strided lanes).
 #define TFR_RED_INNER_MIN_RUN 8
 
-typedef struct tfr_red_axis {
-  int64_t n;   // extent (> 1)
-  int64_t s;   // input stride in bytes (>= 0 after flipping)
-  int64_t os;  // output stride in bytes (kept axes)
-} tfr_red_axis;
-
+// Axes (core/reduce_axes.h) with strides in bytes.
 typedef struct tfr_red_plan {
   const tfr_red_kernels *k;
   const char *in;  // input element at index 0 of every canonical axis
@@ -363,36 +359,6 @@ typedef struct tfr_red_plan {
   _Alignas(16) unsigned char init[16];
 } tfr_red_plan;
 
-// Sort key of a stride: broadcast (stride-0) axes go outermost, so that the
-// innermost axis is a real one whenever there is one.
-static inline int64_t tfr_red_key(int64_t s) { return s == 0 ? INT64_MAX : s; }
-
-// Inserts `a` into `list` (n entries sorted by key), after equal keys.
-static void tfr_red_insert(tfr_red_axis *list, int *n, tfr_red_axis a) {
-  int j = (*n)++;
-  while (j > 0 && tfr_red_key(list[j - 1].s) > tfr_red_key(a.s)) {
-    list[j] = list[j - 1];
-    j--;
-  }
-  list[j] = a;
-}
-
-// Merges each axis into the previous (inner) one where it steps over it
-// exactly (the output too, for kept axes).
-static int tfr_red_merge_axes(tfr_red_axis *list, int n, bool kept) {
-  int nd = 0;
-  for (int j = 0; j < n; j++) {
-    if (nd > 0) {
-      tfr_red_axis *p = &list[nd - 1];
-      if (list[j].s == p->s * p->n && (!kept || list[j].os == p->os * p->n)) {
-        p->n *= list[j].n;
-        continue;
-      }
-    }
-    list[nd++] = list[j];
-  }
-  return nd;
-}
 
 static void tfr_red_build_axes(const tfr_reduce_desc *d, tfr_red_plan *p) {
   const tfr_tensor *x = d->in, *o = d->out;

@@ -473,17 +473,14 @@ static const char tfr_ew_mode_tag[3] = {'S', 'V', 'B'};
 static const char *const tfr_ew_direction_tag[TFR_GE + 1] = {"_EQ", "_NE", "_LT",
                                                              "_LE", "_GT", "_GE"};
 
-// Chunks per invocation of the compact kernel: 4 (16 elements), 2 when c64
-// operands make each chunk 32 bytes.
 // Chunks of 4 elements per invocation of the compact kernel: 8 (4 for c64,
 // whose chunks are twice as wide). On the H200 at 2^28 f32, 8 against 4:
 // exp 0.541 against 0.582 ms, add 0.782 against 0.808 ms; 2: exp 0.611 ms.
-// TFR_WEBGPU_EW_EPT (1..64) overrides it, for such measurements.
-static uint32_t tfr_ew_compact_ept(const tfr_ew_kernel *k) {
+// b->ew_ept (TFR_WEBGPU_EW_EPT) overrides it, for such measurements.
+static uint32_t tfr_ew_compact_ept(const tfr_wgpu_backend *b, const tfr_ew_kernel *k) {
   bool wide = k->out_type == TFR_EW_C64;
   for (int i = 0; i < k->nin; i++) wide = wide || k->in_type[i] == TFR_EW_C64;
-  const char *env = getenv("TFR_WEBGPU_EW_EPT");
-  uint32_t ept = env && atoi(env) >= 1 && atoi(env) <= 64 ? (uint32_t)atoi(env) : 8u;
+  uint32_t ept = b->ew_ept ? b->ew_ept : 8u;
   return wide ? (ept + 1) / 2 : ept;
 }
 
@@ -556,7 +553,7 @@ static tfr_status tfr_ew_build(tfr_wgpu_backend *b, const tfr_ew_kernel *k, cons
   for (int i = 0; i < k->nin; i++) nread += !k->aliased[i];
   tfr_wgsl_override overrides[] = {
       {"WG", TFR_EW_WG},
-      {"EPT", k->compact ? tfr_ew_compact_ept(k) : TFR_EW_STRIDED_EPT}};
+      {"EPT", k->compact ? tfr_ew_compact_ept(b, k) : TFR_EW_STRIDED_EPT}};
   tfr_wgsl_variant v = {variant,
                         k->compact ? "elementwise_compact.wgsl" : "elementwise_strided.wgsl",
                         snippets,
@@ -693,7 +690,7 @@ static tfr_status tfr_ew_compact(tfr_wgpu_backend *b, const char *op, tfr_ew_ker
   if (b->ew_piece > 0 && b->ew_piece < piece) piece = b->ew_piece;
   piece &= ~INT64_C(3);
   if (piece < 4) piece = 4;
-  uint64_t per_group = (uint64_t)TFR_EW_WG * tfr_ew_compact_ept(k);
+  uint64_t per_group = (uint64_t)TFR_EW_WG * tfr_ew_compact_ept(b, k);
   for (int64_t start = 0; start < numel; start += piece) {
     int64_t n = numel - start < piece ? numel - start : piece;
     int64_t nchunks = (n + 3) / 4;

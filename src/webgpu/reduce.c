@@ -20,9 +20,9 @@
 // most EPT units sequentially per invocation, then a fixed tree, so float sums
 // have an error bound O(log m), and results never depend on timing.
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "core/reduce_axes.h"
 #include "webgpu/wgpu.h"
 
 #define TFR_RED_WG 256
@@ -31,7 +31,7 @@
 // for add and multiply, whose rounding error grows with it (2^24 x 0.1f:
 // relative error 1.5e-7 with 16, 3.7e-7 with 32), 32 for the exact combiners
 // (H200, max over 2^28 f32: 8 -> 0.292 ms, 16 -> 0.279, 32 -> 0.270, 64 ->
-// 0.270). TFR_WEBGPU_REDUCE_EPT (2..64) overrides both, for measurements.
+// 0.270). b->reduce_ept (TFR_WEBGPU_REDUCE_EPT) overrides both, for measurements.
 #define TFR_RED_EPT_ROWS 16
 #define TFR_RED_EPT_ROWS_EXACT 32
 #define TFR_RED_EPT_LANES 64
@@ -129,13 +129,7 @@ static const char *tfr_red_op(tfr_reduce_combiner c, tfr_dtype dt) {
 // Planning
 // ---------------------------------------------------------------------------
 
-typedef struct tfr_red_axis {
-  int64_t n;   // extent (> 1)
-  int64_t s;   // input stride in elements (>= 0)
-  int64_t os;  // output stride in elements (kept axes)
-} tfr_red_axis;
-
-// One pass: `src` read from element src_off along the axes, results written
+// One pass (axes: core/reduce_axes.h, strides in elements): `src` read from element src_off along the axes, results written
 // to `dst` from dst_off (plus seg * seg_stride for partial results).
 typedef struct tfr_red_pass {
   const tfr_tensor *src;
@@ -146,32 +140,6 @@ typedef struct tfr_red_pass {
   tfr_tensor *dst;
   int64_t dst_off;
 } tfr_red_pass;
-
-static inline int64_t tfr_red_key(int64_t s) { return s == 0 ? INT64_MAX : s; }
-
-static void tfr_red_insert(tfr_red_axis *list, int *n, tfr_red_axis a) {
-  int j = (*n)++;
-  while (j > 0 && tfr_red_key(list[j - 1].s) > tfr_red_key(a.s)) {
-    list[j] = list[j - 1];
-    j--;
-  }
-  list[j] = a;
-}
-
-static int tfr_red_merge(tfr_red_axis *list, int n, bool kept) {
-  int nd = 0;
-  for (int j = 0; j < n; j++) {
-    if (nd > 0) {
-      tfr_red_axis *p = &list[nd - 1];
-      if (list[j].s == p->s * p->n && (!kept || list[j].os == p->os * p->n)) {
-        p->n *= list[j].n;
-        continue;
-      }
-    }
-    list[nd++] = list[j];
-  }
-  return nd;
-}
 
 // The canonical axes of reducing `x` over `reduced` into `out` (compact).
 static void tfr_red_plan(const tfr_tensor *x, const bool *reduced, tfr_tensor *out,
@@ -195,8 +163,8 @@ static void tfr_red_plan(const tfr_tensor *x, const bool *reduced, tfr_tensor *o
     if (reduced[k]) tfr_red_insert(p->red, &p->nr, a);
     else tfr_red_insert(p->kept, &p->nk, a);
   }
-  p->nk = tfr_red_merge(p->kept, p->nk, true);
-  p->nr = tfr_red_merge(p->red, p->nr, false);
+  p->nk = tfr_red_merge_axes(p->kept, p->nk, true);
+  p->nr = tfr_red_merge_axes(p->red, p->nr, false);
   if (p->nr == 0) {  // nothing reduced: one element per output
     p->red[0] = (tfr_red_axis){1, 0, 0};
     p->nr = 1;
@@ -306,8 +274,7 @@ static tfr_status tfr_red_run_pass(tfr_red_ctx *c, tfr_red_pass *p, bool *final,
   uint64_t ngroups = split ? nout / (uint64_t)nvw : nout;  // tasks per segment
   bool rounds = c->d->combiner == TFR_REDUCE_ADD || c->d->combiner == TFR_REDUCE_MULTIPLY;
   uint32_t ept = lanes ? TFR_RED_EPT_LANES : rounds ? TFR_RED_EPT_ROWS : TFR_RED_EPT_ROWS_EXACT;
-  const char *env = getenv("TFR_WEBGPU_REDUCE_EPT");
-  if (!lanes && env && atoi(env) >= 2 && atoi(env) <= 64) ept = (uint32_t)atoi(env);
+  if (!lanes && c->b->reduce_ept) ept = c->b->reduce_ept;
   uint32_t tpo = lanes ? 1 : tfr_red_pow2_at_least((munits + ept - 1) / ept);
   uint64_t seg_units = (uint64_t)tpo * ept;
   uint64_t nseg = munits == 0 ? 1 : (munits + seg_units - 1) / seg_units;
@@ -432,7 +399,7 @@ static tfr_status tfr_red_run_pass(tfr_red_ctx *c, tfr_red_pass *p, bool *final,
     next.src_off = 0;
     next.nk = p->nk;
     for (int j = 0; j < p->nk; j++) next.kept[j] = (tfr_red_axis){p->kept[j].n, kout[j], p->kept[j].os};
-    next.nk = tfr_red_merge(next.kept, next.nk, true);
+    next.nk = tfr_red_merge_axes(next.kept, next.nk, true);
     next.red[0] = (tfr_red_axis){(int64_t)nseg, (int64_t)nout, 0};
     next.nr = 1;
     next.dst = p->dst;
