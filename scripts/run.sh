@@ -28,9 +28,10 @@ fi
 
 # The library never picks a Vulkan driver itself; on a machine without a GPU
 # the set-up script's lavapipe is the one to use.
-if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f /usr/local/lib/tenferro/webgpu.env ]; then
-  # shellcheck disable=SC1091
-  . /usr/local/lib/tenferro/webgpu.env
+webgpu_env="${TFR_WEBGPU_PREFIX:-/usr/local/lib/tenferro}/webgpu.env"
+if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$webgpu_env" ]; then
+  # shellcheck disable=SC1090
+  . "$webgpu_env"
 fi
 
 echo

@@ -61,15 +61,48 @@ trap 'rm -rf "$tmp"' EXIT
 
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 
-apt_updated=0
+# apt's package lists must describe the sources configured *now*: a refresh
+# that ran before a source was added (by this script or anything else) does
+# not count. So the lists are refreshed whenever the configured index targets
+# differ from those of this run's last refresh, and never twice for the same.
+apt_targets() { apt-get indextargets --no-release-info --format '$(URI)' 2>/dev/null | sort; }
+apt_lists_for=""
 apt_update() {
-  if [ "$apt_updated" -eq 0 ]; then
+  local now
+  now="$(apt_targets | sha256sum)"
+  if [ "$now" != "$apt_lists_for" ]; then
     "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
-    apt_updated=1
+    apt_lists_for="$now"
   fi
+}
+apt_install() {
+  apt_update
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+    --no-install-recommends -o Dpkg::Use-Pty=0 "$@"
 }
 
 "${as_root[@]}" mkdir -p "$prefix"
+
+# --------------------------------------------------------------------------
+# 0. The bookworm-backports source (lavapipe only), before any apt step, so
+#    that the one refresh of the lists this run makes already covers it.
+# --------------------------------------------------------------------------
+# A suite counts as configured when apt itself lists an index target for it
+# (commented-out or disabled entries do not); the mirror for a new source is
+# the one that serves the plain `bookworm` suite here.
+target_re() { printf '/dists/%s/main/binary-' "$1"; }
+if [ "$want_lavapipe" -eq 1 ]; then
+  if apt_targets | grep -q "$(target_re "$backports_suite")"; then
+    log "apt source for $backports_suite present"
+  else
+    mirror="$(apt_targets | sed -n "s|$(target_re bookworm).*||p" | head -n1)"
+    [ -n "$mirror" ] || die "no apt source serving Debian 'bookworm' main is configured" \
+      "(apt-get indextargets lists none); lavapipe comes from $backports_suite of the same mirror"
+    log "adding apt source $backports_suite from $mirror ($backports_file)"
+    printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+      "$mirror" "$backports_suite" | "${as_root[@]}" tee "$backports_file" >/dev/null
+  fi
+fi
 
 # --------------------------------------------------------------------------
 # 1. Dawn
@@ -81,12 +114,11 @@ else
   if ! command -v npm >/dev/null 2>&1; then
     # npm is the registry's own client; Debian 12 packages it (with nodejs).
     log "npm not found: installing Debian's npm"
-    apt_update
-    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-      --no-install-recommends -o Dpkg::Use-Pty=0 npm
+    apt_install npm
   fi
   log "fetching $npm_spec with npm pack"
-  (cd "$tmp" && npm pack --silent "$npm_spec" >/dev/null)
+  # A private cache: nothing of an earlier run or of the user's npm cache is read.
+  (cd "$tmp" && npm pack --silent --cache "$tmp/npm-cache" "$npm_spec" >/dev/null)
   [ -f "$tmp/$tgz_name" ] || die "npm pack did not produce $tgz_name"
   got="$(sha_of "$tmp/$tgz_name")"
   [ "$got" = "$tgz_sha256" ] || die "$tgz_name has sha256 $got, expected $tgz_sha256"
@@ -103,9 +135,7 @@ fi
 if [ "$(dpkg-query -W -f='${db:Status-Status}' libvulkan1 2>/dev/null || true)" = "installed" ]; then
   log "libvulkan1 already installed"
 else
-  apt_update
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-    --no-install-recommends -o Dpkg::Use-Pty=0 libvulkan1
+  apt_install libvulkan1
 fi
 
 if [ "$want_lavapipe" -eq 0 ]; then
@@ -116,42 +146,8 @@ fi
 # --------------------------------------------------------------------------
 # 3. lavapipe from bookworm-backports, into a private folder
 # --------------------------------------------------------------------------
-# The mirror the machine already uses: first URI of a deb822 source that
-# serves the plain `bookworm` suite, else a one-line `deb URI bookworm ...`.
-find_mirror() {
-  local f uri=""
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    # Paragraphs are separated by blank lines; keep the URIs of one whose
-    # Suites list the word "bookworm".
-    uri="$(awk 'BEGIN{RS=""; FS="\n"}
-      { u=""; s=0
-        for (i = 1; i <= NF; i++) {
-          if ($i ~ /^URIs:/) { sub(/^URIs:[ \t]*/, "", $i); split($i, a, /[ \t]+/); u = a[1] }
-          if ($i ~ /^Suites:/ && $i ~ /[ \t]bookworm([ \t]|$)/) s = 1
-        }
-        if (s && u != "") { print u; exit } }' "$f")"
-    [ -n "$uri" ] && { echo "$uri"; return; }
-  done
-  if [ -f /etc/apt/sources.list ]; then
-    uri="$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i !~ /^\[/) { u = $i; s = $(i+1); break }
-                             if (s == "bookworm") { print u; exit } }' /etc/apt/sources.list)"
-    [ -n "$uri" ] && { echo "$uri"; return; }
-  fi
-  return 1
-}
-
-if [ -f "$backports_file" ] || grep -rqs "$backports_suite" /etc/apt/sources.list /etc/apt/sources.list.d/; then
-  log "apt source for $backports_suite present"
-else
-  mirror="$(find_mirror)" || die "no Debian mirror serving 'bookworm' found in /etc/apt/sources.list{,.d}"
-  log "adding apt source $backports_suite from $mirror ($backports_file)"
-  printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-    "$mirror" "$backports_suite" | "${as_root[@]}" tee "$backports_file" >/dev/null
-  apt_update
-fi
-
-# The candidate version from backports; an empty answer means stale lists.
+# The candidate version from backports; an empty answer means lists that
+# predate the source (apt_update then refreshes them).
 bp_version() {
   apt-cache madison mesa-vulkan-drivers 2>/dev/null |
     awk -F'|' -v s="$backports_suite" '$3 ~ s { gsub(/ /, "", $2); print $2; exit }'
@@ -161,7 +157,8 @@ if [ -z "$version" ]; then
   apt_update
   version="$(bp_version)"
 fi
-[ -n "$version" ] || die "mesa-vulkan-drivers is not offered by $backports_suite after apt-get update"
+[ -n "$version" ] || die "mesa-vulkan-drivers is not offered by $backports_suite after apt-get update" \
+  "(apt-cache madison mesa-vulkan-drivers lists: $(apt-cache madison mesa-vulkan-drivers 2>&1 | tr '\n' ';'))"
 
 lvp_dir="$prefix/lavapipe"
 lvp_lib="$lvp_dir/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"
@@ -171,7 +168,15 @@ else
   log "downloading mesa-vulkan-drivers $version from $backports_suite"
   # apt-get download runs as the _apt user where it can: give it a folder it may write.
   chmod 0777 "$tmp"
-  (cd "$tmp" && apt-get download -q "mesa-vulkan-drivers=$version" >/dev/null)
+  # Lists left by an earlier refresh may name a version the mirror has since
+  # dropped: refresh once (if this run has not) and take the version then offered.
+  if ! (cd "$tmp" && apt-get download -q "mesa-vulkan-drivers=$version" >/dev/null); then
+    apt_update
+    version="$(bp_version)"
+    [ -n "$version" ] || die "mesa-vulkan-drivers is not offered by $backports_suite after apt-get update"
+    (cd "$tmp" && apt-get download -q "mesa-vulkan-drivers=$version" >/dev/null) ||
+      die "apt-get download mesa-vulkan-drivers=$version failed after apt-get update"
+  fi
   deb="$(ls "$tmp"/mesa-vulkan-drivers_*.deb 2>/dev/null | head -n1)"
   [ -n "$deb" ] || die "apt-get download produced no mesa-vulkan-drivers .deb"
   "${as_root[@]}" rm -rf "$lvp_dir"
@@ -197,9 +202,7 @@ for pkg in $deps; do
 done
 if [ "${#need[@]}" -gt 0 ]; then
   log "installing lavapipe's runtime dependencies from bookworm: ${need[*]}"
-  apt_update
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-    --no-install-recommends -o Dpkg::Use-Pty=0 "${need[@]}"
+  apt_install "${need[@]}"
 fi
 # Every library and symbol lavapipe needs must resolve; name any that do not.
 unresolved="$(ldd -r "$lvp_lib" 2>&1 | grep -E 'not found|undefined symbol' || true)"

@@ -25,7 +25,10 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 "$root/scripts/setup-webgpu.sh"
 
 echo "test.sh: configuring $build_dir ${extra_args[*]:-}"
-cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DTFR_WERROR=ON "${extra_args[@]}"
+# The webgpu tests take VK_DRIVER_FILES from the set-up script's env file
+# (under TFR_WEBGPU_PREFIX when that is set, as for setup-webgpu.sh).
+cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DTFR_WERROR=ON \
+  -DTFR_WEBGPU_TEST_ENV_FILE="${TFR_WEBGPU_PREFIX:-/usr/local/lib/tenferro}/webgpu.env" "${extra_args[@]}"
 
 echo "test.sh: building with $jobs jobs"
 cmake --build "$build_dir" --parallel "$jobs"
