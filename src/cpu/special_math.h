@@ -108,8 +108,9 @@ static inline double tfr_sm__pi_cotpi_f64(double x) {
 
 // lgamma(x) for x >= 3/4 (finite).
 static inline double tfr_sm__lgamma_pos_f64(double x) {
-  if (x < 1.25) return tfr_sm__series_f64(tfr_sm_l1_f64, 30, x - 1.0);  // x - 1 exact
-  if (x < 2.75) return tfr_sm__series_f64(tfr_sm_l2_f64, 42, x - 2.0);  // x - 2 exact
+  // x - 1, x - 2 exact; + 0 makes lgamma(1) = lgamma(2) = +0, not -0
+  if (x < 1.25) return tfr_sm__series_f64(tfr_sm_l1_f64, 30, x - 1.0) + 0.0;
+  if (x < 2.75) return tfr_sm__series_f64(tfr_sm_l2_f64, 42, x - 2.0) + 0.0;
   if (x < 12.0) {
     // Gamma(y + n) = Gamma(y) y (y + 1) ... (y + n - 1), y in [1.75, 2.75)
     int n = (int)(x - 1.75);
@@ -203,6 +204,7 @@ static inline double tfr_sm_erf_inv_f64(double x) {
   double ax = fabs(x);
   if (ax > 1.0) return NAN;
   if (ax == 1.0) return copysign(INFINITY, x);
+  if (ax == 0.0) return x;
   const double c_hi = 0.886226925452758, c_lo = -3.8332932499128993e-17;  // sqrt(pi)/2
   if (ax < 0x1p-20) {
     // y = c x (1 + pi x^2 / 12 + ...): the next term is below 2^-80 of y
@@ -270,6 +272,7 @@ static inline double tfr_sm_bessel_i1e_f64(double x) {
     term = next;
     s += term;
   }
+  if (ax > 0x1p1000) return copysign(0.3989422804014327 / sqrt(ax), x);  // 2 pi a overflows
   return copysign(s / sqrt(2.0 * TFR_SM_PI * ax), x);
 }
 
