@@ -15,6 +15,9 @@ definition at 60 digits (no fitted polynomials):
   * PSI[k]: digamma(x0 + t) = sum_{k>=1} PSI[k-1] t^k about the positive root
     x0 = 1.4616321449683623...: PSI[k-1] = psi^(k)(x0) / k!
     = (-1)^(k+1) zeta(k + 1, x0) (radius x0). X0 = hi + lo.
+  * LM[k]: lgamma(x0 + t) = LGM + sum_{k>=0} LM[k] t^(k+2), LM[k] = PSI[k] / (k + 2)
+    (x0 is also where lgamma is smallest); LGM = lgamma(x0) = hi + lo.
+  * D2[k]: digamma(2 + t) = sum_{k>=0} D2[k] t^k, D2[k] = (k + 1) L2[k].
   * STIR[k]: lgamma(x) = (x - 1/2) log x - x + log(2 pi)/2 + sum STIR[k] / x^(2k+1),
     STIR[k] = B_(2k+2) / ((2k+2)(2k+1)).
   * PSIA[k]: digamma(x) = log x - 1/(2x) - sum PSIA[k] / x^(2k+2),
@@ -32,15 +35,17 @@ def coeffs(n64, n32):
     L2 = [1 - g] + [(-1) ** k * (mp.zeta(k) - 1) / k for k in range(2, 61)]
     x0 = mp.findroot(mp.digamma, 1.46)
     PSI = [(-1) ** (k + 1) * mp.zeta(k + 1, x0) for k in range(1, 61)]
+    LM = [PSI[k] / (k + 2) for k in range(0, 59)]
+    D2 = [(k + 1) * L2[k] for k in range(0, 60)]
     STIR = [mp.bernoulli(2 * k + 2) / ((2 * k + 2) * (2 * k + 1)) for k in range(0, 12)]
     PSIA = [mp.bernoulli(2 * k + 2) / (2 * k + 2) for k in range(0, 12)]
-    return dict(L1=L1, L2=L2, PSI=PSI, STIR=STIR, PSIA=PSIA), x0
+    return dict(L1=L1, L2=L2, PSI=PSI, LM=LM, D2=D2, STIR=STIR, PSIA=PSIA), x0
 
 
 # How many terms each precision needs (the series' truncation error is far
 # below the format's unit roundoff on the intervals the code uses).
-N = {"c": dict(L1=30, L2=42, PSI=40, STIR=9, PSIA=9),
-     "wgsl": dict(L1=14, L2=20, PSI=18, STIR=4, PSIA=4)}
+N = {"c": dict(L1=30, L2=42, PSI=40, LM=34, D2=42, STIR=9, PSIA=9),
+     "wgsl": dict(L1=14, L2=20, PSI=18, LM=14, D2=20, STIR=4, PSIA=4)}
 
 
 def main():
@@ -51,6 +56,9 @@ def main():
         lo = float(x0 - mp.mpf(hi))
         print("#define TFR_SM_PSI_X0_HI %r" % hi)
         print("#define TFR_SM_PSI_X0_LO %r" % lo)
+        g = mp.loggamma(x0)
+        print("#define TFR_SM_LGM_HI %r" % float(g))
+        print("#define TFR_SM_LGM_LO %r" % float(g - mp.mpf(float(g))))
         for name, n in N["c"].items():
             vals = ", ".join("%r" % float(v) for v in cs[name][:n])
             print("static const double tfr_sm_%s_f64[%d] = {%s};" % (name.lower(), n, vals))
@@ -61,6 +69,9 @@ def main():
         lo = f32(x0 - mp.mpf(hi))
         print("const TFR_MS_PSI_X0_HI: f32 = %.9g;" % hi)
         print("const TFR_MS_PSI_X0_LO: f32 = %.9g;" % lo)
+        g = mp.loggamma(x0)
+        print("const TFR_MS_LGM_HI: f32 = %.9g;" % f32(g))
+        print("const TFR_MS_LGM_LO: f32 = %.9g;" % f32(g - mp.mpf(f32(g))))
         for name, n in N["wgsl"].items():
             vals = ", ".join("%.9g" % f32(v) for v in cs[name][:n])
             print("const TFR_MS_%s = array<f32, %d>(%s);" % (name, n, vals))

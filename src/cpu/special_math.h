@@ -23,14 +23,17 @@
 // their definitions by tools/fit_special_math.py, no fitted polynomials):
 //   lgamma: the Taylor series of lgamma(1 + t) (|t| <= 1/4) and of
 //     lgamma(2 + t) (|t| <= 3/4, radius 2) about the zeros 1 and 2, with t
-//     exact; the recurrence Gamma(x + 1) = x Gamma(x) onto [1.75, 2.75) below
+//     exact, and about the minimum x0 = 1.46163... on [1.25, 1.75) (the same
+//     point as digamma's root); the recurrence Gamma(x + 1) = x Gamma(x) onto
+//     [1.75, 2.75) below
 //     12; Stirling's series from 12 on; the reflection formula
 //     Gamma(x) Gamma(1 - x) = pi / sin(pi x) for x <= -3/4, with sin(pi x)
 //     from an exact reduction of x.
 //   digamma: the Taylor series about the positive root x0 = 1.46163... on
-//     [1, 2] (t = x - x0 with x0 as a double-double, so the root is accurate
-//     relative to the result), psi(x) = psi(x + 1) - 1/x below 1, the
-//     recurrence above 2, the asymptotic series from 10 on, and the
+//     [1, 1.75] (t = x - x0 with x0 as a double-double, so the root is
+//     accurate relative to the result) and about 2 on [1.75, 2.75),
+//     psi(x) = psi(x + 1) - 1/x below 1, the recurrence onto [1.75, 2.75)
+//     above, the asymptotic series from 10 on, and the
 //     reflection psi(x) = psi(1 - x) - pi cot(pi x) for x < 0.
 //   erf_inv: Winitzki's closed-form first guess (relative error < 2e-3),
 //     then three Halley steps on erf(y) = x (|x| < 1/2) or on
@@ -67,6 +70,12 @@ static const double tfr_sm_l1_f64[30] = {-0.5772156649015329, 0.8224670334241132
 static const double tfr_sm_l2_f64[42] = {0.42278433509846713, 0.3224670334241132, -0.0673523010531981, 0.020580808427784546, -0.007385551028673986, 0.0028905103307415234, -0.001192753911703261, 0.0005096695247430425, -0.00022315475845357939, 9.945751278180853e-05, -4.492623673813314e-05, 2.050721277567069e-05, -9.439488275268397e-06, 4.374866789907488e-06, -2.039215753801366e-06, 9.55141213040742e-07, -4.492469198764566e-07, 2.1207184805554665e-07, -1.0043224823968099e-07, 4.7698101693639804e-08, -2.2711094608943164e-08, 1.0838659214896955e-08, -5.183475041970047e-09, 2.4836745438024785e-09, -1.1921401405860912e-09, 5.731367241678862e-10, -2.7595228851242334e-10, 1.330476437424449e-10, -6.4229645638381e-11, 3.1044247747322276e-11, -1.5021384080754142e-11, 7.275974480239079e-12, -3.527742476575915e-12, 1.711991790559618e-12, -8.315385841420285e-13, 4.04220052528944e-13, -1.9664756310966165e-13, 9.573630387838556e-14, -4.6640760264283744e-14, 2.2737369600659724e-14, -1.1091399470834522e-14, 5.413659156725363e-15};
 // digamma(x0 + t) = sum_{k>=1} psi[k-1] t^k
 static const double tfr_sm_psi_f64[40] = {0.9676722454476212, -0.4427631689835921, 0.258499760955651, -0.16394270544240652, 0.10782405069126237, -0.07219956125645471, 0.04880428816414311, -0.03316112647484736, 0.022597648232218104, -0.01542476590494896, 0.010538791616612175, -0.007204534386356869, 0.004926781395729853, -0.003369801655439328, 0.002305126326734928, -0.0015769367714301972, 0.0010788252019162967, -0.0007380709389960052, 0.000504953265834602, -0.0003454680251063077, 0.00023635601564027053, -0.00016170622091974803, 0.0001106337276874741, -7.569179582195066e-05, 5.178575795222081e-05, -3.5430070947659604e-05, 2.424006611860132e-05, -1.6584242271854135e-05, 1.134638458466385e-05, -7.762817668462094e-06, 5.3110609208898636e-06, -3.6336507898010456e-06, 2.486022733129538e-06, -1.7008538854332607e-06, 1.1636675363548843e-06, -7.96142543124197e-07, 5.446941930669446e-07, -3.7266161283438227e-07, 2.549626552021554e-07, -1.7443695117727745e-07};
+// lgamma(x0 + t) = LGM + sum_{k>=0} lm[k] t^(k+2) (lgamma is smallest at x0)
+#define TFR_SM_LGM_HI -0.12148629053584961
+#define TFR_SM_LGM_LO 3.364991468473138e-18
+static const double tfr_sm_lm_f64[34] = {0.4838361227238106, -0.1475877229945307, 0.06462494023891276, -0.0327885410884813, 0.017970675115210395, -0.010314223036636387, 0.006100536020517889, -0.0036845696083163734, 0.0022597648232218106, -0.001402251445904451, 0.0008782326347176812, -0.0005541949527966822, 0.00035191295683784665, -0.0002246534436959552, 0.000144070395420933, -9.276098655471749e-05, 5.9934733439794256e-05, -3.884583889452658e-05, 2.52476632917301e-05, -1.6450858338395606e-05, 1.0743455256375933e-05, -7.030705257380349e-06, 4.609738653644754e-06, -3.0276718328780264e-06, 1.9917599212392617e-06, -1.3122248499133187e-06, 8.657166470929042e-07, -5.718704231673839e-07, 3.78212819488795e-07, -2.504134731761966e-07, 1.6597065377780824e-07, -1.1011062999397108e-07, 7.311831568028053e-08, -4.859582529809316e-08};
+// digamma(2 + t) = sum_{k>=0} d2[k] t^k
+static const double tfr_sm_d2_f64[42] = {0.42278433509846713, 0.6449340668482264, -0.2020569031595943, 0.08232323371113819, -0.03692775514336993, 0.01734306198444914, -0.008349277381922827, 0.00407735619794434, -0.0020083928260822143, 0.0009945751278180853, -0.0004941886041194645, 0.0002460865533080483, -0.00012271334757848915, 6.124813505870483e-05, -3.058823630702049e-05, 1.528225940865187e-05, -7.637197637899763e-06, 3.81729326499984e-06, -1.908212716553939e-06, 9.539620338727962e-07, -4.769329867878064e-07, 2.38450502727733e-07, -1.1921992596531106e-07, 5.960818905125948e-08, -2.980350351465228e-08, 1.4901554828365043e-08, -7.45071178983543e-09, 3.725334024788457e-09, -1.862659723513049e-09, 9.313274324196682e-10, -4.656629065033784e-10, 2.3283118336765053e-10, -1.164155017270052e-10, 5.820772087902701e-11, -2.9103850444971e-11, 1.4551921891041985e-11, -7.275959835057482e-12, 3.637979547378651e-12, -1.818989650307066e-12, 9.094947840263888e-13, -4.547473783042154e-13, 2.2737368458246524e-13};
 // Stirling: lgamma(x) = (x - 1/2) log x - x + log(2 pi)/2 + sum stir[k] x^-(2k+1)
 static const double tfr_sm_stir_f64[9] = {0.08333333333333333, -0.002777777777777778, 0.0007936507936507937, -0.0005952380952380953, 0.0008417508417508417, -0.0019175269175269176, 0.00641025641025641, -0.029550653594771242, 0.17964437236883057};
 // digamma(x) = log x - 1/(2x) - sum psia[k] x^-(2k+2)
@@ -106,10 +115,19 @@ static inline double tfr_sm__pi_cotpi_f64(double x) {
 // lgamma
 // ---------------------------------------------------------------------------
 
+// lgamma(x0 + t) for |t| <= 0.3 (x0 - t exact by the caller): the minimum
+// plus t^2 P(t), without the cancellation of the series about 1 or 2 there.
+static inline double tfr_sm__lgamma_min_f64(double t) {
+  double p = tfr_sm_lm_f64[33];
+  for (int k = 32; k >= 0; k--) p = p * t + tfr_sm_lm_f64[k];
+  return TFR_SM_LGM_HI + (t * t * p + TFR_SM_LGM_LO);
+}
+
 // lgamma(x) for x >= 3/4 (finite).
 static inline double tfr_sm__lgamma_pos_f64(double x) {
   // x - 1, x - 2 exact; + 0 makes lgamma(1) = lgamma(2) = +0, not -0
   if (x < 1.25) return tfr_sm__series_f64(tfr_sm_l1_f64, 30, x - 1.0) + 0.0;
+  if (x < 1.75) return tfr_sm__lgamma_min_f64((x - TFR_SM_PSI_X0_HI) - TFR_SM_PSI_X0_LO);
   if (x < 2.75) return tfr_sm__series_f64(tfr_sm_l2_f64, 42, x - 2.0) + 0.0;
   if (x < 12.0) {
     // Gamma(y + n) = Gamma(y) y (y + 1) ... (y + n - 1), y in [1.75, 2.75)
@@ -137,8 +155,9 @@ static inline double tfr_sm_lgamma_f64(double x) {
     return tfr_sm__series_f64(tfr_sm_l1_f64, 30, x) - log(ax);
   }
   if (x > 0) {
-    // Gamma(x) = Gamma(x + 1) / x; x - 1 exact
-    if (x < 0.75) return tfr_sm__series_f64(tfr_sm_l2_f64, 42, x - 1.0) - log(x);
+    // Gamma(x) = Gamma(x + 1) / x, x + 1 - x0 = x - (x0_hi - 1) - x0_lo (exact)
+    if (x < 0.75)
+      return tfr_sm__lgamma_min_f64((x - (TFR_SM_PSI_X0_HI - 1.0)) - TFR_SM_PSI_X0_LO) - log(x);
     return tfr_sm__lgamma_pos_f64(x);
   }
   if (x > -0.75) {
@@ -164,18 +183,20 @@ static inline double tfr_sm__digamma_pos_f64(double x) {
     double t = (x - (TFR_SM_PSI_X0_HI - 1.0)) - TFR_SM_PSI_X0_LO;
     return tfr_sm__series_f64(tfr_sm_psi_f64, 40, t) - 1.0 / x;
   }
-  if (x <= 2.0) {
+  if (x <= 1.75) {
     double t = (x - TFR_SM_PSI_X0_HI) - TFR_SM_PSI_X0_LO;  // x - x0_hi exact
     return tfr_sm__series_f64(tfr_sm_psi_f64, 40, t);
   }
   if (x < 10.0) {
-    // psi(x) = psi(y) + sum_{j<n} 1/(y + j), y = x - n in [1, 2)
-    int n = (int)x - 1;
+    // psi(x) = psi(y) + sum_{j<n} 1/(y + j), y = x - n in [1.75, 2.75), where
+    // psi(y) = psi(2 + t) > 0.24: the terms do not cancel
+    int n = (int)(x - 1.75);
     double y = x - n;  // exact, as every y + j below
     double s = 0;
     for (int j = n - 1; j >= 0; j--) s += 1.0 / (y + j);
-    double t = (y - TFR_SM_PSI_X0_HI) - TFR_SM_PSI_X0_LO;
-    return tfr_sm__series_f64(tfr_sm_psi_f64, 40, t) + s;
+    double t = y - 2.0, p = tfr_sm_d2_f64[41];
+    for (int k = 40; k >= 0; k--) p = p * t + tfr_sm_d2_f64[k];
+    return p + s;
   }
   double l = log(x);
   if (x >= 0x1p60) return l;  // -1/(2x) is below 2^-66 of it
@@ -274,6 +295,29 @@ static inline double tfr_sm_bessel_i1e_f64(double x) {
   }
   if (ax > 0x1p1000) return copysign(0.3989422804014327 / sqrt(ax), x);  // 2 pi a overflows
   return copysign(s / sqrt(2.0 * TFR_SM_PI * ax), x);
+}
+
+// ---------------------------------------------------------------------------
+// Error scales for x < 0 (tests, docs/accuracy.md)
+// ---------------------------------------------------------------------------
+
+// For x < 0, lgamma and digamma are sums of terms that cancel (the
+// reflection formulas above): near the poles, and near each of the zeros
+// between them, the functions are ill-conditioned, and any evaluation in the
+// format's precision errs by some ulps of the largest term. These return
+// that term's magnitude, the unit of the documented bounds for x < 0:
+//   lgamma:  max(log pi, |log|sin(pi x)||, |log|x||, lgamma(|x|))
+//   digamma: max(|psi(1 + |x|)|, 1/|x|, |pi cot(pi x)|)
+static inline double tfr_sm_lgamma_neg_scale_f64(double x) {
+  double ax = fabs(x);
+  return fmax(fmax(TFR_SM_LOG_PI, fabs(log(tfr_sm__abs_sinpi_f64(x)))),
+              fmax(fabs(log(ax)), fabs(tfr_sm__lgamma_pos_f64(fmax(ax, 0.75)))));
+}
+
+static inline double tfr_sm_digamma_neg_scale_f64(double x) {
+  double ax = fabs(x);
+  return fmax(fmax(fabs(tfr_sm__digamma_pos_f64(1.0 + ax)), 1.0 / ax),
+              fabs(tfr_sm__pi_cotpi_f64(x)));
 }
 
 // ---------------------------------------------------------------------------
