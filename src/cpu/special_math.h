@@ -258,41 +258,37 @@ static inline double tfr_sm_bessel_i1e_f64(double x) {
   if (ax <= 20.0) {
     // I1(a) = (a/2) sum_k (a^2/4)^k / (k! (k+1)!); the terms are positive.
     // Each term is carried as a double-double (hi + lo), from z = a^2/4 and
-    // the ratios z / (k (k+1)) as exact pairs, and the terms are summed from
-    // the smallest up: the result's error is that of the last roundings.
+    // the ratios z / (k (k+1)) as exact pairs, and summed as a double-double:
+    // the result's error is that of exp and of the last roundings.
     double z = 0.25 * ax * ax, dz = 0.25 * fma(ax, ax, -ax * ax);
-    double hi[64], lo[64], th = 1.0, tl = 0.0;
-    int n = 1;
-    hi[0] = 1.0;
-    lo[0] = 0.0;
-    for (; n < 64 && th > 0x1p-60; n++) {
-      double d = (double)n * (double)(n + 1);
+    double th = 1.0, tl = 0.0, s = 1.0, sl = 0.0;
+    for (int k = 1; k < 64 && th > 0x1p-60; k++) {
+      double d = (double)k * (double)(k + 1);
       double ch = z / d, cl = (fma(-ch, d, z) + dz) / d;  // z/d = ch + cl
       double p = th * ch;
       tl = fma(th, ch, -p) + (th * cl + tl * ch);
       th = p;
-      hi[n] = th;
-      lo[n] = tl;
+      // s + sl += th + tl, keeping the error of the sum
+      double t = s + th, b = t - s;
+      sl += ((s - (t - b)) + (th - b)) + tl;
+      s = t;
     }
-    double s = 0.0, sl = 0.0;
-    for (int k = n - 1; k >= 1; k--) {
-      s += hi[k];
-      sl += lo[k];
-    }
-    s = 1.0 + (s + sl);
-    // (a/2) s e^-a with one rounding of a tiny (subnormal) a's product
-    return copysign(ax * (0.5 * (s * exp(-ax))), x);
+    // (a/2) (s + sl) e^-a with one rounding of a tiny (subnormal) a's product
+    double e = exp(-ax), p = s * e;
+    return copysign(ax * (0.5 * (p + (fma(s, e, -p) + sl * e))), x);
   }
   if (isinf(ax)) return copysign(0.0, x);
   // e^-a I1(a) ~ (2 pi a)^-1/2 sum_k (-1)^k c_k a^-k,
-  // c_k = c_{k-1} (4 - (2k - 1)^2) / (8k): stop at the smallest term
-  double r = 1.0 / ax, term = 1.0, s = 1.0;
+  // c_k = c_{k-1} (4 - (2k - 1)^2) / (8k): stop at the smallest term (the
+  // terms after the first summed apart, 1 added last)
+  double r = 1.0 / ax, term = 1.0, s = 0.0;
   for (int k = 1; k < 80; k++) {
     double next = -term * r * (4.0 - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (8.0 * k);
-    if (fabs(next) >= fabs(term) || fabs(next) < 0x1p-60 * fabs(s)) break;
+    if (fabs(next) >= fabs(term) || fabs(next) < 0x1p-60) break;
     term = next;
     s += term;
   }
+  s += 1.0;
   if (ax > 0x1p1000) return copysign(0.3989422804014327 / sqrt(ax), x);  // 2 pi a overflows
   return copysign(s / sqrt(2.0 * TFR_SM_PI * ax), x);
 }

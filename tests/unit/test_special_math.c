@@ -39,7 +39,7 @@ static const special_fn fns[] = {
     {"lgamma", FNS(lgamma), 2, 4},
     {"digamma", FNS(digamma), 2, 4},
     {"erf_inv", FNS(erf_inv), 2, 2},
-    {"bessel_i1e", FNS(bessel_i1e), 4, 4},
+    {"bessel_i1e", FNS(bessel_i1e), 2, 2},
 };
 #define NFNS ((int)(sizeof fns / sizeof fns[0]))
 
