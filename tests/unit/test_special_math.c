@@ -1,7 +1,7 @@
 // The cpu backend's special functions (src/cpu/special_math.h): lgamma,
 // digamma, erf_inv, bessel_i1e in f64, f32, f16 and bf16.
 //   * against mpmath (tests/ref/special_math.ref, made by
-//     tests/ref/gen_special_math.py: about 2000 inputs per function, dense
+//     tests/ref/mpmath_special_math.py: about 2000 inputs per function, dense
 //     sweeps plus each function's own regions), in ulps of the exact value;
 //   * special values: NaN, +-inf, +-0, subnormals, poles, huge arguments,
 //     overflow, exact results;
