@@ -25,6 +25,7 @@ the test uses. Values whose result is not finite (poles, overflow) are left to
 the test's special cases. Deterministic (fixed seed).
 """
 import json
+import math
 import os
 import random
 import struct
@@ -90,6 +91,19 @@ def inputs(fn, rng):
         xs += u(1000, -30, 30) + u(300, -2, 2)
         xs += logu(600, -1074, 1020)
         xs += u(200, 15, 25)
+    # both sides of every boundary between methods (cpu f64 and WGSL f32), 3
+    # doubles and 3 floats on each side
+    edges = {"lgamma": [0.25, -0.25, 0.75, -0.75, 1.25, 1.75, 2.75, 8, 12, 2.0 ** 30, 2.0 ** 60],
+             "digamma": [1, 1.75, 2.75, 8, 10, -1, 2.0 ** 30, 2.0 ** 60],
+             "erf_inv": [0.5, -0.5, 2.0 ** -20, 2.0 ** -12],
+             "bessel_i1e": [10, -10, 20, 2.0 ** -30, 2.0 ** 100, 2.0 ** 1000]}[fn]
+    for e in edges:
+        for k in range(1, 4):
+            xs += [e - k * 2.0 ** (math.frexp(e)[1] - 54), e + k * 2.0 ** (math.frexp(e)[1] - 53)]
+            if abs(e) < 1e38:
+                xs += [f32(e - k * 2.0 ** (math.frexp(e)[1] - 25)),
+                       f32(e + k * 2.0 ** (math.frexp(e)[1] - 24))]
+        xs.append(e)
     # a third as f32 values (the f32 test's inputs)
     out = []
     for i, x in enumerate(xs):

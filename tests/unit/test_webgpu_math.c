@@ -402,6 +402,10 @@ static void push_special_inputs(inputs *in, const char *name, uint64_t *st) {
   push_specials(in);
   push_bits(in, st, 1 << 15);
   push_logu(in, st, 1 << 14, -30, 30);
+  // both sides of each boundary between methods (math_special_f32.wgsl)
+  static const double edges[] = {0.25, -0.25, 0.75, -0.75, 1.25, 1.75, 2.75, 8, 10, -1,
+                                 0.5,  -0.5,  0x1p-12, 0x1p-30, 0x1p30, 0x1p100};
+  for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++) push_around(in, edges[e]);
   if (!strcmp(name, "lgamma_f32") || !strcmp(name, "digamma_f32")) {
     push_uniform(in, st, 1 << 16, -20, 20);
     push_uniform(in, st, 1 << 14, 0, 3);
