@@ -363,7 +363,7 @@ fn tfr_bessel_i1e_f32(x: f32) -> f32 {
   let y = tfr_rsqrt_f32(v.x);
   let y2 = tfr_m_two_prod(y, y);
   let vy2 = tfr_m_two_prod(v.x, y2.x);
-  let rho = ((1.0 - vy2.x) - vy2.y) - (v.x * y2.y + v.y * y2.x);
+  let rho = (tfr_m_opaque(1.0 - vy2.x) - vy2.y) - (v.x * y2.y + v.y * y2.x);
   let ylo = 0.5 * y * rho;
   // (y + ylo)(1 + s)
   let p = tfr_m_fast_two_sum(y, ylo);
