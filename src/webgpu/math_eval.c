@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cpu/scalar_math.h"
+#include "cpu/special_math.h"
 #include "webgpu/wgpu.h"
 
 static const tfr_wgpu_math_fn tfr_wgpu_math_table[] = {
@@ -23,6 +24,9 @@ static const tfr_wgpu_math_fn tfr_wgpu_math_table[] = {
     {"cbrt_f32", 1, TFR_F32, TFR_F32, NULL},      {"erf_f32", 1, TFR_F32, TFR_F32, NULL},
     {"erfc_f32", 1, TFR_F32, TFR_F32, NULL},      {"logistic_f32", 1, TFR_F32, TFR_F32, NULL},
     {"pow_f32", 2, TFR_F32, TFR_F32, NULL},       {"atan2_f32", 2, TFR_F32, TFR_F32, NULL},
+    // common/math_special_f32.wgsl
+    {"lgamma_f32", 1, TFR_F32, TFR_F32, NULL},    {"digamma_f32", 1, TFR_F32, TFR_F32, NULL},
+    {"erf_inv_f32", 1, TFR_F32, TFR_F32, NULL},   {"bessel_i1e_f32", 1, TFR_F32, TFR_F32, NULL},
     {"div_f32", 2, TFR_F32, TFR_F32, NULL},       {"fmod_f32", 2, TFR_F32, TFR_F32, NULL},
     {"exp_c64", 1, TFR_C64, TFR_C64, NULL},       {"expm1_c64", 1, TFR_C64, TFR_C64, NULL},
     {"log_c64", 1, TFR_C64, TFR_C64, NULL},       {"log1p_c64", 1, TFR_C64, TFR_C64, NULL},
@@ -121,7 +125,8 @@ tfr_status tfr_wgpu_math_eval(tfr_backend *backend, const char *name, const tfr_
   else snprintf(expr, sizeof expr, "tfr_%s(a, b)", name);
   const char *in_t = fn->in == TFR_F32 ? "f32" : "vec2<f32>";
   const char *out_t = fn->out == TFR_F32 ? "f32" : "vec2<f32>";
-  static const char *const snippets_f32[] = {"common/math_f32.wgsl", NULL};
+  static const char *const snippets_f32[] = {"common/math_f32.wgsl",
+                                             "common/math_special_f32.wgsl", NULL};
   static const char *const snippets_c64[] = {"common/math_f32.wgsl", "common/math_c64.wgsl",
                                              NULL};
   tfr_wgsl_subst subst[] = {{"IN_T", in_t}, {"OUT_T", out_t}, {"EXPR", expr}};
@@ -216,6 +221,20 @@ static tfr_sm_c128 tfr_wgpu_ref_c128(const char *n, tfr_sm_c128 a, tfr_sm_c128 b
 
 void tfr_wgpu_math_reference(const tfr_wgpu_math_fn *fn, const double *x, const double *y,
                              double *out) {
+  // the special functions (math_special_f32.wgsl): the cpu backend's f64
+  // functions (src/cpu/special_math.h, a few ulps of a double)
+  static const struct {
+    const char *name;
+    double (*f)(double);
+  } special[] = {{"lgamma_f32", tfr_sm_lgamma_f64},
+                 {"digamma_f32", tfr_sm_digamma_f64},
+                 {"erf_inv_f32", tfr_sm_erf_inv_f64},
+                 {"bessel_i1e_f32", tfr_sm_bessel_i1e_f64}};
+  for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+    if (!strcmp(fn->name, special[i].name)) {
+      out[0] = special[i].f(x[0]);
+      return;
+    }
   char base[32];
   const char *name = strncmp(fn->name, "wgsl_", 5) == 0 ? fn->name + 5 : fn->name;
   size_t len = strcspn(name, "_");

@@ -1,7 +1,8 @@
 // An internal entry of the webgpu backend for tests and the accuracy tool
 // (tests/unit/test_webgpu_math.c, bench/webgpu_accuracy.c): applies one
 // function of the WGSL math library (kernels/common/math_f32.wgsl,
-// math_c64.wgsl) to device tensors, out[i] = fn(x[i]) or fn(x[i], y[i]).
+// math_special_f32.wgsl, math_c64.wgsl) to device tensors,
+// out[i] = fn(x[i]) or fn(x[i], y[i]).
 // Not part of the public API; the callers link the static library.
 #ifndef TENFERRO_SRC_WEBGPU_MATH_EVAL_H_
 #define TENFERRO_SRC_WEBGPU_MATH_EVAL_H_
@@ -42,8 +43,10 @@ tfr_status tfr_wgpu_math_eval(tfr_backend *backend, const char *name, const tfr_
                               const tfr_tensor *y, tfr_tensor *out);
 
 // The host reference of `fn` in double precision: libm's double functions
-// for the f32 ones (rounded to f32 by the caller: correctly rounded but for
-// rare double-rounding cases), the cpu backend's c128 element functions
+// for the f32 ones, the cpu backend's f64 special functions for lgamma,
+// digamma, erf_inv, bessel_i1e (src/cpu/special_math.h, <= 2 ulps of a
+// double) (rounded to f32 by the caller: correctly rounded but for rare
+// double-rounding cases), the cpu backend's c128 element functions
 // (src/cpu/scalar_math.h, C99 complex) for the c64 ones. x and y hold one
 // value (f32) or re, im (c64); out receives 1 or 2 values.
 void tfr_wgpu_math_reference(const tfr_wgpu_math_fn *fn, const double *x, const double *y,
