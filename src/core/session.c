@@ -1,51 +1,11 @@
-// Backends' common part, sessions, placement checks and transfers.
-#include <string.h>
-
+// Sessions: begin/end, the thread's active session, native handles and the
+// placement check every op runs (tensor on the session's backend).
 #include "core/backend_impl.h"
 #include "core/core.h"
 #include "tenferro/backend.h"
 
 // The calling thread's active session (at most one, whatever the backend).
 static _Thread_local tfr_session *tfr_tls_session;
-
-tfr_status tfr_backend_init(tfr_backend *b, const tfr_backend_vtable *vtable,
-                            tfr_backend_kind kind, const char *name, bool host_memory,
-                            bool session_waits) {
-  b->vtable = vtable;
-  atomic_init(&b->refcount, 1);
-  b->kind = kind;
-  b->name = name;
-  b->host_memory = host_memory;
-  b->session_waits = session_waits;
-  if (pthread_mutex_init(&b->session_lock, NULL) != 0)
-    return tfr_error(TFR_ERR_OUT_OF_MEMORY, "%s: cannot create the session lock", name);
-  return TFR_OK;
-}
-
-void tfr_backend_retain(tfr_backend *backend) {
-  if (backend) atomic_fetch_add_explicit(&backend->refcount, 1, memory_order_relaxed);
-}
-
-void tfr_backend_release(tfr_backend *backend) {
-  if (!backend) return;
-  if (atomic_fetch_sub_explicit(&backend->refcount, 1, memory_order_acq_rel) != 1) return;
-  pthread_mutex_destroy(&backend->session_lock);
-  backend->vtable->destroy(backend);
-}
-
-tfr_backend_kind tfr_backend_get_kind(const tfr_backend *backend) { return backend->kind; }
-
-const char *tfr_backend_name(const tfr_backend *backend) {
-  return backend ? backend->name : "host";
-}
-
-const char *tfr_backends_compiled(void) {
-#ifdef TFR_HAVE_WEBGPU
-  return "cpu webgpu";
-#else
-  return "cpu";
-#endif
-}
 
 tfr_session *tfr_session_current(void) { return tfr_tls_session; }
 
@@ -167,53 +127,5 @@ tfr_status tfr_check_placement(const char *op, const char *name, const tfr_sessi
                      "with tfr_download and tfr_upload",
                      op, name, s->backend->name);
   }
-  return TFR_OK;
-}
-
-tfr_status tfr_upload(tfr_session *session, const tfr_tensor *host, tfr_tensor **out) {
-  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "upload: out is NULL");
-  *out = NULL;
-  TFR_RETURN_IF_ERROR(tfr_session_check("upload", session));
-  if (!host) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "upload: tensor is NULL");
-  if (!host->storage->host)
-    return tfr_error(TFR_ERR_WRONG_BACKEND,
-                     "upload: the tensor lives on the %s backend, not in host memory",
-                     host->storage->backend->name);
-  tfr_backend *b = session->backend;
-  if (b->host_memory) {
-    tfr_tensor_retain((tfr_tensor *)host);
-    *out = (tfr_tensor *)host;
-    return TFR_OK;
-  }
-  tfr_tensor *t = NULL;
-  TFR_RETURN_IF_ERROR(tfr_tensor_alloc(b, host->dtype, host->rank, host->shape, false, &t));
-  tfr_status st = b->vtable->upload(b, host, t);
-  if (st) {
-    tfr_tensor_release(t);
-    return st;
-  }
-  *out = t;
-  return TFR_OK;
-}
-
-tfr_status tfr_download(tfr_session *session, const tfr_tensor *t, tfr_tensor **out) {
-  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "download: out is NULL");
-  *out = NULL;
-  TFR_RETURN_IF_ERROR(tfr_session_check("download", session));
-  TFR_RETURN_IF_ERROR(tfr_check_placement("download", "tensor", session, t));
-  tfr_backend *b = session->backend;
-  if (b->host_memory) {
-    tfr_tensor_retain((tfr_tensor *)t);
-    *out = (tfr_tensor *)t;
-    return TFR_OK;
-  }
-  tfr_tensor *h;
-  TFR_RETURN_IF_ERROR(tfr_tensor_alloc(NULL, t->dtype, t->rank, t->shape, false, &h));
-  tfr_status st = b->vtable->download(b, t, h);
-  if (st) {
-    tfr_tensor_release(h);
-    return st;
-  }
-  *out = h;
   return TFR_OK;
 }
