@@ -384,7 +384,7 @@ TFR_EW_VM_RUNNERS(f64)
 #define TFR_EW_FAM_BINARY(P, ID, D, R) P##_BINARY(ID, D, R)
 #define TFR_EW_FAM_SELECT(P, ID, D, R) P##_SELECT(ID, D, R)
 #define TFR_EW_FAM_CLAMP(P, ID, D, R) P##_CLAMP(ID, D, R)
-#define TFR_EW_FAM_COMPARE(P, ID, D, R)
+#define TFR_EW_FAM_COMPARE(P, ID, D, R) P##_COMPARE(ID, D, R)
 #define TFR_EW_FAM_CONVERT(P, ID, D, R)
 #define TFR_EW_FAM_STRUCTURAL(P, ID, D, R)
 #define TFR_EW_FAM_REDUCE(P, ID, D, R)
@@ -393,22 +393,26 @@ TFR_EW_VM_RUNNERS(f64)
 #define TFR_EW_FAM_SCATTER(P, ID, D, R)
 #define TFR_EW_FAM_WINDOW(P, ID, D, R)
 
-// The dtype tokens of a registry group (select and clamp).
-#define TFR_EW_DTS_BIF(X) \
-  X(b8) X(i8) X(i16) X(i32) X(i64) X(u8) X(u16) X(u32) X(u64) X(f16) X(bf16) X(f32) X(f64)
-#define TFR_EW_DTS_ALL(X) TFR_EW_DTS_BIF(X) X(c64) X(c128)
+// The dtype tokens of a registry group (select, clamp, compare):
+// X(args..., dt) for each dtype dt; `...` is the leading arguments with a
+// trailing comma, or empty.
+#define TFR_EW_DTS_BIF(X, ...)                                                         \
+  X(__VA_ARGS__ b8) X(__VA_ARGS__ i8) X(__VA_ARGS__ i16) X(__VA_ARGS__ i32)            \
+  X(__VA_ARGS__ i64) X(__VA_ARGS__ u8) X(__VA_ARGS__ u16) X(__VA_ARGS__ u32)           \
+  X(__VA_ARGS__ u64) X(__VA_ARGS__ f16) X(__VA_ARGS__ bf16) X(__VA_ARGS__ f32)         \
+  X(__VA_ARGS__ f64)
+#define TFR_EW_DTS_ALL(X, ...) TFR_EW_DTS_BIF(X, __VA_ARGS__) X(__VA_ARGS__ c64) X(__VA_ARGS__ c128)
+// A group without its complex dtypes (compare's orderings).
+#define TFR_EW_REAL_ALL BIF
 
-// X(direction, name, dtype): EQ and NE on every dtype, orderings on the real ones.
-#define TFR_EW_CMP_REAL(X, D, name)                                                    \
-  X(D, name, b8) X(D, name, i8) X(D, name, i16) X(D, name, i32) X(D, name, i64)        \
-  X(D, name, u8) X(D, name, u16) X(D, name, u32) X(D, name, u64) X(D, name, f16)       \
-  X(D, name, bf16) X(D, name, f32) X(D, name, f64)
-#define TFR_EW_CMP_ALL(X, D, name) TFR_EW_CMP_REAL(X, D, name) X(D, name, c64) X(D, name, c128)
-#define TFR_EW_COMPARE_OPS(X)                                                   \
-  TFR_EW_CMP_ALL(X, TFR_EQ, eq) TFR_EW_CMP_ALL(X, TFR_NE, ne)                   \
-  TFR_EW_CMP_REAL(X, TFR_LT, lt) TFR_EW_CMP_REAL(X, TFR_LE, le)                 \
-  TFR_EW_CMP_REAL(X, TFR_GT, gt) TFR_EW_CMP_REAL(X, TFR_GE, ge)
-
+// compare, X(direction, name, dtype): EQ and NE on the registry's dtypes of
+// compare, LT LE GT GE on those without complex (its attributes).
+#define TFR_EW_CMP_ROWS(X, D) TFR_EW_CMP_ROWS_(X, D, TFR_EW_REAL_##D)
+#define TFR_EW_CMP_ROWS_(X, D, RD) TFR_EW_CMP_ROWS__(X, D, RD)
+#define TFR_EW_CMP_ROWS__(X, D, RD)                                                    \
+  TFR_EW_DTS_##D(X, TFR_EQ, eq, ) TFR_EW_DTS_##D(X, TFR_NE, ne, )                      \
+  TFR_EW_DTS_##RD(X, TFR_LT, lt, ) TFR_EW_DTS_##RD(X, TFR_LE, le, )                    \
+  TFR_EW_DTS_##RD(X, TFR_GT, gt, ) TFR_EW_DTS_##RD(X, TFR_GE, ge, )
 
 // ---------------------------------------------------------------------------
 // Kernels and dispatch tables
@@ -418,13 +422,13 @@ TFR_EW_VM_RUNNERS(f64)
   TFR_EW_ROW(TFR_EW_UNARY_KERNEL, TFR_EW_VM_UNARY_KERNEL, ID, D, R)
 #define TFR_EW_KERN_BINARY(ID, D, R) \
   TFR_EW_ROW(TFR_EW_BINARY_KERNEL, TFR_EW_VM_BINARY_KERNEL, ID, D, R)
-#define TFR_EW_KERN_SELECT(ID, D, R) TFR_EW_DTS_##D(TFR_EW_SELECT_KERNEL)
-#define TFR_EW_KERN_CLAMP(ID, D, R) TFR_EW_DTS_##D(TFR_EW_CLAMP_KERNEL)
+#define TFR_EW_KERN_SELECT(ID, D, R) TFR_EW_DTS_##D(TFR_EW_SELECT_KERNEL, )
+#define TFR_EW_KERN_CLAMP(ID, D, R) TFR_EW_DTS_##D(TFR_EW_CLAMP_KERNEL, )
+#define TFR_EW_KERN_COMPARE(ID, D, R) TFR_EW_CMP_ROWS(TFR_EW_COMPARE_KERNEL, D)
 #define X(ID, name, FAMILY, ORIGIN, arity, DTYPES, RESULT, TOL, param, attrs) \
   TFR_EW_FAM_##FAMILY(TFR_EW_KERN, ID, DTYPES, RESULT)
 #include "core/op_registry.def"
 #undef X
-TFR_EW_COMPARE_OPS(TFR_EW_COMPARE_KERNEL)
 
 #define TFR_EW_OP_ENTRY(OP, name, dt, odt) [OP][TFR_EW_D(dt)] = tfr_ew_##name##_##dt,
 #define TFR_EW_CMP_ENTRY(D, name, dt) [D][TFR_EW_D(dt)] = tfr_ew_cmp_##name##_##dt,
@@ -436,18 +440,27 @@ TFR_EW_COMPARE_OPS(TFR_EW_COMPARE_KERNEL)
 #define TFR_EW_UTAB_BINARY(ID, D, R)
 #define TFR_EW_UTAB_SELECT(ID, D, R)
 #define TFR_EW_UTAB_CLAMP(ID, D, R)
+#define TFR_EW_UTAB_COMPARE(ID, D, R)
 #define TFR_EW_BTAB_UNARY(ID, D, R)
 #define TFR_EW_BTAB_BINARY(ID, D, R) TFR_EW_ROW(TFR_EW_OP_ENTRY, TFR_EW_OP_ENTRY, ID, D, R)
 #define TFR_EW_BTAB_SELECT(ID, D, R)
 #define TFR_EW_BTAB_CLAMP(ID, D, R)
+#define TFR_EW_BTAB_COMPARE(ID, D, R)
 #define TFR_EW_STAB_UNARY(ID, D, R)
 #define TFR_EW_STAB_BINARY(ID, D, R)
-#define TFR_EW_STAB_SELECT(ID, D, R) TFR_EW_DTS_##D(TFR_EW_SELECT_ENTRY)
+#define TFR_EW_STAB_SELECT(ID, D, R) TFR_EW_DTS_##D(TFR_EW_SELECT_ENTRY, )
 #define TFR_EW_STAB_CLAMP(ID, D, R)
+#define TFR_EW_STAB_COMPARE(ID, D, R)
 #define TFR_EW_CTAB_UNARY(ID, D, R)
 #define TFR_EW_CTAB_BINARY(ID, D, R)
 #define TFR_EW_CTAB_SELECT(ID, D, R)
-#define TFR_EW_CTAB_CLAMP(ID, D, R) TFR_EW_DTS_##D(TFR_EW_CLAMP_ENTRY)
+#define TFR_EW_CTAB_CLAMP(ID, D, R) TFR_EW_DTS_##D(TFR_EW_CLAMP_ENTRY, )
+#define TFR_EW_CTAB_COMPARE(ID, D, R)
+#define TFR_EW_QTAB_UNARY(ID, D, R)
+#define TFR_EW_QTAB_BINARY(ID, D, R)
+#define TFR_EW_QTAB_SELECT(ID, D, R)
+#define TFR_EW_QTAB_CLAMP(ID, D, R)
+#define TFR_EW_QTAB_COMPARE(ID, D, R) TFR_EW_CMP_ROWS(TFR_EW_CMP_ENTRY, D)
 
 // Indexed by [op][operand dtype]; NULL where the registry rejects the dtype.
 static const tfr_cpu_inner_fn tfr_ew_unary_table[TFR_UNARY_OP_COUNT][TFR_DTYPE_COUNT] = {
@@ -463,7 +476,11 @@ static const tfr_cpu_inner_fn tfr_ew_binary_table[TFR_BINARY_OP_COUNT][TFR_DTYPE
 #undef X
 };
 static const tfr_cpu_inner_fn tfr_ew_compare_table[TFR_GE + 1][TFR_DTYPE_COUNT] = {
-    TFR_EW_COMPARE_OPS(TFR_EW_CMP_ENTRY)};
+#define X(ID, name, FAMILY, ORIGIN, arity, DTYPES, RESULT, TOL, param, attrs) \
+  TFR_EW_FAM_##FAMILY(TFR_EW_QTAB, ID, DTYPES, RESULT)
+#include "core/op_registry.def"
+#undef X
+};
 static const tfr_cpu_inner_fn tfr_ew_select_table[TFR_DTYPE_COUNT] = {
 #define X(ID, name, FAMILY, ORIGIN, arity, DTYPES, RESULT, TOL, param, attrs) \
   TFR_EW_FAM_##FAMILY(TFR_EW_STAB, ID, DTYPES, RESULT)
