@@ -12,6 +12,7 @@
 //   io.h       .npy files
 //   einsum.h   einsum and tensor-network contraction
 //   fusion.h   elementwise fusion plans
+//   registry.h the op registry: op names, dtypes, what each backend runs
 #ifndef TENFERRO_TENFERRO_H_
 #define TENFERRO_TENFERRO_H_
 
@@ -25,5 +26,6 @@
 #include "tenferro/io.h"
 #include "tenferro/einsum.h"
 #include "tenferro/fusion.h"
+#include "tenferro/registry.h"
 
 #endif  // TENFERRO_TENFERRO_H_

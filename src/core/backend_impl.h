@@ -318,7 +318,16 @@ typedef struct tfr_backend_vtable {
   tfr_status (*gather)(tfr_backend *b, const tfr_gather_desc *d);
   tfr_status (*scatter)(tfr_backend *b, const tfr_scatter_desc *d);
   tfr_status (*fusion)(tfr_backend *b, const tfr_fusion_desc *d);
+
+  // Whether the backend runs op `op` (a tfr_op_id of the registry) on
+  // operands of `dtype`, which the op is defined for (tfr_backend_supports
+  // checks that first). Must agree with the TFR_ERR_UNSUPPORTED_DTYPE gates.
+  bool (*supports)(tfr_backend *b, uint32_t op, tfr_dtype dtype);
 } tfr_backend_vtable;
+
+// The webgpu backend's `supports` entry (src/webgpu/capability.c), declared
+// here until src/webgpu/ has a header for it (it is being restructured).
+bool tfr_wgpu_supports(tfr_backend *b, uint32_t op, tfr_dtype dtype);
 
 // Number of function pointers in the vtable (a unit test checks none is NULL).
 #define TFR_BACKEND_VTABLE_SLOTS (sizeof(tfr_backend_vtable) / sizeof(void (*)(void)))

@@ -3,7 +3,7 @@
 // convert, mask or count.
 #include <string.h>
 
-#include "core/elementwise_table.h"
+#include "core/op_registry.h"
 #include "core/validate.h"
 
 // Converts/copies `in` into `out` (validated) on the session's backend.
@@ -28,7 +28,7 @@ tfr_status tfr_convert(tfr_session *s, const tfr_tensor *x, tfr_dtype dtype, tfr
   *out = NULL;
   TFR_RETURN_IF_ERROR(tfr_session_check("convert", s));
   TFR_RETURN_IF_ERROR(tfr_check_placement("convert", "operand", s, x));
-  TFR_RETURN_IF_ERROR(tfr_validate_dtype("convert", dtype, TFR_DT_ALL));
+  TFR_RETURN_IF_ERROR(tfr_validate_dtype("convert", dtype, tfr_op_info_of(TFR_OPID_CONVERT)->dtypes));
   return tfr_convert_new(s, x, dtype, out);
 }
 
@@ -232,7 +232,7 @@ tfr_status tfr_iota(tfr_session *s, tfr_dtype dtype, int rank, const int64_t *sh
   if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "iota: out is NULL");
   *out = NULL;
   TFR_RETURN_IF_ERROR(tfr_session_check("iota", s));
-  TFR_RETURN_IF_ERROR(tfr_validate_dtype("iota", dtype, TFR_DT_ALL));
+  TFR_RETURN_IF_ERROR(tfr_validate_dtype("iota", dtype, tfr_op_info_of(TFR_OPID_IOTA)->dtypes));
   int64_t numel;
   TFR_RETURN_IF_ERROR(tfr_shape_numel("iota", rank, shape, &numel));
   if (rank < 1 || iota_dimension < 0 || iota_dimension >= rank)

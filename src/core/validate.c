@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/elementwise_table.h"
+#include "core/op_registry.h"
 #include "core/validate.h"
 
 // "[2, 3]" into buf.
@@ -58,14 +58,14 @@ tfr_status tfr_elementwise_result_dtype(tfr_ew_kind kind, int op, int ndtypes,
                                         const tfr_dtype *dtypes, tfr_dtype *out_dtype) {
   switch (kind) {
     case TFR_EW_UNARY: {
-      const tfr_ew_info *info = tfr_unary_info((tfr_unary_op)op);
+      const tfr_op_info *info = tfr_unary_info((tfr_unary_op)op);
       if (!info) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "unary: invalid op value %d", op);
       TFR_RETURN_IF_ERROR(tfr_validate_dtype(info->name, dtypes[0], info->dtypes));
       *out_dtype = tfr_result_dtype(info->rule, dtypes[0]);
       return TFR_OK;
     }
     case TFR_EW_BINARY: {
-      const tfr_ew_info *info = tfr_binary_info((tfr_binary_op)op);
+      const tfr_op_info *info = tfr_binary_info((tfr_binary_op)op);
       if (!info) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "binary: invalid op value %d", op);
       if (dtypes[0] != dtypes[1])
         return tfr_error(TFR_ERR_INVALID_ARGUMENT,
@@ -83,10 +83,12 @@ tfr_status tfr_elementwise_result_dtype(tfr_ew_kind kind, int op, int ndtypes,
                          "compare: lhs has dtype %s, rhs has dtype %s (no implicit promotion: use "
                          "tfr_convert)", tfr_dtype_name(dtypes[0]), tfr_dtype_name(dtypes[1]));
       if (op == TFR_EQ || op == TFR_NE)
-        TFR_RETURN_IF_ERROR(tfr_validate_dtype("compare", dtypes[0], TFR_DT_ALL));
-      else
+        TFR_RETURN_IF_ERROR(tfr_validate_dtype("compare", dtypes[0],
+                                               tfr_op_info_of(TFR_OPID_COMPARE)->dtypes));
+      else  // the orderings: not on complex (op_registry.def's attributes)
         TFR_RETURN_IF_ERROR(tfr_validate_dtype("compare (LT/LE/GT/GE)", dtypes[0],
-                                               TFR_DT_BOOL | TFR_DT_INT | TFR_DT_FLOAT));
+                                               tfr_op_info_of(TFR_OPID_COMPARE)->dtypes &
+                                                   ~TFR_DT_COMPLEX));
       *out_dtype = TFR_BOOL;
       return TFR_OK;
     case TFR_EW_SELECT:
@@ -97,7 +99,7 @@ tfr_status tfr_elementwise_result_dtype(tfr_ew_kind kind, int op, int ndtypes,
         return tfr_error(TFR_ERR_INVALID_ARGUMENT,
                          "select: on_true has dtype %s, on_false has dtype %s (no implicit "
                          "promotion: use tfr_convert)", tfr_dtype_name(dtypes[1]), tfr_dtype_name(dtypes[2]));
-      TFR_RETURN_IF_ERROR(tfr_validate_dtype("select", dtypes[1], TFR_DT_ALL));
+      TFR_RETURN_IF_ERROR(tfr_validate_dtype("select", dtypes[1], tfr_op_info_of(TFR_OPID_SELECT)->dtypes));
       *out_dtype = dtypes[1];
       return TFR_OK;
     case TFR_EW_CLAMP:
@@ -107,7 +109,7 @@ tfr_status tfr_elementwise_result_dtype(tfr_ew_kind kind, int op, int ndtypes,
                            "clamp: %s has dtype %s, operand has dtype %s (no implicit promotion: "
                            "use tfr_convert)", i ? "max" : "min", tfr_dtype_name(dtypes[i]),
                            tfr_dtype_name(dtypes[1]));
-      TFR_RETURN_IF_ERROR(tfr_validate_dtype("clamp", dtypes[1], TFR_DT_BOOL | TFR_DT_INT | TFR_DT_FLOAT));
+      TFR_RETURN_IF_ERROR(tfr_validate_dtype("clamp", dtypes[1], tfr_op_info_of(TFR_OPID_CLAMP)->dtypes));
       *out_dtype = dtypes[1];
       return TFR_OK;
   }
@@ -129,7 +131,7 @@ static void tfr_desc_init(tfr_elementwise_desc *d, tfr_ew_kind kind, int op) {
 
 tfr_status tfr_validate_unary(tfr_session *s, tfr_unary_op op, const tfr_tensor *x,
                               tfr_elementwise_desc *d) {
-  const tfr_ew_info *info = tfr_unary_info(op);
+  const tfr_op_info *info = tfr_unary_info(op);
   const char *name = info ? info->name : "unary";
   TFR_RETURN_IF_ERROR(tfr_session_check(name, s));
   if (!info) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "unary: invalid op value %d", (int)op);
@@ -146,7 +148,7 @@ tfr_status tfr_validate_unary(tfr_session *s, tfr_unary_op op, const tfr_tensor 
 
 tfr_status tfr_validate_binary(tfr_session *s, tfr_binary_op op, const tfr_tensor *lhs,
                                const tfr_tensor *rhs, tfr_elementwise_desc *d) {
-  const tfr_ew_info *info = tfr_binary_info(op);
+  const tfr_op_info *info = tfr_binary_info(op);
   const char *name = info ? info->name : "binary";
   TFR_RETURN_IF_ERROR(tfr_session_check(name, s));
   if (!info) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "binary: invalid op value %d", (int)op);
@@ -357,7 +359,8 @@ tfr_status tfr_validate_reduce_precision(tfr_session *s, const tfr_tensor *x, in
                                          int mantissa_bits) {
   TFR_RETURN_IF_ERROR(tfr_session_check("reduce_precision", s));
   TFR_RETURN_IF_ERROR(tfr_check_placement("reduce_precision", "operand", s, x));
-  TFR_RETURN_IF_ERROR(tfr_validate_dtype("reduce_precision", x->dtype, TFR_DT_FLOAT));
+  TFR_RETURN_IF_ERROR(tfr_validate_dtype("reduce_precision", x->dtype,
+                                         tfr_op_info_of(TFR_OPID_REDUCE_PRECISION)->dtypes));
   if (exponent_bits < 1)
     return tfr_error(TFR_ERR_INVALID_ARGUMENT,
                      "reduce_precision: exponent_bits is %d, must be >= 1 (C1)", exponent_bits);
@@ -380,18 +383,9 @@ tfr_status tfr_validate_reduce(tfr_session *s, const tfr_tensor *x, const tfr_te
     return tfr_error(TFR_ERR_INVALID_ARGUMENT, "reduce: invalid combiner value %d",
                      (int)combiner);
   TFR_RETURN_IF_ERROR(tfr_check_placement("reduce", "operand", s, x));
-  static const uint32_t masks[] = {
-      TFR_DT_NUMERIC,
-      TFR_DT_NUMERIC,
-      TFR_DT_BOOL | TFR_DT_INT | TFR_DT_FLOAT,
-      TFR_DT_BOOL | TFR_DT_INT | TFR_DT_FLOAT,
-      TFR_DT_BOOL | TFR_DT_INT,
-      TFR_DT_BOOL | TFR_DT_INT,
-      TFR_DT_BOOL | TFR_DT_INT,
-  };
   char name[64];
   snprintf(name, sizeof name, "reduce (%s)", tfr_combiner_name(combiner));
-  TFR_RETURN_IF_ERROR(tfr_validate_dtype(name, x->dtype, masks[combiner]));
+  TFR_RETURN_IF_ERROR(tfr_validate_dtype(name, x->dtype, tfr_reduce_info(combiner)->dtypes));
   memset(d, 0, sizeof *d);
   if (init) {
     TFR_RETURN_IF_ERROR(tfr_check_placement("reduce", "init_value", s, init));

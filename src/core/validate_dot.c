@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/elementwise_table.h"
+#include "core/op_registry.h"
 #include "core/validate.h"
 
 // Checks one operand's list of `n` axes of kind `kind`, marking them in
@@ -51,7 +51,7 @@ tfr_status tfr_validate_dot_dims(const char *op, tfr_dtype ldtype, int lrank,
                      "%s: lhs has dtype %s, rhs has dtype %s (no implicit promotion: use "
                      "tfr_convert)",
                      op, tfr_dtype_name(ldtype), tfr_dtype_name(rdtype));
-  TFR_RETURN_IF_ERROR(tfr_validate_dtype(op, ldtype, TFR_DT_NUMERIC));
+  TFR_RETURN_IF_ERROR(tfr_validate_dtype(op, ldtype, tfr_op_info_of(TFR_OPID_DOT_GENERAL)->dtypes));
   if (!config) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: config is NULL", op);
   int nb = config->num_batching_dims, nc = config->num_contracting_dims;
   TFR_RETURN_IF_ERROR(tfr_dot_check_count(op, "num_batching_dims", nb, lrank, rrank));

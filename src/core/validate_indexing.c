@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/elementwise_table.h"
+#include "core/op_registry.h"
 #include "core/validate.h"
 
 // ---------------------------------------------------------------------------
@@ -520,9 +520,11 @@ tfr_status tfr_validate_scatter(tfr_session *s, const tfr_tensor *operand,
                      (int)c->combiner);
   // The combiners follow the binary ops of the same name: add and multiply
   // are numeric, maximum/minimum take every dtype (bool as or/and, complex
-  // lexicographic), replace only moves bytes.
-  static const uint32_t masks[] = {TFR_DT_ALL, TFR_DT_NUMERIC, TFR_DT_NUMERIC, TFR_DT_ALL,
-                                   TFR_DT_ALL};
+  // lexicographic); replace only moves bytes (the registry's scatter row).
+  const uint32_t masks[] = {tfr_op_info_of(TFR_OPID_SCATTER)->dtypes,
+                            tfr_binary_info(TFR_ADD)->dtypes, tfr_binary_info(TFR_MULTIPLY)->dtypes,
+                            tfr_binary_info(TFR_MAXIMUM)->dtypes,
+                            tfr_binary_info(TFR_MINIMUM)->dtypes};
   char name[48];
   snprintf(name, sizeof name, "scatter (%s)", ix_combiner_name(c->combiner));
   TFR_RETURN_IF_ERROR(tfr_validate_dtype(name, operand->dtype, masks[c->combiner]));

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/elementwise_table.h"
+#include "core/op_registry.h"
 #include "core/validate.h"
 
 static const char *win_combiner_name(tfr_reduce_combiner c) {
@@ -13,24 +13,14 @@ static const char *win_combiner_name(tfr_reduce_combiner c) {
   return (unsigned)c <= TFR_REDUCE_XOR ? names[c] : "invalid";
 }
 
-// The dtypes of each combiner: the same groups as tfr_reduce (ops.h).
-static const uint32_t win_combiner_masks[] = {
-    TFR_DT_NUMERIC,                          // add
-    TFR_DT_NUMERIC,                          // multiply
-    TFR_DT_BOOL | TFR_DT_INT | TFR_DT_FLOAT,  // maximum
-    TFR_DT_BOOL | TFR_DT_INT | TFR_DT_FLOAT,  // minimum
-    TFR_DT_BOOL | TFR_DT_INT,                // and
-    TFR_DT_BOOL | TFR_DT_INT,                // or
-    TFR_DT_BOOL | TFR_DT_INT,                // xor
-};
-
 static tfr_status win_check_combiner(const char *op, const char *arg, tfr_reduce_combiner c,
                                      tfr_dtype dtype) {
   if ((unsigned)c > TFR_REDUCE_XOR)
     return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: invalid %s value %d", op, arg, (int)c);
   char name[96];
   snprintf(name, sizeof name, "%s (%s %s)", op, arg, win_combiner_name(c));
-  return tfr_validate_dtype(name, dtype, win_combiner_masks[c]);
+  // The dtypes of each combiner: those of tfr_reduce (the registry's reduce_<body> rows).
+  return tfr_validate_dtype(name, dtype, tfr_reduce_info(c)->dtypes);
 }
 
 // init_value: on the session, rank 0, the operand's dtype.
@@ -176,7 +166,8 @@ tfr_status tfr_validate_bitcast_convert(tfr_session *s, const tfr_tensor *operan
   const char *op = "bitcast_convert";
   TFR_RETURN_IF_ERROR(tfr_session_check(op, s));
   TFR_RETURN_IF_ERROR(tfr_check_placement(op, "operand", s, operand));
-  TFR_RETURN_IF_ERROR(tfr_validate_dtype(op, dtype, TFR_DT_ALL));
+  TFR_RETURN_IF_ERROR(
+      tfr_validate_dtype(op, dtype, tfr_op_info_of(TFR_OPID_BITCAST_CONVERT)->dtypes));
   tfr_dtype from = operand->dtype;
   bool cfrom = from == TFR_C64 || from == TFR_C128, cto = dtype == TFR_C64 || dtype == TFR_C128;
   if (cfrom != cto)

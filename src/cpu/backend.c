@@ -1,6 +1,7 @@
 // The cpu backend object: vtable, buffer pool, sessions.
 #include <string.h>
 
+#include "core/op_registry.h"
 #include "cpu/cpu.h"
 
 #ifdef _OPENMP
@@ -115,6 +116,13 @@ static tfr_status tfr_cpu_transfer(tfr_backend *b, const tfr_tensor *src, tfr_te
   return tfr_cpu_structural(b, &d);
 }
 
+// The cpu backend runs every op on every dtype the registry defines it for.
+static bool tfr_cpu_supports(tfr_backend *b, uint32_t op, tfr_dtype dtype) {
+  (void)b;
+  const tfr_op_info *info = tfr_op_info_of(op);
+  return info && (info->dtypes & TFR_DT(dtype)) != 0;
+}
+
 static const tfr_backend_vtable tfr_cpu_vtable = {
     .destroy = tfr_cpu_destroy,
     .storage_alloc = tfr_cpu_storage_alloc,
@@ -132,6 +140,7 @@ static const tfr_backend_vtable tfr_cpu_vtable = {
     .gather = tfr_cpu_gather,
     .scatter = tfr_cpu_scatter,
     .fusion = tfr_cpu_fusion,
+    .supports = tfr_cpu_supports,
 };
 
 const tfr_backend_vtable *tfr_cpu_vtable_for_tests(void);

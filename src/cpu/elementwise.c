@@ -1,5 +1,5 @@
 // cpu elementwise kernels: unary, binary, compare, select and clamp, for
-// every (op, dtype) of the op table (src/core/elementwise_table.c).
+// every (op, dtype) of the op registry (src/core/op_registry.def).
 //
 // One inner-run function per (op, dtype), generated from the lists below
 // around the scalar functions of scalar_math.h. Each has a contiguous branch
@@ -271,9 +271,12 @@ TFR_EW_VM_RUNNERS(f64)
   }
 
 // ---------------------------------------------------------------------------
-// The op lists: X(op, name, input dtype, output dtype) per kernel. They must
-// cover the dtype masks of elementwise_table.c (a unit test runs every
-// allowed pair through the public API).
+// The op lists: X(op, name, input dtype, output dtype) per kernel, generated
+// from the op registry (src/core/op_registry.def): each UNARY or BINARY row's
+// dtype group and result rule pick the list below. What the cpu adds per op
+// is TFR_CPU_EW_<ID>: the name of its scalar_math.h functions and the path of
+// f32/f64 (SCALAR: the scalar functions; VM: the vector routines of
+// vector_math.c, f16 and bf16 still scalar).
 // ---------------------------------------------------------------------------
 
 #define TFR_EW_BOOL(X, OP, name) X(OP, name, b8, b8)
@@ -292,135 +295,204 @@ TFR_EW_VM_RUNNERS(f64)
 #define TFR_EW_NUM(X, OP, name) TFR_EW_INT(X, OP, name) TFR_EW_FC(X, OP, name)
 #define TFR_EW_ALL(X, OP, name) TFR_EW_BOOL(X, OP, name) TFR_EW_NUM(X, OP, name)
 
-#define TFR_EW_UNARY_OPS(X)                                                            \
-  TFR_EW_NUM(X, TFR_NEGATE, negate)                                                    \
-  TFR_EW_SINT(X, TFR_ABS, abs) TFR_EW_FLOAT(X, TFR_ABS, abs)                           \
-  TFR_EW_CPLX_TO_REAL(X, TFR_ABS, abs)                                                 \
-  TFR_EW_SINT(X, TFR_SIGN, sign) TFR_EW_FC(X, TFR_SIGN, sign)                          \
-  TFR_EW_NUM(X, TFR_CONJ, conj)                                                        \
-  TFR_EW_BOOL(X, TFR_NOT, not) TFR_EW_INT(X, TFR_NOT, not)                             \
-  TFR_EW_FLOAT(X, TFR_FLOOR, floor)                                                    \
-  TFR_EW_FLOAT(X, TFR_CEIL, ceil)                                                      \
-  TFR_EW_FLOAT(X, TFR_ROUND_NEAREST_EVEN, round_nearest_even)                          \
-  TFR_EW_FLOAT(X, TFR_ROUND_NEAREST_AFZ, round_nearest_afz)                            \
-  X(TFR_IS_FINITE, is_finite, f32, b8) X(TFR_IS_FINITE, is_finite, f64, b8)            \
-  X(TFR_IS_FINITE, is_finite, f16, b8) X(TFR_IS_FINITE, is_finite, bf16, b8)           \
-  TFR_EW_FLOAT(X, TFR_REAL, real) TFR_EW_CPLX_TO_REAL(X, TFR_REAL, real)               \
-  TFR_EW_FLOAT(X, TFR_IMAG, imag) TFR_EW_CPLX_TO_REAL(X, TFR_IMAG, imag)               \
-  TFR_EW_CPLX(X, TFR_EXP, exp) TFR_EW_HALF(X, TFR_EXP, exp)                            \
-  TFR_EW_CPLX(X, TFR_LOG, log) TFR_EW_HALF(X, TFR_LOG, log)                            \
-  TFR_EW_CPLX(X, TFR_SIN, sin) TFR_EW_HALF(X, TFR_SIN, sin)                            \
-  TFR_EW_CPLX(X, TFR_COS, cos) TFR_EW_HALF(X, TFR_COS, cos)                            \
-  TFR_EW_CPLX(X, TFR_TAN, tan) TFR_EW_HALF(X, TFR_TAN, tan)                            \
-  TFR_EW_CPLX(X, TFR_TANH, tanh) TFR_EW_HALF(X, TFR_TANH, tanh)                        \
-  TFR_EW_FC(X, TFR_SQRT, sqrt)                                                         \
-  TFR_EW_FC(X, TFR_RSQRT, rsqrt)                                                       \
-  TFR_EW_HALF(X, TFR_CBRT, cbrt)                                                       \
-  TFR_EW_CPLX(X, TFR_EXPM1, expm1) TFR_EW_HALF(X, TFR_EXPM1, expm1)                    \
-  TFR_EW_CPLX(X, TFR_LOG1P, log1p) TFR_EW_HALF(X, TFR_LOG1P, log1p)                    \
-  TFR_EW_HALF(X, TFR_ERF, erf)                                                         \
-  TFR_EW_FC(X, TFR_LOGISTIC, logistic)                                                 \
-  TFR_EW_CPLX(X, TFR_ASIN, asin) TFR_EW_HALF(X, TFR_ASIN, asin)                        \
-  TFR_EW_CPLX(X, TFR_ACOS, acos) TFR_EW_HALF(X, TFR_ACOS, acos)                        \
-  TFR_EW_CPLX(X, TFR_ATAN, atan) TFR_EW_HALF(X, TFR_ATAN, atan)                        \
-  TFR_EW_CPLX(X, TFR_SINH, sinh) TFR_EW_HALF(X, TFR_SINH, sinh)                        \
-  TFR_EW_CPLX(X, TFR_COSH, cosh) TFR_EW_HALF(X, TFR_COSH, cosh)                        \
-  TFR_EW_CPLX(X, TFR_ASINH, asinh) TFR_EW_HALF(X, TFR_ASINH, asinh)                    \
-  TFR_EW_CPLX(X, TFR_ACOSH, acosh) TFR_EW_HALF(X, TFR_ACOSH, acosh)                    \
-  TFR_EW_CPLX(X, TFR_ATANH, atanh) TFR_EW_HALF(X, TFR_ATANH, atanh)                    \
-  TFR_EW_HALF(X, TFR_ERFC, erfc)                                                       \
-  TFR_EW_INT(X, TFR_POPCNT, popcnt)
+// TFR_EW_G_<path>_<DTYPES>_<RESULT>: the kernels of a registry dtype group
+// and result rule; the VM path leaves f32 and f64 to the vector lists.
+#define TFR_EW_G_SCALAR_NUMERIC_SAME(X, OP, n) TFR_EW_NUM(X, OP, n)
+#define TFR_EW_G_SCALAR_SIGNED_SAME(X, OP, n) TFR_EW_SINT(X, OP, n) TFR_EW_FC(X, OP, n)
+#define TFR_EW_G_SCALAR_SIGNED_REAL(X, OP, n) \
+  TFR_EW_SINT(X, OP, n) TFR_EW_FLOAT(X, OP, n) TFR_EW_CPLX_TO_REAL(X, OP, n)
+#define TFR_EW_G_SCALAR_BI_SAME(X, OP, n) TFR_EW_BOOL(X, OP, n) TFR_EW_INT(X, OP, n)
+#define TFR_EW_G_SCALAR_INT_SAME(X, OP, n) TFR_EW_INT(X, OP, n)
+#define TFR_EW_G_SCALAR_IF_SAME(X, OP, n) TFR_EW_INT(X, OP, n) TFR_EW_FLOAT(X, OP, n)
+#define TFR_EW_G_SCALAR_ALL_SAME(X, OP, n) TFR_EW_ALL(X, OP, n)
+#define TFR_EW_G_SCALAR_FLOAT_SAME(X, OP, n) TFR_EW_FLOAT(X, OP, n)
+#define TFR_EW_G_SCALAR_FLOAT_BOOL(X, OP, n) \
+  X(OP, n, f32, b8) X(OP, n, f64, b8) X(OP, n, f16, b8) X(OP, n, bf16, b8)
+#define TFR_EW_G_SCALAR_FC_SAME(X, OP, n) TFR_EW_FC(X, OP, n)
+#define TFR_EW_G_SCALAR_FC_REAL(X, OP, n) TFR_EW_FLOAT(X, OP, n) TFR_EW_CPLX_TO_REAL(X, OP, n)
+#define TFR_EW_G_SCALAR_F32_F64_COMPLEX(X, OP, n) X(OP, n, f32, c64) X(OP, n, f64, c128)
+#define TFR_EW_G_VM_FLOAT_SAME(X, OP, n) TFR_EW_HALF(X, OP, n)
+#define TFR_EW_G_VM_FC_SAME(X, OP, n) TFR_EW_HALF(X, OP, n) TFR_EW_CPLX(X, OP, n)
+#define TFR_EW_G_VM_NUMERIC_SAME(X, OP, n) \
+  TFR_EW_INT(X, OP, n) TFR_EW_HALF(X, OP, n) TFR_EW_CPLX(X, OP, n)
+#define TFR_EW_VMPART_SCALAR(X, OP, n)
+#define TFR_EW_VMPART_VM(X, OP, n) TFR_EW_F3264(X, OP, n)
 
-// The real float transcendental functions of f32 and f64: vector routines
-// where adopted (vector_math.c), else the scalar kernels. f16 and bf16 run
-// the scalar f32 function per element (in the list above).
-#define TFR_EW_VM_UNARY_OPS(X)                                                         \
-  TFR_EW_F3264(X, TFR_EXP, exp)                                                        \
-  TFR_EW_F3264(X, TFR_LOG, log)                                                        \
-  TFR_EW_F3264(X, TFR_SIN, sin)                                                        \
-  TFR_EW_F3264(X, TFR_COS, cos)                                                        \
-  TFR_EW_F3264(X, TFR_TAN, tan)                                                        \
-  TFR_EW_F3264(X, TFR_TANH, tanh)                                                      \
-  TFR_EW_F3264(X, TFR_CBRT, cbrt)                                                      \
-  TFR_EW_F3264(X, TFR_EXPM1, expm1)                                                    \
-  TFR_EW_F3264(X, TFR_LOG1P, log1p)                                                    \
-  TFR_EW_F3264(X, TFR_ERF, erf)                                                        \
-  TFR_EW_F3264(X, TFR_ASIN, asin)                                                      \
-  TFR_EW_F3264(X, TFR_ACOS, acos)                                                      \
-  TFR_EW_F3264(X, TFR_ATAN, atan)                                                      \
-  TFR_EW_F3264(X, TFR_SINH, sinh)                                                      \
-  TFR_EW_F3264(X, TFR_COSH, cosh)                                                      \
-  TFR_EW_F3264(X, TFR_ASINH, asinh)                                                    \
-  TFR_EW_F3264(X, TFR_ACOSH, acosh)                                                    \
-  TFR_EW_F3264(X, TFR_ATANH, atanh)                                                    \
-  TFR_EW_F3264(X, TFR_ERFC, erfc)
+// Per op: scalar_math.h name, f32/f64 path.
+#define TFR_CPU_EW_NEGATE negate, SCALAR
+#define TFR_CPU_EW_ABS abs, SCALAR
+#define TFR_CPU_EW_SIGN sign, SCALAR
+#define TFR_CPU_EW_CONJ conj, SCALAR
+#define TFR_CPU_EW_NOT not, SCALAR
+#define TFR_CPU_EW_FLOOR floor, SCALAR
+#define TFR_CPU_EW_CEIL ceil, SCALAR
+#define TFR_CPU_EW_ROUND_NEAREST_EVEN round_nearest_even, SCALAR
+#define TFR_CPU_EW_ROUND_NEAREST_AFZ round_nearest_afz, SCALAR
+#define TFR_CPU_EW_IS_FINITE is_finite, SCALAR
+#define TFR_CPU_EW_REAL real, SCALAR
+#define TFR_CPU_EW_IMAG imag, SCALAR
+#define TFR_CPU_EW_EXP exp, VM
+#define TFR_CPU_EW_LOG log, VM
+#define TFR_CPU_EW_SIN sin, VM
+#define TFR_CPU_EW_COS cos, VM
+#define TFR_CPU_EW_TAN tan, VM
+#define TFR_CPU_EW_TANH tanh, VM
+#define TFR_CPU_EW_SQRT sqrt, SCALAR
+#define TFR_CPU_EW_RSQRT rsqrt, SCALAR
+#define TFR_CPU_EW_CBRT cbrt, VM
+#define TFR_CPU_EW_EXPM1 expm1, VM
+#define TFR_CPU_EW_LOG1P log1p, VM
+#define TFR_CPU_EW_ERF erf, VM
+#define TFR_CPU_EW_LOGISTIC logistic, SCALAR
+#define TFR_CPU_EW_ASIN asin, VM
+#define TFR_CPU_EW_ACOS acos, VM
+#define TFR_CPU_EW_ATAN atan, VM
+#define TFR_CPU_EW_SINH sinh, VM
+#define TFR_CPU_EW_COSH cosh, VM
+#define TFR_CPU_EW_ASINH asinh, VM
+#define TFR_CPU_EW_ACOSH acosh, VM
+#define TFR_CPU_EW_ATANH atanh, VM
+#define TFR_CPU_EW_ERFC erfc, VM
+#define TFR_CPU_EW_POPCNT popcnt, SCALAR
+#define TFR_CPU_EW_ADD add, SCALAR
+#define TFR_CPU_EW_SUBTRACT subtract, SCALAR
+#define TFR_CPU_EW_MULTIPLY multiply, SCALAR
+#define TFR_CPU_EW_DIVIDE divide, SCALAR
+#define TFR_CPU_EW_REMAINDER remainder, SCALAR
+#define TFR_CPU_EW_MAXIMUM maximum, SCALAR
+#define TFR_CPU_EW_MINIMUM minimum, SCALAR
+#define TFR_CPU_EW_POWER power, VM
+#define TFR_CPU_EW_AND and, SCALAR
+#define TFR_CPU_EW_OR or, SCALAR
+#define TFR_CPU_EW_XOR xor, SCALAR
+#define TFR_CPU_EW_ATAN2 atan2, VM
+#define TFR_CPU_EW_SHIFT_LEFT shift_left, SCALAR
+#define TFR_CPU_EW_SHIFT_RIGHT_ARITHMETIC shift_right_arithmetic, SCALAR
+#define TFR_CPU_EW_SHIFT_RIGHT_LOGICAL shift_right_logical, SCALAR
+#define TFR_CPU_EW_NEXT_AFTER next_after, SCALAR
+#define TFR_CPU_EW_COMPLEX cplx, SCALAR
 
-#define TFR_EW_BINARY_OPS(X)                                                           \
-  TFR_EW_NUM(X, TFR_ADD, add)                                                          \
-  TFR_EW_NUM(X, TFR_SUBTRACT, subtract)                                                \
-  TFR_EW_NUM(X, TFR_MULTIPLY, multiply)                                                \
-  TFR_EW_NUM(X, TFR_DIVIDE, divide)                                                    \
-  TFR_EW_INT(X, TFR_REMAINDER, remainder) TFR_EW_FLOAT(X, TFR_REMAINDER, remainder)    \
-  TFR_EW_ALL(X, TFR_MAXIMUM, maximum)                                                  \
-  TFR_EW_ALL(X, TFR_MINIMUM, minimum)                                                  \
-  TFR_EW_INT(X, TFR_POWER, power) TFR_EW_CPLX(X, TFR_POWER, power)                     \
-  TFR_EW_HALF(X, TFR_POWER, power)                                                     \
-  TFR_EW_BOOL(X, TFR_AND, and) TFR_EW_INT(X, TFR_AND, and)                             \
-  TFR_EW_BOOL(X, TFR_OR, or) TFR_EW_INT(X, TFR_OR, or)                                 \
-  TFR_EW_BOOL(X, TFR_XOR, xor) TFR_EW_INT(X, TFR_XOR, xor)                             \
-  TFR_EW_CPLX(X, TFR_ATAN2, atan2) TFR_EW_HALF(X, TFR_ATAN2, atan2)                    \
-  TFR_EW_INT(X, TFR_SHIFT_LEFT, shift_left)                                            \
-  TFR_EW_INT(X, TFR_SHIFT_RIGHT_ARITHMETIC, shift_right_arithmetic)                    \
-  TFR_EW_INT(X, TFR_SHIFT_RIGHT_LOGICAL, shift_right_logical)                          \
-  TFR_EW_FLOAT(X, TFR_NEXT_AFTER, next_after)                                          \
-  X(TFR_COMPLEX, cplx, f32, c64) X(TFR_COMPLEX, cplx, f64, c128)
+// One registry row -> its kernels: K for the scalar ones, KV for the vector
+// ones. TFR_EW_ROW_ expands TFR_CPU_EW_<ID> into its two arguments.
+#define TFR_EW_ROW(K, KV, ID, D, R) TFR_EW_ROW_(K, KV, TFR_##ID, D, R, TFR_CPU_EW_##ID)
+#define TFR_EW_ROW_(K, KV, OP, D, R, IMPL) TFR_EW_ROW__(K, KV, OP, D, R, IMPL)
+#define TFR_EW_ROW__(K, KV, OP, D, R, n, PATH) \
+  TFR_EW_G_##PATH##_##D##_##R(K, OP, n) TFR_EW_VMPART_##PATH(KV, OP, n)
 
-#define TFR_EW_VM_BINARY_OPS(X) \
-  TFR_EW_F3264(X, TFR_POWER, power) TFR_EW_F3264(X, TFR_ATAN2, atan2)
+// Registry rows by family: P_UNARY / P_BINARY of a pass P, nothing else.
+#define TFR_EW_FAM_UNARY(P, ID, D, R) P##_UNARY(ID, D, R)
+#define TFR_EW_FAM_BINARY(P, ID, D, R) P##_BINARY(ID, D, R)
+#define TFR_EW_FAM_SELECT(P, ID, D, R) P##_SELECT(ID, D, R)
+#define TFR_EW_FAM_CLAMP(P, ID, D, R) P##_CLAMP(ID, D, R)
+#define TFR_EW_FAM_COMPARE(P, ID, D, R) P##_COMPARE(ID, D, R)
+#define TFR_EW_FAM_CONVERT(P, ID, D, R)
+#define TFR_EW_FAM_STRUCTURAL(P, ID, D, R)
+#define TFR_EW_FAM_REDUCE(P, ID, D, R)
+#define TFR_EW_FAM_DOT(P, ID, D, R)
+#define TFR_EW_FAM_GATHER(P, ID, D, R)
+#define TFR_EW_FAM_SCATTER(P, ID, D, R)
+#define TFR_EW_FAM_WINDOW(P, ID, D, R)
 
-// X(direction, name, dtype): EQ and NE on every dtype, orderings on the real ones.
-#define TFR_EW_CMP_REAL(X, D, name)                                                    \
-  X(D, name, b8) X(D, name, i8) X(D, name, i16) X(D, name, i32) X(D, name, i64)        \
-  X(D, name, u8) X(D, name, u16) X(D, name, u32) X(D, name, u64) X(D, name, f16)       \
-  X(D, name, bf16) X(D, name, f32) X(D, name, f64)
-#define TFR_EW_CMP_ALL(X, D, name) TFR_EW_CMP_REAL(X, D, name) X(D, name, c64) X(D, name, c128)
-#define TFR_EW_COMPARE_OPS(X)                                                   \
-  TFR_EW_CMP_ALL(X, TFR_EQ, eq) TFR_EW_CMP_ALL(X, TFR_NE, ne)                   \
-  TFR_EW_CMP_REAL(X, TFR_LT, lt) TFR_EW_CMP_REAL(X, TFR_LE, le)                 \
-  TFR_EW_CMP_REAL(X, TFR_GT, gt) TFR_EW_CMP_REAL(X, TFR_GE, ge)
+// The dtype tokens of a registry group (select, clamp, compare):
+// X(args..., dt) for each dtype dt; `...` is the leading arguments with a
+// trailing comma, or empty.
+#define TFR_EW_DTS_BIF(X, ...)                                                         \
+  X(__VA_ARGS__ b8) X(__VA_ARGS__ i8) X(__VA_ARGS__ i16) X(__VA_ARGS__ i32)            \
+  X(__VA_ARGS__ i64) X(__VA_ARGS__ u8) X(__VA_ARGS__ u16) X(__VA_ARGS__ u32)           \
+  X(__VA_ARGS__ u64) X(__VA_ARGS__ f16) X(__VA_ARGS__ bf16) X(__VA_ARGS__ f32)         \
+  X(__VA_ARGS__ f64)
+#define TFR_EW_DTS_ALL(X, ...) TFR_EW_DTS_BIF(X, __VA_ARGS__) X(__VA_ARGS__ c64) X(__VA_ARGS__ c128)
+// A group without its complex dtypes (compare's orderings).
+#define TFR_EW_REAL_ALL BIF
 
-#define TFR_EW_CLAMP_DTYPES(X)                                                          \
-  X(b8) X(i8) X(i16) X(i32) X(i64) X(u8) X(u16) X(u32) X(u64) X(f16) X(bf16) X(f32) X(f64)
-#define TFR_EW_SELECT_DTYPES(X) TFR_EW_CLAMP_DTYPES(X) X(c64) X(c128)
+// compare, X(direction, name, dtype): EQ and NE on the registry's dtypes of
+// compare, LT LE GT GE on those without complex (its attributes).
+#define TFR_EW_CMP_ROWS(X, D) TFR_EW_CMP_ROWS_(X, D, TFR_EW_REAL_##D)
+#define TFR_EW_CMP_ROWS_(X, D, RD) TFR_EW_CMP_ROWS__(X, D, RD)
+#define TFR_EW_CMP_ROWS__(X, D, RD)                                                    \
+  TFR_EW_DTS_##D(X, TFR_EQ, eq, ) TFR_EW_DTS_##D(X, TFR_NE, ne, )                      \
+  TFR_EW_DTS_##RD(X, TFR_LT, lt, ) TFR_EW_DTS_##RD(X, TFR_LE, le, )                    \
+  TFR_EW_DTS_##RD(X, TFR_GT, gt, ) TFR_EW_DTS_##RD(X, TFR_GE, ge, )
 
 // ---------------------------------------------------------------------------
 // Kernels and dispatch tables
 // ---------------------------------------------------------------------------
 
-TFR_EW_UNARY_OPS(TFR_EW_UNARY_KERNEL)
-TFR_EW_VM_UNARY_OPS(TFR_EW_VM_UNARY_KERNEL)
-TFR_EW_BINARY_OPS(TFR_EW_BINARY_KERNEL)
-TFR_EW_VM_BINARY_OPS(TFR_EW_VM_BINARY_KERNEL)
-TFR_EW_COMPARE_OPS(TFR_EW_COMPARE_KERNEL)
-TFR_EW_SELECT_DTYPES(TFR_EW_SELECT_KERNEL)
-TFR_EW_CLAMP_DTYPES(TFR_EW_CLAMP_KERNEL)
+#define TFR_EW_KERN_UNARY(ID, D, R) \
+  TFR_EW_ROW(TFR_EW_UNARY_KERNEL, TFR_EW_VM_UNARY_KERNEL, ID, D, R)
+#define TFR_EW_KERN_BINARY(ID, D, R) \
+  TFR_EW_ROW(TFR_EW_BINARY_KERNEL, TFR_EW_VM_BINARY_KERNEL, ID, D, R)
+#define TFR_EW_KERN_SELECT(ID, D, R) TFR_EW_DTS_##D(TFR_EW_SELECT_KERNEL, )
+#define TFR_EW_KERN_CLAMP(ID, D, R) TFR_EW_DTS_##D(TFR_EW_CLAMP_KERNEL, )
+#define TFR_EW_KERN_COMPARE(ID, D, R) TFR_EW_CMP_ROWS(TFR_EW_COMPARE_KERNEL, D)
+#define X(ID, name, FAMILY, ORIGIN, arity, DTYPES, RESULT, TOL, param, attrs) \
+  TFR_EW_FAM_##FAMILY(TFR_EW_KERN, ID, DTYPES, RESULT)
+#include "core/op_registry.def"
+#undef X
 
 #define TFR_EW_OP_ENTRY(OP, name, dt, odt) [OP][TFR_EW_D(dt)] = tfr_ew_##name##_##dt,
 #define TFR_EW_CMP_ENTRY(D, name, dt) [D][TFR_EW_D(dt)] = tfr_ew_cmp_##name##_##dt,
 #define TFR_EW_SELECT_ENTRY(dt) [TFR_EW_D(dt)] = tfr_ew_select_##dt,
 #define TFR_EW_CLAMP_ENTRY(dt) [TFR_EW_D(dt)] = tfr_ew_clamp_##dt,
 
-// Indexed by [op][operand dtype]; NULL where the op table rejects the dtype.
+// Table passes over the registry: one family each.
+#define TFR_EW_UTAB_UNARY(ID, D, R) TFR_EW_ROW(TFR_EW_OP_ENTRY, TFR_EW_OP_ENTRY, ID, D, R)
+#define TFR_EW_UTAB_BINARY(ID, D, R)
+#define TFR_EW_UTAB_SELECT(ID, D, R)
+#define TFR_EW_UTAB_CLAMP(ID, D, R)
+#define TFR_EW_UTAB_COMPARE(ID, D, R)
+#define TFR_EW_BTAB_UNARY(ID, D, R)
+#define TFR_EW_BTAB_BINARY(ID, D, R) TFR_EW_ROW(TFR_EW_OP_ENTRY, TFR_EW_OP_ENTRY, ID, D, R)
+#define TFR_EW_BTAB_SELECT(ID, D, R)
+#define TFR_EW_BTAB_CLAMP(ID, D, R)
+#define TFR_EW_BTAB_COMPARE(ID, D, R)
+#define TFR_EW_STAB_UNARY(ID, D, R)
+#define TFR_EW_STAB_BINARY(ID, D, R)
+#define TFR_EW_STAB_SELECT(ID, D, R) TFR_EW_DTS_##D(TFR_EW_SELECT_ENTRY, )
+#define TFR_EW_STAB_CLAMP(ID, D, R)
+#define TFR_EW_STAB_COMPARE(ID, D, R)
+#define TFR_EW_CTAB_UNARY(ID, D, R)
+#define TFR_EW_CTAB_BINARY(ID, D, R)
+#define TFR_EW_CTAB_SELECT(ID, D, R)
+#define TFR_EW_CTAB_CLAMP(ID, D, R) TFR_EW_DTS_##D(TFR_EW_CLAMP_ENTRY, )
+#define TFR_EW_CTAB_COMPARE(ID, D, R)
+#define TFR_EW_QTAB_UNARY(ID, D, R)
+#define TFR_EW_QTAB_BINARY(ID, D, R)
+#define TFR_EW_QTAB_SELECT(ID, D, R)
+#define TFR_EW_QTAB_CLAMP(ID, D, R)
+#define TFR_EW_QTAB_COMPARE(ID, D, R) TFR_EW_CMP_ROWS(TFR_EW_CMP_ENTRY, D)
+
+// Indexed by [op][operand dtype]; NULL where the registry rejects the dtype.
 static const tfr_cpu_inner_fn tfr_ew_unary_table[TFR_UNARY_OP_COUNT][TFR_DTYPE_COUNT] = {
-    TFR_EW_UNARY_OPS(TFR_EW_OP_ENTRY) TFR_EW_VM_UNARY_OPS(TFR_EW_OP_ENTRY)};
+#define X(ID, name, FAMILY, ORIGIN, arity, DTYPES, RESULT, TOL, param, attrs) \
+  TFR_EW_FAM_##FAMILY(TFR_EW_UTAB, ID, DTYPES, RESULT)
+#include "core/op_registry.def"
+#undef X
+};
 static const tfr_cpu_inner_fn tfr_ew_binary_table[TFR_BINARY_OP_COUNT][TFR_DTYPE_COUNT] = {
-    TFR_EW_BINARY_OPS(TFR_EW_OP_ENTRY) TFR_EW_VM_BINARY_OPS(TFR_EW_OP_ENTRY)};
+#define X(ID, name, FAMILY, ORIGIN, arity, DTYPES, RESULT, TOL, param, attrs) \
+  TFR_EW_FAM_##FAMILY(TFR_EW_BTAB, ID, DTYPES, RESULT)
+#include "core/op_registry.def"
+#undef X
+};
 static const tfr_cpu_inner_fn tfr_ew_compare_table[TFR_GE + 1][TFR_DTYPE_COUNT] = {
-    TFR_EW_COMPARE_OPS(TFR_EW_CMP_ENTRY)};
+#define X(ID, name, FAMILY, ORIGIN, arity, DTYPES, RESULT, TOL, param, attrs) \
+  TFR_EW_FAM_##FAMILY(TFR_EW_QTAB, ID, DTYPES, RESULT)
+#include "core/op_registry.def"
+#undef X
+};
 static const tfr_cpu_inner_fn tfr_ew_select_table[TFR_DTYPE_COUNT] = {
-    TFR_EW_SELECT_DTYPES(TFR_EW_SELECT_ENTRY)};
+#define X(ID, name, FAMILY, ORIGIN, arity, DTYPES, RESULT, TOL, param, attrs) \
+  TFR_EW_FAM_##FAMILY(TFR_EW_STAB, ID, DTYPES, RESULT)
+#include "core/op_registry.def"
+#undef X
+};
 static const tfr_cpu_inner_fn tfr_ew_clamp_table[TFR_DTYPE_COUNT] = {
-    TFR_EW_CLAMP_DTYPES(TFR_EW_CLAMP_ENTRY)};
+#define X(ID, name, FAMILY, ORIGIN, arity, DTYPES, RESULT, TOL, param, attrs) \
+  TFR_EW_FAM_##FAMILY(TFR_EW_CTAB, ID, DTYPES, RESULT)
+#include "core/op_registry.def"
+#undef X
+};
 
 // The kernel of a validated descriptor; NULL only if the lists above miss a
 // pair the op table allows (an internal error, not a user one).

@@ -1,6 +1,6 @@
 // Scalar element functions of the cpu elementwise kernels: one static inline
 // function tfr_sm_<op>_<dtype> per (op, dtype) the op table allows
-// (src/core/elementwise_table.c). src/cpu/elementwise.c wraps each in a
+// (src/core/op_registry.def). src/cpu/elementwise.c wraps each in a
 // strided loop; the semantics are those of include/tenferro/ops.h.
 //
 // Dtype tokens: b8 (bool, uint8_t 0/1), i8 i16 i32 i64, u8 u16 u32 u64, f16

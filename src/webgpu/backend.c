@@ -94,6 +94,7 @@ static const tfr_backend_vtable tfr_wgpu_vtable = {
     .gather = tfr_wgpu_gather,
     .scatter = tfr_wgpu_scatter,
     .fusion = tfr_wgpu_fusion,
+    .supports = tfr_wgpu_supports,
 };
 
 // ---------------------------------------------------------------------------

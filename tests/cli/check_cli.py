@@ -10,6 +10,9 @@ usage: check_cli.py TENFERRO_BINARY REPO_ROOT [--webgpu]
 * `tenferro einsum` on .npy files against numpy.einsum (diagonal, trace,
   ellipsis, implicit output);
 * bad input: one-line error on stderr, non-zero exit, and no output file;
+* `tenferro info --ops [--json]`: the op x dtype x backend matrix lists
+  every op of src/core/op_registry.def, the cpu runs each op on all its
+  dtypes, and (with --webgpu) the webgpu column is a subset of them;
 * with --webgpu: the same contractions on the webgpu backend in single
   precision, compared with numpy at single-precision tolerance.
 Exits 0 when every check passes; prints each failure.
@@ -174,6 +177,47 @@ def bad_inputs(binary, root, tmp):
             "unknown backend (einsum)")
 
 
+def info_ops(binary, root, webgpu):
+    import re
+    rows = re.findall(r'^X\(\w+, "([^"]+)",', open(os.path.join(root, "src", "core",
+                                                               "op_registry.def")).read(), re.M)
+    rc, out, err = run(binary, "info", "--ops", "--json")
+    check(rc == 0, f"info --ops --json: exit {rc}: {err!r}")
+    try:
+        doc = json.loads(out)
+    except ValueError as e:
+        check(False, f"info --ops --json: not JSON ({e})")
+        return
+    ops = {o["name"]: o for o in doc["ops"]}
+    check(list(ops) == rows, "info --ops --json: the ops are not those of op_registry.def")
+    check(doc["backends"][0] == "cpu", "info --ops --json: cpu is not the first backend")
+    for o in doc["ops"]:
+        check(set(o["dtypes"]) <= set(doc["dtypes"]), f"{o['name']}: unknown dtypes")
+        check(o["backends"]["cpu"] == o["dtypes"], f"{o['name']}: cpu does not run all its dtypes")
+        if "webgpu" in o["backends"]:
+            check(set(o["backends"]["webgpu"]) <= set(o["dtypes"]),
+                  f"{o['name']}: webgpu runs a dtype the op is not defined for")
+    check("u8" not in ops["abs"]["dtypes"] and "i8" in ops["abs"]["dtypes"],
+          "abs: defined for signed integers only")
+    check(ops["exponential"]["tolerance"] == "function", "exponential: tolerance class")
+    if webgpu:
+        check("webgpu" in doc["backends"], "info --ops --json: no webgpu column with an adapter")
+        wg = ops["exponential"]["backends"].get("webgpu", [])
+        check("f32" in wg and "f64" not in wg, f"exponential on webgpu: {wg}")
+    rc, out, _ = run(binary, "info", "--ops")
+    lines = out.splitlines()
+    check(rc == 0 and len(lines) == len(rows) + 2, "info --ops: one line per op plus two")
+    if len(lines) > 2:
+        head = lines[1].split()
+        abs_line = next((l.split() for l in lines if l.startswith("abs ")), [])
+        check(len(abs_line) == len(head) and abs_line[head.index("u8")] == "." and
+              abs_line[head.index("f32")] in ("c", "+"), f"info --ops: abs row {abs_line}")
+    rc, out, _ = run(binary, "info", "--help")
+    check(rc == 0 and "--ops" in out, "info --help does not document --ops")
+    rc, _, err = run(binary, "info", "--json")
+    check(rc == 2 and "--json needs --ops" in err, f"info --json without --ops: {rc} {err!r}")
+
+
 def main():
     binary, root = sys.argv[1], sys.argv[2]
     webgpu = "--webgpu" in sys.argv[3:]
@@ -192,6 +236,7 @@ def main():
             contract_case(binary, root, tmp, name, "cpu", 1e-10)
         einsum_cases(binary, tmp, "cpu", 1e-12)
         bad_inputs(binary, root, tmp)
+        info_ops(binary, root, webgpu)
         # Not under AddressSanitizer: its shadow memory and quarantine inflate
         # the RSS (scripts/test.sh sets ASAN_OPTIONS for sanitizer builds).
         if not webgpu and "ASAN_OPTIONS" not in os.environ:

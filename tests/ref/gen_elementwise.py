@@ -29,6 +29,8 @@ import sys
 
 import numpy as np
 
+import op_registry
+
 SEED = 20240611
 N_RANDOM = 255  # odd, = 15 * 17: the C test also views it as a 2-D array
 
@@ -47,16 +49,7 @@ REAL_OF = {"f16": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64", "c64": "f32
 COMPLEX_OF = {"f32": "c64", "f64": "c128"}
 BITS = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
 
-SINT = ["i8", "i16", "i32", "i64"]
-UINT = ["u8", "u16", "u32", "u64"]
-INT = SINT + UINT
-F3264 = ["f32", "f64"]
-HALF = ["f16", "bf16"]
-FLOAT = F3264 + HALF
-CPLX = ["c64", "c128"]
-FC = FLOAT + CPLX
-NUM = INT + FC
-ALL = ["bool"] + NUM
+from op_registry import ALL, CPLX, F3264, FC, FLOAT, HALF, INT, NUM, SINT, UINT  # noqa: E402,F401
 
 
 # ---------------------------------------------------------------------------
@@ -394,56 +387,61 @@ def numpy_ref(fn):
     return same(fn)
 
 
+# The op registry (src/core/op_registry.def, tests/ref/op_registry.py): each
+# op's dtype list and result rule are read from it, not restated here.
+REG = op_registry.read()
+
+# Per op: (reference function, tolerance per dtype, input kind); dtypes and
+# result rule from REG.
 UNARY = {
-    "negate": (NUM, "same", numpy_ref(np.negative), EXACT, "full"),
-    "abs": (SINT + FC, "real", ref_by_group(numpy_ref(np.abs), numpy_ref(np.abs),
+    "negate": (numpy_ref(np.negative), EXACT, "full"),
+    "abs": (ref_by_group(numpy_ref(np.abs), numpy_ref(np.abs),
                                       lambda dt, a: wide(np.abs, REAL_OF[dt])(dt, a)),
             {**EXACT, "c64": "ulp1", "c128": "ulp1"}, "full"),
-    "sign": (SINT + FC, "same", ref_by_group(numpy_ref(np.sign), same(float_sign),
+    "sign": (ref_by_group(numpy_ref(np.sign), same(float_sign),
                                        per_elem(cplx_sign)),
              {**EXACT, "c64": "cplx1", "c128": "cplx1"}, "full"),
-    "conj": (NUM, "same", numpy_ref(np.conj), EXACT, "full"),
-    "not": (["bool"] + INT, "same",
-            ref_by_group(numpy_ref(np.invert), bool_ref=same(lambda a: 1 - a)), EXACT, "full"),
-    "floor": (FLOAT, "same", numpy_ref(np.floor), EXACT, "wide"),
-    "ceil": (FLOAT, "same", numpy_ref(np.ceil), EXACT, "wide"),
-    "round_nearest_even": (FLOAT, "same", numpy_ref(np.rint), EXACT, "halves"),
-    "round_nearest_afz": (FLOAT, "same", same(round_afz), EXACT, "halves"),
-    "is_finite": (FLOAT, "bool", same(np.isfinite, "bool"), EXACT, "unit"),
-    "real": (FC, "real", lambda dt, a: same(np.real, REAL_OF[dt])(dt, a), EXACT, "unit"),
-    "imag": (FC, "real", lambda dt, a: (imag_of_real(dt, a) if dt in FLOAT
+    "conj": (numpy_ref(np.conj), EXACT, "full"),
+    "not": (ref_by_group(numpy_ref(np.invert), bool_ref=same(lambda a: 1 - a)), EXACT, "full"),
+    "floor": (numpy_ref(np.floor), EXACT, "wide"),
+    "ceil": (numpy_ref(np.ceil), EXACT, "wide"),
+    "round_nearest_even": (numpy_ref(np.rint), EXACT, "halves"),
+    "round_nearest_afz": (same(round_afz), EXACT, "halves"),
+    "is_finite": (same(np.isfinite, "bool"), EXACT, "unit"),
+    "real": (lambda dt, a: same(np.real, REAL_OF[dt])(dt, a), EXACT, "unit"),
+    "imag": (lambda dt, a: (imag_of_real(dt, a) if dt in FLOAT
                                          else same(np.imag, REAL_OF[dt])(dt, a)),
              EXACT, "unit"),
-    "exponential": (FC, "same", wide(np.exp), TRANS, "exp"),
-    "log": (FC, "same", wide(np.log), TRANS, "wide"),
-    "sine": (FC, "same", wide(np.sin), TRANS, "trig"),
-    "cosine": (FC, "same", wide(np.cos), TRANS, "trig"),
-    "tan": (FC, "same", wide(np.tan), TRANS, "trig"),
-    "tanh": (FC, "same", wide(np.tanh), libm(2, 2), "exp"),
-    "sqrt": (FC, "same", wide(np.sqrt), TRANS, "wide"),
-    "rsqrt": (FC, "same", ref_by_group(float_ref=wide(lambda v: 1 / np.sqrt(v)),
+    "exponential": (wide(np.exp), TRANS, "exp"),
+    "log": (wide(np.log), TRANS, "wide"),
+    "sine": (wide(np.sin), TRANS, "trig"),
+    "cosine": (wide(np.cos), TRANS, "trig"),
+    "tan": (wide(np.tan), TRANS, "trig"),
+    "tanh": (wide(np.tanh), libm(2, 2), "exp"),
+    "sqrt": (wide(np.sqrt), TRANS, "wide"),
+    "rsqrt": (ref_by_group(float_ref=wide(lambda v: 1 / np.sqrt(v)),
                                        cplx_ref=wide(lambda v: cplx_recip(np.sqrt(v)))),
               TRANS, "wide"),
-    "cbrt": (FLOAT, "same", wide(np.cbrt), libm(1, 3), "wide"),
-    "exponential_minus_one": (FC, "same", ref_by_group(float_ref=wide(np.expm1),
+    "cbrt": (wide(np.cbrt), libm(1, 3), "wide"),
+    "exponential_minus_one": (ref_by_group(float_ref=wide(np.expm1),
                                                        cplx_ref=cplx_expm1_ref), TRANS, "exp"),
-    "log_plus_one": (FC, "same", ref_by_group(float_ref=wide(np.log1p),
+    "log_plus_one": (ref_by_group(float_ref=wide(np.log1p),
                                               cplx_ref=cplx_log1p_ref), TRANS, "wide"),
-    "erf": (FLOAT, "same", erf_ref(math.erf), TRANS, "unit"),
+    "erf": (erf_ref(math.erf), TRANS, "unit"),
     # f32: e / (1 + e) rounds three times; 2 ulp measured (at x = -1.153).
-    "logistic": (FC, "same", ref_by_group(float_ref=wide(real_logistic),
+    "logistic": (ref_by_group(float_ref=wide(real_logistic),
                                           cplx_ref=cplx_logistic_ref),
                  {**TRANS, "f32": "ulp2"}, "exp"),
-    "asin": (FC, "same", wide(np.arcsin), TRANS, "unit"),
-    "acos": (FC, "same", wide(np.arccos), TRANS, "unit"),
-    "atan": (FC, "same", wide(np.arctan), TRANS, "wide"),
-    "sinh": (FC, "same", wide(np.sinh), libm(2, 2), "exp"),
-    "cosh": (FC, "same", wide(np.cosh), libm(2, 1), "exp"),
-    "asinh": (FC, "same", wide(np.arcsinh), libm(2, 2), "wide"),
-    "acosh": (FC, "same", wide(np.arccosh), libm(2, 2), "wide"),
-    "atanh": (FC, "same", wide(np.arctanh), libm(2, 2), "unit"),
-    "erfc": (FLOAT, "same", erf_ref(math.erfc), libm(3, 3), "unit"),
-    "popcnt": (INT, "same", ints(popcnt), EXACT, "full"),
+    "asin": (wide(np.arcsin), TRANS, "unit"),
+    "acos": (wide(np.arccos), TRANS, "unit"),
+    "atan": (wide(np.arctan), TRANS, "wide"),
+    "sinh": (wide(np.sinh), libm(2, 2), "exp"),
+    "cosh": (wide(np.cosh), libm(2, 1), "exp"),
+    "asinh": (wide(np.arcsinh), libm(2, 2), "wide"),
+    "acosh": (wide(np.arccosh), libm(2, 2), "wide"),
+    "atanh": (wide(np.arctanh), libm(2, 2), "unit"),
+    "erfc": (erf_ref(math.erfc), libm(3, 3), "unit"),
+    "popcnt": (ints(popcnt), EXACT, "full"),
 }
 
 
@@ -460,41 +458,50 @@ def minmax_ref(int_fn, float_fn, cplx_fn):
 
 
 BINARY = {
-    "add": (NUM, "same", numpy_ref(np.add), EXACT, "full"),
-    "subtract": (NUM, "same", numpy_ref(np.subtract), EXACT, "full"),
-    "multiply": (NUM, "same", numpy_ref(np.multiply), {**EXACT, "c64": "cplx1", "c128": "cplx1"},
+    "add": (numpy_ref(np.add), EXACT, "full"),
+    "subtract": (numpy_ref(np.subtract), EXACT, "full"),
+    "multiply": (numpy_ref(np.multiply), {**EXACT, "c64": "cplx1", "c128": "cplx1"},
                  "full"),
-    "divide": (NUM, "same", ref_by_group(ints(int_divide), numpy_ref(np.divide), wide(np.divide)),
+    "divide": (ref_by_group(ints(int_divide), numpy_ref(np.divide), wide(np.divide)),
                {**EXACT, "c64": "cplx2", "c128": "cplx2"}, "full"),
-    "remainder": (INT + FLOAT, "same", ref_by_group(ints(int_remainder), numpy_ref(np.fmod)),
+    "remainder": (ref_by_group(ints(int_remainder), numpy_ref(np.fmod)),
                   EXACT, "full"),
-    "maximum": (ALL, "same", minmax_ref(np.maximum, ieee_max, cplx_max), EXACT, "full"),
-    "minimum": (ALL, "same", minmax_ref(np.minimum, ieee_min, cplx_min), EXACT, "full"),
+    "maximum": (minmax_ref(np.maximum, ieee_max, cplx_max), EXACT, "full"),
+    "minimum": (minmax_ref(np.minimum, ieee_min, cplx_min), EXACT, "full"),
     # cpow = exp(b log a): its error grows with |b log a| (up to ~15 here).
-    "power": (NUM, "same", ref_by_group(ints(int_power), wide(np.power), per_elem(cplx_power)),
+    "power": (ref_by_group(ints(int_power), wide(np.power), per_elem(cplx_power)),
               {**EXACT, "f16": "ulp1", "bf16": "ulp1", "f32": "ulp1", "f64": "ulp1",
                "c64": "cplx32", "c128": "cplx32"}, "power"),
-    "and": (["bool"] + INT, "same", numpy_ref(np.bitwise_and), EXACT, "full"),
-    "or": (["bool"] + INT, "same", numpy_ref(np.bitwise_or), EXACT, "full"),
-    "xor": (["bool"] + INT, "same", numpy_ref(np.bitwise_xor), EXACT, "full"),
+    "and": (numpy_ref(np.bitwise_and), EXACT, "full"),
+    "or": (numpy_ref(np.bitwise_or), EXACT, "full"),
+    "xor": (numpy_ref(np.bitwise_xor), EXACT, "full"),
     # The complex formula evaluates log near the unit circle, where a small
     # real part of the result has only absolute accuracy.
-    "atan2": (FC, "same", ref_by_group(float_ref=wide(np.arctan2), cplx_ref=wide(cplx_atan2)),
+    "atan2": (ref_by_group(float_ref=wide(np.arctan2), cplx_ref=wide(cplx_atan2)),
               {"f16": "ulp1", "bf16": "ulp1", "f32": "ulp1", "f64": "ulp1", "c64": "cplx16",
                "c128": "cplx16"}, "unit"),
-    "shift_left": (INT, "same", ints(shl), EXACT, "shift"),
-    "shift_right_arithmetic": (INT, "same", ints(shr_arith), EXACT, "shift"),
-    "shift_right_logical": (INT, "same", ints(shr_logical), EXACT, "shift"),
-    "next_after": (FLOAT, "same", numpy_ref(np.nextafter), EXACT, "nextafter"),
+    "shift_left": (ints(shl), EXACT, "shift"),
+    "shift_right_arithmetic": (ints(shr_arith), EXACT, "shift"),
+    "shift_right_logical": (ints(shr_logical), EXACT, "shift"),
+    "next_after": (numpy_ref(np.nextafter), EXACT, "nextafter"),
     # Built from parts: re + 1j * im would turn an infinite part into NaN.
-    "complex": (F3264, "complex", lambda dt, a, b: make_complex(dt, a, b), EXACT, "unit"),
+    "complex": (lambda dt, a, b: make_complex(dt, a, b), EXACT, "unit"),
 }
 
+# compare: EQ and NE on the registry's dtypes of compare, the orderings on
+# those without complex (its attributes in op_registry.def).
+ORDERED = [d for d in REG["compare"][1] if d not in CPLX]
 COMPARE = {
-    "EQ": (ALL, np.equal), "NE": (ALL, np.not_equal),
-    "LT": (["bool"] + INT + FLOAT, np.less), "LE": (["bool"] + INT + FLOAT, np.less_equal),
-    "GT": (["bool"] + INT + FLOAT, np.greater), "GE": (["bool"] + INT + FLOAT, np.greater_equal),
+    "EQ": (REG["compare"][1], np.equal), "NE": (REG["compare"][1], np.not_equal),
+    "LT": (ORDERED, np.less), "LE": (ORDERED, np.less_equal),
+    "GT": (ORDERED, np.greater), "GE": (ORDERED, np.greater_equal),
 }
+
+for _family, _table in (("UNARY", UNARY), ("BINARY", BINARY)):
+    _names = [n for n, (fam, _, _) in REG.items() if fam == _family]
+    if sorted(_names) != sorted(_table):
+        sys.exit(f"gen_elementwise.py: the {_family} ops of op_registry.def "
+                 f"{sorted(set(_names) ^ set(_table))} have no reference here (or vice versa)")
 
 
 def out_dtype(rule, dt):
@@ -699,7 +706,8 @@ def main():
         sys.exit("usage: gen_elementwise.py OUTDIR")
     w = Writer(sys.argv[1])
 
-    for op, (dts, rule, ref, tol, rng_kind) in UNARY.items():
+    for op, (ref, tol, rng_kind) in UNARY.items():
+        _, dts, rule = REG[op]
         for dt in dts:
             odt = out_dtype(rule, dt)
             (x,) = random_inputs(dt, rng_kind, 1, op)
@@ -707,7 +715,8 @@ def main():
             x = edges(dt)
             w.case(f"edge_{op}_{dt}", "unary", op, dt, odt, [x], call_ref(ref, dt, x), tol[dt])
 
-    for op, (dts, rule, ref, tol, rng_kind) in BINARY.items():
+    for op, (ref, tol, rng_kind) in BINARY.items():
+        _, dts, rule = REG[op]
         for dt in dts:
             odt = out_dtype(rule, dt)
             if dt == "bf16" and op == "next_after":
@@ -777,7 +786,7 @@ def main():
             w.case(f"edge_cmp{direction}_{dt}", "compare", direction, dt, "bool", [a, b],
                    fn(as_values(dt, a), as_values(dt, b)).astype(np.uint8), "exact")
 
-    for dt in ALL:
+    for dt in REG["select"][1]:
         p = rng.integers(0, 2, N_RANDOM).astype(np.uint8)
         t, f = random_inputs(dt, "full", 2, "select")
         w.case(f"rnd_select_{dt}", "select", "-", dt, dt, [p, t, f], np.where(p != 0, t, f),
@@ -788,7 +797,7 @@ def main():
         w.case(f"edge_select_{dt}", "select", "-", dt, dt, [p, t, f], np.where(p != 0, t, f),
                "exact")
 
-    for dt in ["bool"] + INT + FLOAT:
+    for dt in REG["clamp"][1]:
         lo, x, hi = random_inputs(dt, "full", 3, "clamp")
         maxf, minf = (ieee_max, ieee_min) if dt in FLOAT else (np.maximum, np.minimum)
 

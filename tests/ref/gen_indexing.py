@@ -41,6 +41,8 @@ import sys
 
 import numpy as np
 
+import op_registry
+
 DTYPES = {
     "bool": np.dtype("|b1"),
     "i32": np.dtype("<i4"),
@@ -51,15 +53,12 @@ DTYPES = {
     "c128": np.dtype("<c16"),
 }
 ALL = list(DTYPES)
-NUMERIC = ["i32", "i64", "f32", "f64", "c64", "c128"]
 COMBINERS = ["replace", "add", "multiply", "maximum", "minimum"]  # tfr_scatter_combiner order
-COMBINER_DTYPES = {
-    "replace": ALL,
-    "add": NUMERIC,
-    "multiply": NUMERIC,
-    "maximum": ALL,
-    "minimum": ALL,
-}
+# The dtypes of each combiner (among those above), as the core takes them: the
+# registry's scatter row for replace, the binary op of the same name otherwise.
+_REG = op_registry.read()
+COMBINER_DTYPES = {c: op_registry.dtypes_of(_REG, "scatter" if c == "replace" else c, DTYPES)
+                   for c in COMBINERS}
 
 
 def dtype_name(arr):

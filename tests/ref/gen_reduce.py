@@ -28,6 +28,8 @@ import sys
 
 import numpy as np
 
+import op_registry
+
 DTYPES = {
     "bool": np.dtype("|b1"),
     "i32": np.dtype("<i4"),
@@ -39,18 +41,9 @@ DTYPES = {
 }
 # Index = tfr_reduce_combiner value.
 COMBINERS = ["add", "multiply", "maximum", "minimum", "and", "or", "xor"]
-NUMERIC = ["i32", "i64", "f32", "f64", "c64", "c128"]
-ORDERED = ["bool", "i32", "i64", "f32", "f64"]
-BITWISE = ["bool", "i32", "i64"]
-ALLOWED = {
-    "add": NUMERIC,
-    "multiply": NUMERIC,
-    "maximum": ORDERED,
-    "minimum": ORDERED,
-    "and": BITWISE,
-    "or": BITWISE,
-    "xor": BITWISE,
-}
+# The dtypes of each combiner (among those above): the registry's reduce_<body>.
+_REG = op_registry.read()
+ALLOWED = {c: op_registry.dtypes_of(_REG, "reduce_" + c, DTYPES) for c in COMBINERS}
 
 # (name, logical shape, axes, view kind, with an explicit init value)
 CONFIGS = [

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/elementwise_table.h"
+#include "core/op_registry.h"
 #include "core/half.h"
 #include "support.h"
 

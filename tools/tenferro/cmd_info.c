@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "core/op_registry.h"
 #include "tenferro/tenferro.h"
 
 // From OpenBLAS (cblas.h declares them; declared here to avoid pulling the
@@ -63,16 +64,111 @@ static void tfr_cli_info_webgpu(void) {
 }
 // ---- end webgpu adapters ----
 
+// ---- op registry ----
+// `tenferro info --ops [--json]`: the op x dtype x backend matrix of the op
+// registry (tenferro/registry.h), for cpu and, when an adapter exists, webgpu.
+static void tfr_cli_json_dtypes(const tfr_backend *b, tfr_op_id op) {
+  printf("[");
+  int n = 0;
+  for (int d = 0; d < TFR_DTYPE_COUNT; d++) {
+    bool ok = false;
+    uint32_t mask = 0;
+    if (b ? tfr_backend_supports(b, op, (tfr_dtype)d, &ok) != TFR_OK
+          : tfr_op_dtypes(op, &mask) != TFR_OK)
+      continue;
+    if (b ? ok : (mask & (1u << d)) != 0)
+      printf("%s\"%s\"", n++ ? ", " : "", tfr_dtype_name((tfr_dtype)d));
+  }
+  printf("]");
+}
+
+static int tfr_cli_info_ops(bool json) {
+  tfr_backend *backends[2] = {NULL, NULL};
+  const char *names[2] = {"cpu", "webgpu"};
+  if (tfr_backend_create_cpu(NULL, &backends[0]) != TFR_OK) return tfr_cli_fail("cpu backend");
+  const char *webgpu_why = NULL;
+  if (tfr_backend_create_webgpu(NULL, &backends[1]) != TFR_OK) {
+    webgpu_why = tfr_last_error_message();
+    backends[1] = NULL;
+  }
+  int nb = backends[1] ? 2 : 1;
+  uint32_t count = tfr_op_count();
+  if (json) {
+    printf("{\"dtypes\": [");
+    for (int d = 0; d < TFR_DTYPE_COUNT; d++)
+      printf("%s\"%s\"", d ? ", " : "", tfr_dtype_name((tfr_dtype)d));
+    printf("],\n \"backends\": [");
+    for (int k = 0; k < nb; k++) printf("%s\"%s\"", k ? ", " : "", names[k]);
+    printf("],\n \"ops\": [\n");
+    for (tfr_op_id op = 0; op < count; op++) {
+      const tfr_op_info *i = tfr_op_info_of(op);
+      printf("  {\"name\": \"%s\", \"family\": \"%s\", \"origin\": \"%s\", \"arity\": %d, "
+             "\"result\": \"%s\", \"tolerance\": \"%s\", \"attributes\": \"%s\", \"dtypes\": ",
+             i->name, tfr_op_family_name(i->family), tfr_op_origin_name(i->origin), i->arity,
+             tfr_result_rule_name(i->rule), tfr_tol_class_name(i->tol), i->attrs);
+      tfr_cli_json_dtypes(NULL, op);
+      printf(", \"backends\": {");
+      for (int k = 0; k < nb; k++) {
+        printf("%s\"%s\": ", k ? ", " : "", names[k]);
+        tfr_cli_json_dtypes(backends[k], op);
+      }
+      printf("}}%s\n", op + 1 < count ? "," : "");
+    }
+    printf(" ]}\n");
+  } else {
+    printf("op x dtype x backend (tenferro %s): ", tfr_version_string());
+    if (nb == 2)
+      printf("'+' cpu and webgpu, 'c' cpu only, '.' not defined for the dtype\n");
+    else
+      printf("'c' cpu, '.' not defined for the dtype (webgpu: %s)\n",
+             webgpu_why ? webgpu_why : "not available");
+    printf("%-24s", "op");
+    for (int d = 0; d < TFR_DTYPE_COUNT; d++) printf(" %4s", tfr_dtype_name((tfr_dtype)d));
+    printf("  result\n");
+    for (tfr_op_id op = 0; op < count; op++) {
+      printf("%-24s", tfr_op_name(op));
+      for (int d = 0; d < TFR_DTYPE_COUNT; d++) {
+        bool on[2] = {false, false};
+        for (int k = 0; k < nb; k++)
+          if (tfr_backend_supports(backends[k], op, (tfr_dtype)d, &on[k]) != TFR_OK) on[k] = false;
+        printf(" %4s", on[1] ? "+" : on[0] ? "c" : ".");
+      }
+      printf("  %s\n", tfr_result_rule_name(tfr_op_info_of(op)->rule));
+    }
+  }
+  for (int k = 0; k < nb; k++) tfr_backend_release(backends[k]);
+  return 0;
+}
+// ---- end op registry ----
+
 int tfr_cli_info(int argc, char **argv) {
-  if (argc > 1) {
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-      printf("usage: tenferro info\n\nPrints the library version, the backends compiled in "
-             "and, for each, what it finds on this machine.\n");
+  bool ops = false, json = false;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      printf("usage: tenferro info [--ops [--json]]\n\nPrints the library version, the backends "
+             "compiled in and, for each, what it finds on this machine.\n\n"
+             "  --ops   the op registry: one line per op (StableHLO names), one column per\n"
+             "          dtype: '+' runs on cpu and webgpu, 'c' on cpu only, '.' the op is not\n"
+             "          defined for the dtype. The webgpu column needs an adapter; without\n"
+             "          one only cpu is shown. docs/registry.md explains the table.\n"
+             "  --json  with --ops: the same as JSON (name, family, origin, arity, result\n"
+             "          rule, tolerance class, attributes, dtypes, dtypes per backend).\n");
       return 0;
     }
-    fprintf(stderr, "tenferro info: unexpected argument '%s'\n", argv[1]);
+    if (strcmp(argv[i], "--ops") == 0) {
+      ops = true;
+    } else if (strcmp(argv[i], "--json") == 0) {
+      json = true;
+    } else {
+      fprintf(stderr, "tenferro info: unexpected argument '%s'\n", argv[i]);
+      return 2;
+    }
+  }
+  if (json && !ops) {
+    fprintf(stderr, "tenferro info: --json needs --ops\n");
     return 2;
   }
+  if (ops) return tfr_cli_info_ops(json);
   printf("tenferro %s\n", tfr_version_string());
   printf("backends compiled in: %s\n", tfr_backends_compiled());
 

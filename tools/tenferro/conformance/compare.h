@@ -20,14 +20,6 @@ typedef enum tfr_conf_kind {
   TFR_CONF_KIND_COMPLEX = 4,
 } tfr_conf_kind;
 
-// Bit masks of kinds, for "op X is defined for these kinds" tables.
-#define TFR_CONF_M_BOOL (1u << TFR_CONF_KIND_BOOL)
-#define TFR_CONF_M_INT ((1u << TFR_CONF_KIND_INT) | (1u << TFR_CONF_KIND_UINT))
-#define TFR_CONF_M_FLOAT (1u << TFR_CONF_KIND_FLOAT)
-#define TFR_CONF_M_COMPLEX (1u << TFR_CONF_KIND_COMPLEX)
-#define TFR_CONF_M_NUMERIC (TFR_CONF_M_INT | TFR_CONF_M_FLOAT | TFR_CONF_M_COMPLEX)
-#define TFR_CONF_M_ALL (TFR_CONF_M_BOOL | TFR_CONF_M_NUMERIC)
-
 // Binary floating-point formats: of a float element, or of each part of a
 // complex one.
 typedef enum tfr_conf_float_format {

@@ -24,6 +24,7 @@
 #include <cJSON.h>
 
 #include "compare.h"
+#include "core/op_registry.h"
 #include "tenferro/tenferro.h"
 
 // Room for one message (skip reason, failure detail).
@@ -124,7 +125,8 @@ struct tfr_conf_op {
   tfr_conf_check_fn check;  // NULL: nothing beyond the dtypes being in the library
   tfr_conf_run_fn run;
   int param;            // enum value for table-driven handlers (tfr_unary_op, ...)
-  unsigned kinds;       // operand kinds the API defines the op for (TFR_CONF_M_*)
+  uint32_t dtypes;      // operand dtypes the API defines the op for: the op
+                        // registry's mask (1u << tfr_dtype); 0 when `check` decides
 };
 
 // The handler tables of each op family; each ends with a {NULL} entry.
@@ -156,6 +158,9 @@ const tfr_conf_type *tfr_conf_operand_type(const tfr_conf_case *c, const tfr_con
                                            int k);
 // Writes the reason "no <op> on <kind>" ("no erf on complex") into buf.
 const char *tfr_conf_kind_reason(const tfr_conf_instr *in, const tfr_conf_dtype *dtype, char *buf);
+// Whether `dtype` is in a registry mask (a dtype the library lacks counts as
+// allowed: such cases are skipped as "no dtype" before).
+bool tfr_conf_dtype_allowed(uint32_t dtypes, const tfr_conf_dtype *dtype);
 // A plural name of the kind of `dtype`: "bool", "integers", "floats", "complex".
 const char *tfr_conf_kind_name(const tfr_conf_dtype *dtype);
 
@@ -234,12 +239,11 @@ bool tfr_conf_run_paths(const tfr_conf_options *opt, int npaths, char *const *pa
                         tfr_conf_report *r);
 
 // One-op bodies of reduce, reduce_window and select_and_scatter, by the op
-// name the corpus writes, with the dtype kinds tfr_reduce allows
+// name the corpus writes (the dtypes each allows: tfr_reduce_info)
 // (ops_reduction.c).
 typedef struct tfr_conf_reducer_info {
   const char *name;
   tfr_reduce_combiner combiner;
-  unsigned kinds;  // TFR_CONF_M_* bits
 } tfr_conf_reducer_info;
 #define TFR_CONF_NUM_REDUCERS 7
 extern const tfr_conf_reducer_info tfr_conf_reducers[TFR_CONF_NUM_REDUCERS];

@@ -68,6 +68,11 @@ const char *tfr_conf_kind_reason(const tfr_conf_instr *in, const tfr_conf_dtype 
   return buf;
 }
 
+bool tfr_conf_dtype_allowed(uint32_t dtypes, const tfr_conf_dtype *dtype) {
+  tfr_dtype d;
+  return !tfr_conf_lib_dtype(dtype, &d) || (dtypes & TFR_DT(d)) != 0;
+}
+
 const char *tfr_conf_skip_reason(const tfr_conf_case *c, char *buf) {
   // A missing op first: no dtype work would make the case run without it.
   for (int k = 0; k < c->ninstrs; k++) {
@@ -89,9 +94,9 @@ const char *tfr_conf_skip_reason(const tfr_conf_case *c, char *buf) {
     if (op->check) {
       const char *why = op->check(op, c, in, buf);
       if (why) return why;
-    } else if (op->kinds && in->noperands > 0) {
+    } else if (op->dtypes && in->noperands > 0) {
       const tfr_conf_dtype *dt = tfr_conf_operand_type(c, in, 0)->dtype;
-      if (!(op->kinds & (1u << dt->kind))) return tfr_conf_kind_reason(in, dt, buf);
+      if (!tfr_conf_dtype_allowed(op->dtypes, dt)) return tfr_conf_kind_reason(in, dt, buf);
     }
   }
   return NULL;

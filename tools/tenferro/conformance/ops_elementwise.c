@@ -1,14 +1,13 @@
 // Conformance runner: elementwise ops (ops.h "Elementwise").
 //
-// The `kinds` column is the dtype group ops.h documents for each op; a case
-// outside it is a skip ("the API does not define it"), while an error from
-// the library inside it is a failure.
+// The table of unary and binary ops is generated from the op registry
+// (src/core/op_registry.def): names, dialect and dtypes. A case outside an
+// op's dtypes is a skip ("the API does not define it"), while an error from
+// the library inside them is a failure.
 #include <string.h>
 
 #include "conformance.h"
 
-#define M_BI (TFR_CONF_M_BOOL | TFR_CONF_M_INT)
-#define M_FC (TFR_CONF_M_FLOAT | TFR_CONF_M_COMPLEX)
 
 static bool tfr_conf_run_unary(const tfr_conf_op *op, tfr_conf_exec *x, const tfr_conf_instr *in,
                                tfr_tensor *const *args, tfr_tensor **out) {
@@ -99,7 +98,7 @@ static const char *tfr_conf_check_clamp(const tfr_conf_op *op, const tfr_conf_ca
                                         const tfr_conf_instr *in, char *buf) {
   if (in->noperands != 3) return NULL;
   const tfr_conf_dtype *dt = tfr_conf_operand_type(c, in, 1)->dtype;
-  return (op->kinds & (1u << dt->kind)) ? NULL : tfr_conf_kind_reason(in, dt, buf);
+  return tfr_conf_dtype_allowed(op->dtypes, dt) ? NULL : tfr_conf_kind_reason(in, dt, buf);
 }
 
 static bool tfr_conf_run_clamp(const tfr_conf_op *op, tfr_conf_exec *x, const tfr_conf_instr *in,
@@ -113,68 +112,36 @@ static bool tfr_conf_run_clamp(const tfr_conf_op *op, tfr_conf_exec *x, const tf
 // The table
 // ---------------------------------------------------------------------------
 
-#define UNARY(name, chlo, op, kinds) {name, chlo, NULL, tfr_conf_run_unary, op, kinds}
-#define BINARY(name, chlo, op, kinds) {name, chlo, NULL, tfr_conf_run_binary, op, kinds}
+// One registry row -> its handler rows: StableHLO, CHLO, both dialects (tan),
+// none for tenferro's own ops (conj: no such op in the corpus).
+#define TFR_CONF_ROW_UNARY(name, ORIGIN, param, D) \
+  TFR_CONF_ORIGIN_##ORIGIN(name, tfr_conf_run_unary, param, TFR_DTG_##D)
+#define TFR_CONF_ROW_BINARY(name, ORIGIN, param, D) \
+  TFR_CONF_ORIGIN_##ORIGIN(name, tfr_conf_run_binary, param, TFR_DTG_##D)
+#define TFR_CONF_ROW_COMPARE(name, ORIGIN, param, D)
+#define TFR_CONF_ROW_SELECT(name, ORIGIN, param, D)
+#define TFR_CONF_ROW_CLAMP(name, ORIGIN, param, D)
+#define TFR_CONF_ROW_CONVERT(name, ORIGIN, param, D)
+#define TFR_CONF_ROW_STRUCTURAL(name, ORIGIN, param, D)
+#define TFR_CONF_ROW_REDUCE(name, ORIGIN, param, D)
+#define TFR_CONF_ROW_DOT(name, ORIGIN, param, D)
+#define TFR_CONF_ROW_GATHER(name, ORIGIN, param, D)
+#define TFR_CONF_ROW_SCATTER(name, ORIGIN, param, D)
+#define TFR_CONF_ROW_WINDOW(name, ORIGIN, param, D)
+#define TFR_CONF_ORIGIN_SHLO(name, run, param, mask) {name, false, NULL, run, param, mask},
+#define TFR_CONF_ORIGIN_CHLO(name, run, param, mask) {name, true, NULL, run, param, mask},
+#define TFR_CONF_ORIGIN_BOTH(name, run, param, mask) \
+  TFR_CONF_ORIGIN_SHLO(name, run, param, mask) TFR_CONF_ORIGIN_CHLO(name, run, param, mask)
+#define TFR_CONF_ORIGIN_TFR(name, run, param, mask)
 
 const tfr_conf_op tfr_conf_ops_elementwise[] = {
-    UNARY("negate", false, TFR_NEGATE, TFR_CONF_M_NUMERIC),
-    UNARY("abs", false, TFR_ABS, TFR_CONF_M_NUMERIC),
-    UNARY("sign", false, TFR_SIGN, TFR_CONF_M_NUMERIC),
-    UNARY("not", false, TFR_NOT, M_BI),
-    UNARY("floor", false, TFR_FLOOR, TFR_CONF_M_FLOAT),
-    UNARY("ceil", false, TFR_CEIL, TFR_CONF_M_FLOAT),
-    UNARY("round_nearest_even", false, TFR_ROUND_NEAREST_EVEN, TFR_CONF_M_FLOAT),
-    UNARY("round_nearest_afz", false, TFR_ROUND_NEAREST_AFZ, TFR_CONF_M_FLOAT),
-    UNARY("is_finite", false, TFR_IS_FINITE, TFR_CONF_M_FLOAT),
-    UNARY("real", false, TFR_REAL, M_FC),
-    UNARY("imag", false, TFR_IMAG, M_FC),
-    UNARY("exponential", false, TFR_EXP, M_FC),
-    UNARY("log", false, TFR_LOG, M_FC),
-    UNARY("sine", false, TFR_SIN, M_FC),
-    UNARY("cosine", false, TFR_COS, M_FC),
-    UNARY("tan", false, TFR_TAN, M_FC),
-    UNARY("tanh", false, TFR_TANH, M_FC),
-    UNARY("sqrt", false, TFR_SQRT, M_FC),
-    UNARY("rsqrt", false, TFR_RSQRT, M_FC),
-    UNARY("cbrt", false, TFR_CBRT, TFR_CONF_M_FLOAT),
-    UNARY("exponential_minus_one", false, TFR_EXPM1, M_FC),
-    UNARY("log_plus_one", false, TFR_LOG1P, M_FC),
-    UNARY("logistic", false, TFR_LOGISTIC, M_FC),
-    UNARY("popcnt", false, TFR_POPCNT, TFR_CONF_M_INT),
-    // CHLO ops (dialect "chlo"); `tan` exists in both dialects.
-    UNARY("tan", true, TFR_TAN, M_FC),
-    UNARY("erf", true, TFR_ERF, TFR_CONF_M_FLOAT),
-    UNARY("erfc", true, TFR_ERFC, TFR_CONF_M_FLOAT),
-    UNARY("asin", true, TFR_ASIN, M_FC),
-    UNARY("acos", true, TFR_ACOS, M_FC),
-    UNARY("atan", true, TFR_ATAN, M_FC),
-    UNARY("sinh", true, TFR_SINH, M_FC),
-    UNARY("cosh", true, TFR_COSH, M_FC),
-    UNARY("asinh", true, TFR_ASINH, M_FC),
-    UNARY("acosh", true, TFR_ACOSH, M_FC),
-    UNARY("atanh", true, TFR_ATANH, M_FC),
+#define X(ID, name, FAMILY, ORIGIN, arity, DTYPES, RESULT, TOL, param, attrs) \
+  TFR_CONF_ROW_##FAMILY(name, ORIGIN, param, DTYPES)
+#include "core/op_registry.def"
+#undef X
 
-    BINARY("add", false, TFR_ADD, TFR_CONF_M_NUMERIC),
-    BINARY("subtract", false, TFR_SUBTRACT, TFR_CONF_M_NUMERIC),
-    BINARY("multiply", false, TFR_MULTIPLY, TFR_CONF_M_NUMERIC),
-    BINARY("divide", false, TFR_DIVIDE, TFR_CONF_M_NUMERIC),
-    BINARY("remainder", false, TFR_REMAINDER, TFR_CONF_M_INT | TFR_CONF_M_FLOAT),
-    BINARY("maximum", false, TFR_MAXIMUM, TFR_CONF_M_ALL),
-    BINARY("minimum", false, TFR_MINIMUM, TFR_CONF_M_ALL),
-    BINARY("power", false, TFR_POWER, TFR_CONF_M_NUMERIC),
-    BINARY("and", false, TFR_AND, M_BI),
-    BINARY("or", false, TFR_OR, M_BI),
-    BINARY("xor", false, TFR_XOR, M_BI),
-    BINARY("atan2", false, TFR_ATAN2, M_FC),
-    BINARY("shift_left", false, TFR_SHIFT_LEFT, TFR_CONF_M_INT),
-    BINARY("shift_right_arithmetic", false, TFR_SHIFT_RIGHT_ARITHMETIC, TFR_CONF_M_INT),
-    BINARY("shift_right_logical", false, TFR_SHIFT_RIGHT_LOGICAL, TFR_CONF_M_INT),
-    BINARY("complex", false, TFR_COMPLEX, TFR_CONF_M_FLOAT),
-    BINARY("next_after", true, TFR_NEXT_AFTER, TFR_CONF_M_FLOAT),
-
-    {"compare", false, tfr_conf_check_compare, tfr_conf_run_compare, 0, TFR_CONF_M_ALL},
+    {"compare", false, tfr_conf_check_compare, tfr_conf_run_compare, 0, TFR_DTG_ALL},
     {"select", false, NULL, tfr_conf_run_select, 0, 0},
-    {"clamp", false, tfr_conf_check_clamp, tfr_conf_run_clamp, 0,
-     TFR_CONF_M_BOOL | TFR_CONF_M_INT | TFR_CONF_M_FLOAT},
+    {"clamp", false, tfr_conf_check_clamp, tfr_conf_run_clamp, 0, TFR_DTG_BIF},
     {NULL, false, NULL, NULL, 0, 0},
 };

@@ -163,13 +163,13 @@ static bool tfr_conf_run_gather(const tfr_conf_op *op, tfr_conf_exec *x, const t
 static const struct {
   const char *name;
   tfr_scatter_combiner combiner;
-  unsigned kinds;  // ops.h: the combiners are the binary ops of the same name
+  tfr_opid dtypes_of;  // registry row of its dtypes: the binary op of the same name
 } tfr_conf_scatter_combiners[] = {
-    {"replace", TFR_SCATTER_REPLACE, TFR_CONF_M_ALL},
-    {"add", TFR_SCATTER_ADD, TFR_CONF_M_NUMERIC},
-    {"multiply", TFR_SCATTER_MULTIPLY, TFR_CONF_M_NUMERIC},
-    {"maximum", TFR_SCATTER_MAXIMUM, TFR_CONF_M_ALL},
-    {"minimum", TFR_SCATTER_MINIMUM, TFR_CONF_M_ALL},
+    {"replace", TFR_SCATTER_REPLACE, TFR_OPID_SCATTER},
+    {"add", TFR_SCATTER_ADD, TFR_OPID_ADD},
+    {"multiply", TFR_SCATTER_MULTIPLY, TFR_OPID_MULTIPLY},
+    {"maximum", TFR_SCATTER_MAXIMUM, TFR_OPID_MAXIMUM},
+    {"minimum", TFR_SCATTER_MINIMUM, TFR_OPID_MINIMUM},
 };
 #define TFR_CONF_NCOMBINERS \
   (sizeof tfr_conf_scatter_combiners / sizeof tfr_conf_scatter_combiners[0])
@@ -193,7 +193,7 @@ static const char *tfr_conf_check_scatter(const tfr_conf_op *op, const tfr_conf_
   const tfr_conf_dtype *idx = tfr_conf_operand_type(c, in, 1)->dtype;
   if (!tfr_conf_index_dtype_ok(idx)) return tfr_conf_index_reason(in, idx, buf);
   const tfr_conf_dtype *dt = tfr_conf_operand_type(c, in, 0)->dtype;
-  if (!(tfr_conf_scatter_combiners[k].kinds & (1u << dt->kind))) {
+  if (!tfr_conf_dtype_allowed(tfr_op_info_of(tfr_conf_scatter_combiners[k].dtypes_of)->dtypes, dt)) {
     snprintf(buf, TFR_CONF_MSG, "no scatter %s on %s", name, tfr_conf_kind_name(dt));
     return buf;
   }

@@ -6,15 +6,11 @@
 
 // The corpus writes a one-op body (reduce's and reduce_window's `reducer`,
 // select_and_scatter's `combiner`) as the name of its op; the API takes the
-// same set as a tfr_reduce_combiner. Dtype groups from ops.h.
+// same set as a tfr_reduce_combiner. Dtypes from the op registry.
 const tfr_conf_reducer_info tfr_conf_reducers[TFR_CONF_NUM_REDUCERS] = {
-    {"add", TFR_REDUCE_ADD, TFR_CONF_M_NUMERIC},
-    {"multiply", TFR_REDUCE_MULTIPLY, TFR_CONF_M_NUMERIC},
-    {"maximum", TFR_REDUCE_MAXIMUM, TFR_CONF_M_BOOL | TFR_CONF_M_INT | TFR_CONF_M_FLOAT},
-    {"minimum", TFR_REDUCE_MINIMUM, TFR_CONF_M_BOOL | TFR_CONF_M_INT | TFR_CONF_M_FLOAT},
-    {"and", TFR_REDUCE_AND, TFR_CONF_M_BOOL | TFR_CONF_M_INT},
-    {"or", TFR_REDUCE_OR, TFR_CONF_M_BOOL | TFR_CONF_M_INT},
-    {"xor", TFR_REDUCE_XOR, TFR_CONF_M_BOOL | TFR_CONF_M_INT},
+    {"add", TFR_REDUCE_ADD},       {"multiply", TFR_REDUCE_MULTIPLY}, {"maximum", TFR_REDUCE_MAXIMUM},
+    {"minimum", TFR_REDUCE_MINIMUM}, {"and", TFR_REDUCE_AND},       {"or", TFR_REDUCE_OR},
+    {"xor", TFR_REDUCE_XOR},
 };
 
 const tfr_conf_reducer_info *tfr_conf_reducer(const char *name) {
@@ -37,7 +33,7 @@ static const char *tfr_conf_check_reduce(const tfr_conf_op *op, const tfr_conf_c
     return buf;
   }
   const tfr_conf_dtype *dt = tfr_conf_operand_type(c, in, 0)->dtype;
-  if (!(r->kinds & (1u << dt->kind))) {
+  if (!tfr_conf_dtype_allowed(tfr_reduce_info(r->combiner)->dtypes, dt)) {
     snprintf(buf, TFR_CONF_MSG, "no reduce %s on %s", name, tfr_conf_kind_name(dt));
     return buf;
   }
@@ -90,6 +86,6 @@ static bool tfr_conf_run_dot_general(const tfr_conf_op *op, tfr_conf_exec *x,
 
 const tfr_conf_op tfr_conf_ops_reduction[] = {
     {"reduce", false, tfr_conf_check_reduce, tfr_conf_run_reduce, 0, 0},
-    {"dot_general", false, NULL, tfr_conf_run_dot_general, 0, TFR_CONF_M_NUMERIC},
+    {"dot_general", false, NULL, tfr_conf_run_dot_general, 0, TFR_DTG_NUMERIC},
     {NULL, false, NULL, NULL, 0, 0},
 };

@@ -95,6 +95,6 @@ const tfr_conf_op tfr_conf_ops_structural[] = {
     {"transpose", false, NULL, tfr_conf_run_transpose, 0, 0},
     {"broadcast_in_dim", false, NULL, tfr_conf_run_broadcast, 0, 0},
     {"iota", false, NULL, tfr_conf_run_iota, 0, 0},
-    {"reduce_precision", false, NULL, tfr_conf_run_reduce_precision, 0, TFR_CONF_M_FLOAT},
+    {"reduce_precision", false, NULL, tfr_conf_run_reduce_precision, 0, TFR_DTG_FLOAT},
     {NULL, false, NULL, NULL, 0, 0},
 };

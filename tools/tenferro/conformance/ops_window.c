@@ -18,7 +18,7 @@ static const char *tfr_conf_check_body(const tfr_conf_case *c, const tfr_conf_in
     return buf;
   }
   const tfr_conf_dtype *dt = tfr_conf_operand_type(c, in, 0)->dtype;
-  if (!(r->kinds & (1u << dt->kind))) {
+  if (!tfr_conf_dtype_allowed(tfr_reduce_info(r->combiner)->dtypes, dt)) {
     snprintf(buf, TFR_CONF_MSG, "no %s %s on %s", in->op, name, tfr_conf_kind_name(dt));
     return buf;
   }

@@ -15,6 +15,8 @@
 
 #include "conformance.h"
 
+// Which ops are in which class is the TOL column of the op registry
+// (src/core/op_registry.def); tfr_conf_op_class maps it.
 typedef enum tfr_conf_class {
   // Exact ops: data movement, integer/logical ops, compare, select, clamp,
   // convert, add, subtract, negate, real multiply, abs, max, min, floor,
@@ -110,56 +112,46 @@ static const struct {
      "expected values up to 8.4e-4 relative off the exact result (FORMAT.md)"},
 };
 
-// Op names (CHLO or StableHLO) of the function class, whatever the dtype.
-static const char *const tfr_conf_function_ops[] = {
-    "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic", "sine", "cosine",
-    "tan", "tanh", "sqrt", "rsqrt", "cbrt", "power", "atan2", "erf", "erfc", "erf_inv", "asin",
-    "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "lgamma", "digamma", "bessel_i1e",
-};
-
-// Ops that sum or multiply many elements, whatever their combiner: for
-// these the README gives no exact sub-case.
-static const char *const tfr_conf_accumulate_ops[] = {
-    "dot_general", "convolution", "select_and_scatter", "triangular_solve", "fft",
-};
-
-static bool tfr_conf_in_list(const char *name, const char *const *list, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (strcmp(list[i], name) == 0) return true;
-  return false;
+// The body of a reduce / reduce_window / scatter: only adding and
+// multiplying bodies accumulate rounding; max, min, logical ops and replace
+// pick one of the values, so they are held to bit-exactness (stricter than
+// FORMAT.md, which lists the whole op as accumulating).
+static tfr_conf_class tfr_conf_body_class(const tfr_conf_instr *in) {
+  const cJSON *body = cJSON_GetObjectItemCaseSensitive(
+      in->json, strcmp(in->op, "scatter") == 0 ? "combiner" : "reducer");
+  const char *name = cJSON_IsString(body) ? body->valuestring : "";
+  bool sums = strcmp(name, "add") == 0 || strcmp(name, "multiply") == 0;
+  return sums ? TFR_CONF_CLASS_ACCUMULATE : TFR_CONF_CLASS_EXACT;
 }
 
+// The class of one instruction: the tolerance class of its op in the op
+// registry (src/core/op_registry.def). Ops the registry lacks are exact
+// (data movement such as constant; cases with ops the library lacks are
+// skipped before they are compared). StableHLO `reduce` is registered per
+// body (reduce_add, ...): its class follows the body.
 static tfr_conf_class tfr_conf_op_class(const tfr_conf_case *c, const tfr_conf_instr *in) {
-  const char *op = in->op;
-  if (tfr_conf_in_list(op, tfr_conf_function_ops,
-                       sizeof tfr_conf_function_ops / sizeof tfr_conf_function_ops[0]))
-    return TFR_CONF_CLASS_FUNCTION;
-  if (tfr_conf_in_list(op, tfr_conf_accumulate_ops,
-                       sizeof tfr_conf_accumulate_ops / sizeof tfr_conf_accumulate_ops[0]))
-    return TFR_CONF_CLASS_ACCUMULATE;
-  // reduce / reduce_window / scatter are only inexact when they add or
-  // multiply: max, min, logical ops and replace pick one of the values, so
-  // they are held to bit-exactness (stricter than FORMAT.md, which lists the
-  // whole op as accumulating).
-  if (strcmp(op, "reduce") == 0 || strcmp(op, "reduce_window") == 0 ||
-      strcmp(op, "scatter") == 0) {
-    const cJSON *body = cJSON_GetObjectItemCaseSensitive(
-        in->json, strcmp(op, "scatter") == 0 ? "combiner" : "reducer");
-    const char *name = cJSON_IsString(body) ? body->valuestring : "";
-    bool sums = strcmp(name, "add") == 0 || strcmp(name, "multiply") == 0;
-    return sums ? TFR_CONF_CLASS_ACCUMULATE : TFR_CONF_CLASS_EXACT;
+  if (strcmp(in->op, "reduce") == 0) return tfr_conf_body_class(in);
+  const tfr_op_info *info = NULL;
+  for (tfr_op_id i = 0; i < TFR_OPID_COUNT && !info; i++)
+    if (strcmp(tfr_op_info_of(i)->name, in->op) == 0) info = tfr_op_info_of(i);
+  if (!info) return TFR_CONF_CLASS_EXACT;
+  tfr_conf_kind kind = in->noperands > 0 ? tfr_conf_operand_type(c, in, 0)->dtype->kind
+                                         : TFR_CONF_KIND_BOOL;
+  switch (info->tol) {
+    case TFR_TOL_EXACT: return TFR_CONF_CLASS_EXACT;
+    case TFR_TOL_FUNCTION: return TFR_CONF_CLASS_FUNCTION;
+    case TFR_TOL_ACCUMULATE: return TFR_CONF_CLASS_ACCUMULATE;
+    // Complex multiply/divide/abs/sign are formulas over several roundings.
+    case TFR_TOL_COMPLEX_FUNCTION:
+      return kind == TFR_CONF_KIND_COMPLEX ? TFR_CONF_CLASS_FUNCTION : TFR_CONF_CLASS_EXACT;
+    // Real division rounds once, but the data's f32 quotients are within 7
+    // ULP only.
+    case TFR_TOL_INEXACT_FUNCTION:
+      return kind == TFR_CONF_KIND_COMPLEX || kind == TFR_CONF_KIND_FLOAT
+                 ? TFR_CONF_CLASS_FUNCTION
+                 : TFR_CONF_CLASS_EXACT;
+    case TFR_TOL_COMBINER: return tfr_conf_body_class(in);
   }
-  // Real division rounds once, but the data's f32 quotients are within 7 ULP
-  // only; complex multiply/divide/abs/sign are formulas over several roundings.
-  bool complex_operand = in->noperands > 0 &&
-      tfr_conf_operand_type(c, in, 0)->dtype->kind == TFR_CONF_KIND_COMPLEX;
-  bool float_operand = in->noperands > 0 &&
-      tfr_conf_operand_type(c, in, 0)->dtype->kind == TFR_CONF_KIND_FLOAT;
-  if (strcmp(op, "divide") == 0 && (complex_operand || float_operand))
-    return TFR_CONF_CLASS_FUNCTION;
-  if (complex_operand && (strcmp(op, "multiply") == 0 || strcmp(op, "abs") == 0 ||
-                          strcmp(op, "sign") == 0))
-    return TFR_CONF_CLASS_FUNCTION;
   return TFR_CONF_CLASS_EXACT;
 }
 
