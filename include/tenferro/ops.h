@@ -86,8 +86,12 @@ typedef enum tfr_unary_op {
   TFR_ATANH = 32,              // chlo atanh; float, complex
   TFR_ERFC = 33,               // chlo erfc; float
   TFR_POPCNT = 34,             // popcnt; int (count of set bits)
+  TFR_LGAMMA = 35,             // chlo lgamma, log|Gamma(x)|; float; +Inf at 0, -1, -2, ... and +-Inf
+  TFR_DIGAMMA = 36,            // chlo digamma, psi(x); float; NaN at 0, -1, -2, ... and -Inf
+  TFR_ERF_INV = 37,            // chlo erf_inv; float; +-Inf at +-1, NaN for |x| > 1
+  TFR_BESSEL_I1E = 38,         // chlo bessel_i1e, exp(-|x|) I1(x); float; odd
 } tfr_unary_op;
-#define TFR_UNARY_OP_COUNT 35
+#define TFR_UNARY_OP_COUNT 39
 
 // Returns the StableHLO name of `op` ("exponential"), or "invalid".
 TFR_API const char *tfr_unary_op_name(tfr_unary_op op);

@@ -26,9 +26,11 @@ static const tfr_op_info tfr_op_table[TFR_OPID_COUNT] = {
                  "op_registry.def: " name " is out of its enum's order");
 #include "core/op_registry.def"
 #undef X
-_Static_assert(TFR_OPID_POPCNT - TFR_OPID_NEGATE + 1 == TFR_UNARY_OP_COUNT,
+// The blocks follow each other (NEGATE..., ADD..., COMPARE), so a new op at
+// the end of its block needs no change here.
+_Static_assert(TFR_OPID_ADD - TFR_OPID_NEGATE == TFR_UNARY_OP_COUNT,
                "op_registry.def: one UNARY row per tfr_unary_op, in order");
-_Static_assert(TFR_OPID_COMPLEX - TFR_OPID_ADD + 1 == TFR_BINARY_OP_COUNT,
+_Static_assert(TFR_OPID_COMPARE - TFR_OPID_ADD == TFR_BINARY_OP_COUNT,
                "op_registry.def: one BINARY row per tfr_binary_op, in order");
 _Static_assert(TFR_OPID_REDUCE_XOR - TFR_OPID_REDUCE_ADD == TFR_REDUCE_XOR,
                "op_registry.def: one REDUCE row per tfr_reduce_combiner, in order");

@@ -14,6 +14,7 @@
 // compiler may do on the strength of restrict changes a result.
 #include "cpu/cpu.h"
 #include "cpu/scalar_math.h"
+#include "cpu/special_math.h"
 #include "cpu/vector_math.h"
 
 // gcc's -O2 cost model ("very cheap") vectorises no loop of unknown trip
@@ -354,6 +355,10 @@ TFR_EW_VM_RUNNERS(f64)
 #define TFR_CPU_EW_ATANH atanh, VM
 #define TFR_CPU_EW_ERFC erfc, VM
 #define TFR_CPU_EW_POPCNT popcnt, SCALAR
+#define TFR_CPU_EW_LGAMMA lgamma, SCALAR
+#define TFR_CPU_EW_DIGAMMA digamma, SCALAR
+#define TFR_CPU_EW_ERF_INV erf_inv, SCALAR
+#define TFR_CPU_EW_BESSEL_I1E bessel_i1e, SCALAR
 #define TFR_CPU_EW_ADD add, SCALAR
 #define TFR_CPU_EW_SUBTRACT subtract, SCALAR
 #define TFR_CPU_EW_MULTIPLY multiply, SCALAR
