@@ -229,7 +229,7 @@ tfr_status tfr_webgpu_get_stats(const tfr_backend *backend, tfr_webgpu_stats *ou
   out->buffers_created = b->buffers_created;
   out->pool_hits = b->pool_hits;
   pthread_mutex_unlock(&b->pool_lock);
-  out->pipelines = (uint64_t)atomic_load(&b->pipelines_count);
+  out->pipelines = (uint64_t)atomic_load(&b->kernels.published);
   out->dispatches = atomic_load(&b->dispatches);
   out->submits = atomic_load(&b->submits);
   out->bind_groups_created = atomic_load(&b->bind_groups_created);

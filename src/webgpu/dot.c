@@ -25,7 +25,9 @@
 #include <string.h>
 
 #include "core/validate.h"
+#include "webgpu/capability.h"
 #include "webgpu/wgpu.h"
+#include "webgpu/wgsl_types.h"
 
 #define TFR_GEMM_MAX_BATCH 4
 
@@ -83,16 +85,15 @@ typedef struct tfr_dot_type {
   bool integer;
 } tfr_dot_type;
 
-static const tfr_dot_type tfr_dot_types[] = {
-    {TFR_F32, "f32", "f32", "vec4<f32>", 4, false, false},
-    {TFR_I32, "i32", "i32", "vec4<i32>", 4, false, true},
-    {TFR_C64, "c64", "vec2<f32>", "vec4<f32>", 2, true, false},
-};
-
-static const tfr_dot_type *tfr_dot_type_of(tfr_dtype dt) {
-  for (size_t i = 0; i < sizeof tfr_dot_types / sizeof tfr_dot_types[0]; i++)
-    if (tfr_dot_types[i].dtype == dt) return &tfr_dot_types[i];
-  return NULL;
+// The dtype's entry (from the WGSL type layer), or false where dot_general
+// does not compute on it.
+static bool tfr_dot_type_of(tfr_dtype dt, tfr_dot_type *ty) {
+  if (!tfr_wgpu_dtype_computes(TFR_WGPU_DOT, dt)) return false;
+  const tfr_wgsl_type *w = tfr_wgsl_type_of(dt);
+  tfr_dtype_kind kind = tfr_dtype_get_info(dt)->kind;
+  *ty = (tfr_dot_type){dt,         w->tag, w->value, w->vec, w->per_vec, kind == TFR_KIND_COMPLEX,
+                       kind == TFR_KIND_INT || kind == TFR_KIND_UINT};
+  return true;
 }
 
 static bool tfr_gemm_cfg_parse(const char *s, tfr_gemm_cfg *c) {
@@ -852,8 +853,9 @@ static bool tfr_dot_out_groups(const tfr_dot_desc *d, const tfr_tensor *o, int64
 
 tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
   tfr_wgpu_backend *b = tfr_wgpu_cast(base);
-  const tfr_dot_type *ty = tfr_dot_type_of(d->dtype);
-  if (!ty)
+  tfr_dot_type type;
+  const tfr_dot_type *ty = &type;
+  if (!tfr_dot_type_of(d->dtype, &type))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "dot_general: dtype %s is not supported on the webgpu backend (it computes "
                      "f32, i32 and c64; WGSL has no 64-bit types)",

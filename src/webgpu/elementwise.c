@@ -28,14 +28,15 @@
 // invocation reads its elements before writing them, and the core refuses
 // partial overlaps, so no invocation reads what another writes.
 //
-// Host cost: a direct-mapped table in the backend (ew_cache) maps a 64-bit key
-// of (family, op, dtypes, layout) to the pipeline, so a cached op builds no
-// strings and hashes no text.
+// Host cost: the kernel cache finds the pipeline by the whole tfr_ew_kernel
+// (family, op, dtypes, layout; compared byte for byte), so a cached op builds
+// no strings.
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "webgpu/capability.h"
 #include "webgpu/elementwise.h"
 #include "webgpu/wgpu.h"
 #include "webgpu/wgpu_testing.h"
@@ -54,12 +55,11 @@
 // Value types
 // ---------------------------------------------------------------------------
 
-const tfr_ew_type_info tfr_ew_types[TFR_EW_NTYPES] = {
-    [TFR_EW_F32] = {"f32", "array<f32>", "array<vec4<f32>>", "vec4<f32>", 4},
-    [TFR_EW_I32] = {"i32", "array<i32>", "array<vec4<i32>>", "vec4<i32>", 4},
-    [TFR_EW_B8] = {"u32", "array<u32>", "array<u32>", "u32", 1},
-    [TFR_EW_C64] = {"vec2<f32>", "array<vec2<f32>>", "array<vec4<f32>>", "vec4<f32>", 8},
-};
+// The dtype of each kernel value type.
+static const tfr_dtype tfr_ew_dtypes[TFR_EW_NTYPES] = {
+    [TFR_EW_F32] = TFR_F32, [TFR_EW_I32] = TFR_I32, [TFR_EW_B8] = TFR_BOOL, [TFR_EW_C64] = TFR_C64};
+
+const tfr_wgsl_type *tfr_ew_wgsl(int type) { return tfr_wgsl_type_of(tfr_ew_dtypes[type]); }
 
 int tfr_ew_type_of(tfr_dtype dt) {
   switch (dt) {
@@ -311,33 +311,19 @@ enum {
   TFR_EW_MODE_BCAST = 2,   // one element for all (stride 0)
 };
 
-// What makes one kernel: everything its source depends on.
+// What makes one kernel: everything its source depends on. It is the kernel
+// cache's key, compared whole: ints only, so no padding byte can differ.
 typedef struct tfr_ew_kernel {
   int kind, op;
   int nin;
   int in_type[3];
   int out_type;
-  bool compact;
-  int in_mode[3];   // compact only
-  int out_mode;     // compact only: SCALAR or CHUNK
-  bool aliased[3];  // input bound read-write (shares the output's buffer)
+  int compact;     // 0 or 1
+  int in_mode[3];  // compact only
+  int out_mode;    // compact only: SCALAR or CHUNK
+  int aliased[3];  // 1: input bound read-write (shares the output's buffer)
 } tfr_ew_kernel;
-
-static uint64_t tfr_ew_key(const tfr_ew_kernel *k) {
-  uint64_t key = (uint64_t)1 << 63;
-  key |= (uint64_t)k->kind;                 // 3 bits
-  key |= (uint64_t)k->op << 3;              // 6 bits
-  key |= (uint64_t)k->nin << 9;             // 2 bits
-  key |= (uint64_t)k->out_type << 11;       // 2 bits
-  key |= (uint64_t)k->compact << 13;
-  key |= (uint64_t)k->out_mode << 14;       // 2 bits
-  for (int i = 0; i < k->nin; i++) {
-    key |= (uint64_t)k->in_type[i] << (16 + 2 * i);   // 6 bits
-    key |= (uint64_t)k->in_mode[i] << (22 + 2 * i);   // 6 bits
-    key |= (uint64_t)k->aliased[i] << (28 + i);       // 3 bits
-  }
-  return key;
-}
+_Static_assert(sizeof(tfr_ew_kernel) == 15 * sizeof(int), "tfr_ew_kernel has no padding");
 
 static const char *const tfr_ew_comp[4] = {"x", "y", "z", "w"};
 
@@ -351,9 +337,9 @@ static void tfr_ew_put_access(tfr_ew_text *t, const tfr_ew_kernel *k) {
   int binding = 1;
   for (int i = 0; i < k->nin; i++) {
     int type = k->in_type[i];
-    const tfr_ew_type_info *ti = &tfr_ew_types[type];
+    const tfr_wgsl_type *ti = tfr_ew_wgsl(type);
     bool vec = k->compact && k->in_mode[i] == TFR_EW_MODE_CHUNK;
-    const char *entry = type == TFR_EW_B8 ? "u32" : vec ? ti->vec_value : ti->value;
+    const char *entry = type == TFR_EW_B8 ? "u32" : vec ? ti->vec : ti->value;
     if (k->aliased[i]) {
       if (type == TFR_EW_B8)
         tfr_ew_put(t, "fn w%d(w: u32) -> u32 { return atomicLoad(&dst[w]); }\n", i);
@@ -361,7 +347,7 @@ static void tfr_ew_put_access(tfr_ew_text *t, const tfr_ew_kernel *k) {
         tfr_ew_put(t, "fn w%d(w: u32) -> %s { return dst[w]; }\n", i, entry);
     } else {
       tfr_ew_put(t, "@group(0) @binding(%d) var<storage, read> in%d: %s;\n", binding++, i,
-                 vec ? ti->vec_arr : ti->scalar_arr);
+                 vec ? ti->vec_array : ti->array);
       tfr_ew_put(t, "fn w%d(w: u32) -> %s { return in%d[w]; }\n", i, entry, i);
     }
     if (type == TFR_EW_B8)
@@ -423,10 +409,10 @@ static void tfr_ew_put_access(tfr_ew_text *t, const tfr_ew_kernel *k) {
   }
 
   // The output.
-  const tfr_ew_type_info *to = &tfr_ew_types[k->out_type];
+  const tfr_wgsl_type *to = tfr_ew_wgsl(k->out_type);
   bool vec = out_vec;
-  const char *arr = k->out_type == TFR_EW_B8 ? "array<atomic<u32>>" : vec ? to->vec_arr
-                                                                           : to->scalar_arr;
+  const char *arr = k->out_type == TFR_EW_B8 ? "array<atomic<u32>>" : vec ? to->vec_array
+                                                                           : to->array;
   tfr_ew_put(t, "@group(0) @binding(%d) var<storage, read_write> dst: %s;\n", binding, arr);
   // rawst(j, v): store at window element index j.
   if (k->out_type == TFR_EW_B8)
@@ -465,7 +451,7 @@ static void tfr_ew_put_access(tfr_ew_text *t, const tfr_ew_kernel *k) {
     tfr_ew_put(t,
                "fn stc(c: u32, r: array<%s, 4>) { dst[P.offset.x + c] = %s(r[0], r[1], r[2], "
                "r[3]); }\n",
-               to->value, to->vec_value);
+               to->value, to->vec);
 }
 
 static const char *const tfr_ew_dtype_tag[TFR_EW_NTYPES] = {"f32", "i32", "bool", "c64"};
@@ -514,15 +500,15 @@ static tfr_status tfr_ew_build(tfr_wgpu_backend *b, const tfr_ew_kernel *k, cons
   tfr_ew_text op = {.len = 0};
   tfr_ew_put(&op, "fn tfr_ew_op(");
   for (int i = 0; i < k->nin; i++)
-    tfr_ew_put(&op, "%s%s: %s", i ? ", " : "", names[i], tfr_ew_types[k->in_type[i]].value);
-  tfr_ew_put(&op, ") -> %s { return %s; }\n", tfr_ew_types[k->out_type].value, x->e);
+    tfr_ew_put(&op, "%s%s: %s", i ? ", " : "", names[i], tfr_ew_wgsl(k->in_type[i])->value);
+  tfr_ew_put(&op, ") -> %s { return %s; }\n", tfr_ew_wgsl(k->out_type)->value, x->e);
   tfr_ew_text apply = {.len = 0}, apply4 = {.len = 0};
   if (k->compact) {
     tfr_ew_put(&apply, "st(i, tfr_ew_op(");
     for (int i = 0; i < k->nin; i++) tfr_ew_put(&apply, "%sld%d(i)", i ? ", " : "", i);
     tfr_ew_put(&apply, "))");
     for (int i = 0; i < k->nin; i++) tfr_ew_put(&apply4, "let a%d = ldc%d(c); ", i, i);
-    tfr_ew_put(&apply4, "stc(c, array<%s, 4>(", tfr_ew_types[k->out_type].value);
+    tfr_ew_put(&apply4, "stc(c, array<%s, 4>(", tfr_ew_wgsl(k->out_type)->value);
     for (int e = 0; e < 4; e++) {
       tfr_ew_put(&apply4, "%stfr_ew_op(", e ? ", " : "");
       for (int i = 0; i < k->nin; i++) tfr_ew_put(&apply4, "%sa%d[%d]", i ? ", " : "", i, e);
@@ -563,23 +549,15 @@ static tfr_status tfr_ew_build(tfr_wgpu_backend *b, const tfr_ew_kernel *k, cons
                         2,
                         nread,
                         1};
-  return tfr_wgpu_pipeline_get(b, &v, out);
+  return tfr_wgpu_kernel_build(b, TFR_WGPU_KERNELS_ELEMENTWISE, k, sizeof *k, &v, out);
 }
 
 static tfr_status tfr_ew_pipeline(tfr_wgpu_backend *b, const tfr_ew_kernel *k,
                                   const char *opname, const tfr_ew_expr *x,
                                   WGPUComputePipeline *out) {
-  uint64_t key = tfr_ew_key(k);
-  uint64_t h = key * 0x9e3779b97f4a7c15ULL;
-  tfr_wgpu_ew_slot *slot = &b->ew_cache[h >> (64 - TFR_WGPU_EW_CACHE_BITS)];
-  if (slot->key == key) {
-    *out = slot->pipeline;
-    return TFR_OK;
-  }
-  TFR_RETURN_IF_ERROR(tfr_ew_build(b, k, opname, x, out));
-  slot->key = key;
-  slot->pipeline = *out;
-  return TFR_OK;
+  *out = tfr_wgpu_kernel_find(b, TFR_WGPU_KERNELS_ELEMENTWISE, k, sizeof *k);
+  if (*out) return TFR_OK;
+  return tfr_ew_build(b, k, opname, x, out);
 }
 
 // ---------------------------------------------------------------------------
@@ -652,7 +630,7 @@ static tfr_status tfr_ew_compact(tfr_wgpu_backend *b, const char *op, tfr_ew_ker
   int64_t max_es = 1;
   for (int i = 0; i < plan->nops; i++) {
     const tfr_tensor *t = ops[i];
-    es[i] = tfr_ew_types[i == 0 ? k->out_type : k->in_type[i - 1]].size;
+    es[i] = tfr_ew_wgsl(i == 0 ? k->out_type : k->in_type[i - 1])->size;
     if (es[i] > max_es) max_es = es[i];
     if (i > 0 && plan->stride[i][0] == 0) {
       mode[i] = TFR_EW_MODE_BCAST;
@@ -772,7 +750,7 @@ static tfr_status tfr_ew_strided(tfr_wgpu_backend *b, const char *op, tfr_ew_ker
   prm.rank = (uint32_t)nk;
   int64_t unit[TFR_EW_MAX_OPERANDS], lo[TFR_EW_MAX_OPERANDS], hi[TFR_EW_MAX_OPERANDS];
   for (int i = 0; i < plan->nops; i++) {
-    unit[i] = tfr_ew_types[i == 0 ? k->out_type : k->in_type[i - 1]].size;
+    unit[i] = tfr_ew_wgsl(i == 0 ? k->out_type : k->in_type[i - 1])->size;
     tfr_wgpu_reach(nk, ks, kst[i], &lo[i], &hi[i]);
   }
   uint64_t per_group = (uint64_t)TFR_EW_WG * TFR_EW_STRIDED_EPT;
@@ -810,7 +788,7 @@ tfr_status tfr_wgpu_elementwise(tfr_backend *base, const tfr_elementwise_desc *d
   int ndts = 2;
   for (int i = 0; i < d->ninputs; i++) dts[ndts++] = d->inputs[i]->dtype;
   for (int i = 0; i < ndts; i++) {
-    if (tfr_ew_type_of(dts[i]) >= 0) continue;
+    if (tfr_wgpu_dtype_computes(TFR_WGPU_ELEMENTWISE, dts[i])) continue;
     bool wide = dts[i] == TFR_F64 || dts[i] == TFR_I64 || dts[i] == TFR_C128;
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "%s: dtype %s is not supported on the webgpu backend%s", op,

@@ -5,6 +5,7 @@
 #define TENFERRO_SRC_WEBGPU_ELEMENTWISE_H_
 
 #include "webgpu/wgpu.h"
+#include "webgpu/wgsl_types.h"
 
 typedef enum tfr_ew_type {
   TFR_EW_F32 = 0,
@@ -14,15 +15,8 @@ typedef enum tfr_ew_type {
   TFR_EW_NTYPES = 4,
 } tfr_ew_type;
 
-typedef struct tfr_ew_type_info {
-  const char *value;       // WGSL type of one value (bool: the byte as u32)
-  const char *scalar_arr;  // storage array read element by element
-  const char *vec_arr;     // storage array read a chunk (4 elements) at a time
-  const char *vec_value;   // WGSL type of one entry of vec_arr (f32/i32)
-  int64_t size;            // bytes per element
-} tfr_ew_type_info;
-
-extern const tfr_ew_type_info tfr_ew_types[TFR_EW_NTYPES];
+// The WGSL types (wgsl_types.h) of a kernel value type.
+const tfr_wgsl_type *tfr_ew_wgsl(int type);
 
 // The kernel value type of a dtype, or -1 (no kernels for it).
 int tfr_ew_type_of(tfr_dtype dt);

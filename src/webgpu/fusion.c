@@ -42,13 +42,14 @@
 // one for its outputs: 8 in all.
 //
 // Kernels are cached by the plan's structure (live instructions, dtypes, the
-// access mode and binding of each operand, layout class) in a table of the
-// backend compared byte for byte, so a repeated plan builds no source.
+// access mode and binding of each operand, layout class) in the backend's
+// kernel cache, compared byte for byte, so a repeated plan builds no source.
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "webgpu/capability.h"
 #include "webgpu/elementwise.h"
 #include "webgpu/wgpu.h"
 #include "webgpu/wgpu_testing.h"
@@ -142,15 +143,15 @@ static void fu_put_access(fu_text *t, const fu_setup *s) {
   for (int g = 0; g < s->nread; g++) {
     int j = s->nout;
     while (s->group[j] != g) j++;
-    const tfr_ew_type_info *ti = &tfr_ew_types[s->type[j]];
+    const tfr_wgsl_type *ti = tfr_ew_wgsl(s->type[j]);
     fu_put(t, "@group(0) @binding(%d) var<storage, read> in%d: %s;\n", 1 + g, g,
-           fu_vec(s, j) ? ti->vec_arr : ti->scalar_arr);
+           fu_vec(s, j) ? ti->vec_array : ti->array);
   }
   for (int j = s->nout; j < s->nops; j++) {
     int id = s->input_id[j - s->nout], type = s->type[j];
-    const tfr_ew_type_info *ti = &tfr_ew_types[type];
+    const tfr_wgsl_type *ti = tfr_ew_wgsl(type);
     bool vec = fu_vec(s, j);
-    const char *entry = type == TFR_EW_B8 ? "u32" : vec ? ti->vec_value : ti->value;
+    const char *entry = type == TFR_EW_B8 ? "u32" : vec ? ti->vec : ti->value;
     char off[32];
     fu_off(off, sizeof off, j);
     fu_put(t, "fn w%d(w: u32) -> %s { return in%d[w]; }\n", id, entry, s->group[j]);
@@ -209,16 +210,16 @@ static void fu_put_access(fu_text *t, const fu_setup *s) {
   for (int g = s->nread; g < s->nread + s->nwrite; g++) {
     int o = 0;
     while (s->group[o] != g) o++;
-    const tfr_ew_type_info *to = &tfr_ew_types[s->type[o]];
+    const tfr_wgsl_type *to = tfr_ew_wgsl(s->type[o]);
     const char *arr = s->type[o] == TFR_EW_B8 ? "array<atomic<u32>>"
-                      : fu_vec(s, o)          ? to->vec_arr
-                                              : to->scalar_arr;
+                      : fu_vec(s, o)          ? to->vec_array
+                                              : to->array;
     fu_put(t, "@group(0) @binding(%d) var<storage, read_write> out%d: %s;\n", 1 + g, g - s->nread,
            arr);
   }
   for (int o = 0; o < s->nout; o++) {
     int type = s->type[o], g = s->group[o] - s->nread;
-    const tfr_ew_type_info *to = &tfr_ew_types[type];
+    const tfr_wgsl_type *to = tfr_ew_wgsl(type);
     bool vec = fu_vec(s, o);
     char off[32];
     fu_off(off, sizeof off, o);
@@ -263,7 +264,7 @@ static void fu_put_access(fu_text *t, const fu_setup *s) {
     else
       fu_put(t,
              "fn stc%d(c: u32, r: array<%s, 4>) { out%d[%s + c] = %s(r[0], r[1], r[2], r[3]); }\n",
-             o, to->value, g, off, to->vec_value);
+             o, to->value, g, off, to->vec);
   }
 }
 
@@ -290,16 +291,16 @@ static tfr_status fu_put_eval(fu_text *t, const fu_setup *s, unsigned *lib) {
     fu_put(t, "fn tfr_fu_op%d(", v);
     for (int q = 0; q < in->num_operands; q++)
       fu_put(t, "%s%s: %s", q ? ", " : "", names[q],
-             tfr_ew_types[tfr_ew_type_of(p->value_dtype[in->operands[q]])].value);
-    fu_put(t, ") -> %s { return %s; }\n", tfr_ew_types[tfr_ew_type_of(in->out_dtype)].value, x->e);
+             tfr_wgsl_type_of(p->value_dtype[in->operands[q]])->value);
+    fu_put(t, ") -> %s { return %s; }\n", tfr_wgsl_type_of(in->out_dtype)->value, x->e);
   }
   fu_put(t, "struct tfr_fu_out {\n");
   for (int o = 0; o < s->nout; o++)
-    fu_put(t, "  r%d: %s,\n", o, tfr_ew_types[s->type[o]].value);
+    fu_put(t, "  r%d: %s,\n", o, tfr_ew_wgsl(s->type[o])->value);
   fu_put(t, "}\nfn tfr_fu_eval(");
   for (int j = s->nout; j < s->nops; j++) {
     int id = s->input_id[j - s->nout];
-    fu_put(t, "%sv%d: %s", j > s->nout ? ", " : "", id, tfr_ew_types[s->type[j]].value);
+    fu_put(t, "%sv%d: %s", j > s->nout ? ", " : "", id, tfr_ew_wgsl(s->type[j])->value);
   }
   fu_put(t, ") -> tfr_fu_out {\n");
   for (int k = 0; k < p->num_instructions; k++) {
@@ -339,7 +340,7 @@ static void fu_put_apply(fu_text *apply, fu_text *apply4, fu_text *index, const 
     }
     for (int o = 0; o < s->nout; o++)
       fu_put(apply4, "stc%d(c, array<%s, 4>(q0.r%d, q1.r%d, q2.r%d, q3.r%d)); ", o,
-             tfr_ew_types[s->type[o]].value, o, o, o, o);
+             tfr_ew_wgsl(s->type[o])->value, o, o, o, o);
     return;
   }
   // Strided: the window offsets of the strided inputs, then the element.
@@ -424,25 +425,13 @@ static void fu_make_key(const fu_setup *s, fu_key *k) {
   }
 }
 
-static uint64_t fu_hash(const void *data, size_t n) {
-  const unsigned char *d = data;
-  uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  for (size_t i = 0; i < n; i++) h = (h ^ d[i]) * 1099511628211ULL;
-  return h;
-}
-
-void tfr_wgpu_fusion_release(tfr_wgpu_backend *b) {
-  for (int i = 0; i < b->nfusion; i++) tfr_free(b->fusion[i].key);
-  tfr_free(b->fusion);
-  b->fusion = NULL;
-  b->nfusion = b->fusion_capacity = 0;
-}
-
 // Generates and compiles the kernel of `s` (a table miss).
-static tfr_status fu_build(tfr_wgpu_backend *b, const fu_setup *s, WGPUComputePipeline *out) {
+static tfr_status fu_build(tfr_wgpu_backend *b, const fu_setup *s, const fu_key *k,
+                           WGPUComputePipeline *out) {
   char variant[96];
   snprintf(variant, sizeof variant, "fusion_%s#%d[%din,%dout,%dr%dw]",
-           s->compact ? "compact" : "strided", b->nfusion, s->nin, s->nout, s->nread, s->nwrite);
+           s->compact ? "compact" : "strided",
+           b->kernels.family_count[TFR_WGPU_KERNELS_FUSION], s->nin, s->nout, s->nread, s->nwrite);
   fu_text access = {tfr_alloc(FU_SOURCE_CAP), 0, FU_SOURCE_CAP, false};
   fu_text eval = {tfr_alloc(FU_SOURCE_CAP), 0, FU_SOURCE_CAP, false};
   fu_text apply = {tfr_alloc(FU_SOURCE_CAP), 0, FU_SOURCE_CAP, false};
@@ -486,7 +475,8 @@ static tfr_status fu_build(tfr_wgpu_backend *b, const fu_setup *s, WGPUComputePi
                           2,
                           s->nread,
                           s->nwrite};
-    st = tfr_wgpu_pipeline_get(b, &v, out);
+    st = tfr_wgpu_kernel_build(b, TFR_WGPU_KERNELS_FUSION, k->v, (size_t)k->n * sizeof k->v[0],
+                               &v, out);
   }
   tfr_free(access.buf);
   tfr_free(eval.buf);
@@ -499,32 +489,9 @@ static tfr_status fu_build(tfr_wgpu_backend *b, const fu_setup *s, WGPUComputePi
 static tfr_status fu_pipeline(tfr_wgpu_backend *b, const fu_setup *s, WGPUComputePipeline *out) {
   fu_key k;
   fu_make_key(s, &k);
-  size_t nbytes = (size_t)k.n * sizeof k.v[0];
-  uint64_t h = fu_hash(k.v, nbytes);
-  for (int i = 0; i < b->nfusion; i++) {
-    const tfr_wgpu_fusion_entry *e = &b->fusion[i];
-    if (e->hash == h && e->key_len == nbytes && memcmp(e->key, k.v, nbytes) == 0) {
-      *out = e->pipeline;
-      return TFR_OK;
-    }
-  }
-  if (b->nfusion == b->fusion_capacity) {
-    int cap = b->fusion_capacity ? 2 * b->fusion_capacity : 16;
-    tfr_wgpu_fusion_entry *e = tfr_realloc(b->fusion, (size_t)cap * sizeof *e);
-    if (!e) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "fusion: webgpu: out of host memory");
-    b->fusion = e;
-    b->fusion_capacity = cap;
-  }
-  unsigned char *key = tfr_alloc(nbytes);
-  if (!key) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "fusion: webgpu: out of host memory");
-  memcpy(key, k.v, nbytes);
-  tfr_status st = fu_build(b, s, out);
-  if (st) {
-    tfr_free(key);
-    return st;
-  }
-  b->fusion[b->nfusion++] = (tfr_wgpu_fusion_entry){h, key, nbytes, *out};
-  return TFR_OK;
+  *out = tfr_wgpu_kernel_find(b, TFR_WGPU_KERNELS_FUSION, k.v, (size_t)k.n * sizeof k.v[0]);
+  if (*out) return TFR_OK;
+  return fu_build(b, s, &k, out);
 }
 
 // ---------------------------------------------------------------------------
@@ -750,7 +717,7 @@ static tfr_status fu_compact(tfr_wgpu_backend *b, fu_setup *s) {
   int64_t es[FU_MAX_OPS], max_es = 1;
   for (int j = 0; j < s->nops; j++) {
     const tfr_tensor *t = s->t[j];
-    es[j] = tfr_ew_types[s->type[j]].size;
+    es[j] = tfr_ew_wgsl(s->type[j])->size;
     if (es[j] > max_es) max_es = es[j];
     if (j >= s->nout && s->stride[j * TFR_MAX_RANK] == 0) {
       s->mode[j] = FU_BCAST;
@@ -878,7 +845,7 @@ static tfr_status fu_strided(tfr_wgpu_backend *b, fu_setup *s) {
   prm.rank = (uint32_t)nk;
   int64_t unit[FU_MAX_OPS], lo[FU_MAX_OPS], hi[FU_MAX_OPS];
   for (int j = 0; j < s->nops; j++) {
-    unit[j] = tfr_ew_types[s->type[j]].size;
+    unit[j] = tfr_ew_wgsl(s->type[j])->size;
     for (int a = 0; a < nk; a++) kst[a] = s->stride[j * TFR_MAX_RANK + k_axes[a]];
     tfr_wgpu_reach(nk, ks, kst, &lo[j], &hi[j]);
   }
@@ -974,7 +941,7 @@ tfr_status tfr_wgpu_fusion(tfr_backend *base, const tfr_fusion_desc *d) {
   int nvalues = p->num_inputs + p->num_instructions;
   for (int v = 0; v < nvalues; v++) {
     tfr_dtype dt = p->value_dtype[v];
-    if (tfr_ew_type_of(dt) >= 0) continue;
+    if (tfr_wgpu_dtype_computes(TFR_WGPU_ELEMENTWISE, dt)) continue;
     bool wide = dt == TFR_F64 || dt == TFR_I64 || dt == TFR_C128;
     char what[48];
     if (v < p->num_inputs) snprintf(what, sizeof what, "input %d", v);
@@ -1003,4 +970,6 @@ void tfr_wgpu_test_fusion_budget(tfr_backend *backend, int buffers) {
   tfr_wgpu_cast(backend)->fusion_budget = buffers;
 }
 
-int tfr_wgpu_test_fusion_kernels(tfr_backend *backend) { return tfr_wgpu_cast(backend)->nfusion; }
+int tfr_wgpu_test_fusion_kernels(tfr_backend *backend) {
+  return tfr_wgpu_cast(backend)->kernels.family_count[TFR_WGPU_KERNELS_FUSION];
+}

@@ -269,7 +269,7 @@ tfr_status tfr_wgpu_layout_get(tfr_wgpu_backend *b, int nread, int nwrite,
                      "webgpu: a kernel needs %d storage buffers, more than the %u per shader "
                      "stage of %s",
                      nread + nwrite, b->limits.maxStorageBuffersPerShaderStage, b->info.name);
-  if (!b->pipeline_layout[nread][nwrite]) {
+  if (!b->kernels.pipeline_layout[nread][nwrite]) {
     const tfr_wgpu_procs *p = b->p;
     WGPUBindGroupLayoutEntry e[1 + TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE];
     memset(e, 0, sizeof e);
@@ -304,11 +304,11 @@ tfr_status tfr_wgpu_layout_get(tfr_wgpu_backend *b, int nread, int nwrite,
       p->wgpuBindGroupLayoutRelease(bl);
       return st;
     }
-    b->bind_layout[nread][nwrite] = bl;
-    b->pipeline_layout[nread][nwrite] = pl;
+    b->kernels.bind_layout[nread][nwrite] = bl;
+    b->kernels.pipeline_layout[nread][nwrite] = pl;
   }
-  if (bind) *bind = b->bind_layout[nread][nwrite];
-  if (pipeline) *pipeline = b->pipeline_layout[nread][nwrite];
+  if (bind) *bind = b->kernels.bind_layout[nread][nwrite];
+  if (pipeline) *pipeline = b->kernels.pipeline_layout[nread][nwrite];
   return TFR_OK;
 }
 
@@ -319,32 +319,21 @@ tfr_status tfr_wgpu_pipelines_init(tfr_wgpu_backend *b) {
   return TFR_OK;
 }
 
+static void tfr_wgpu_release_pipeline(void *ctx, WGPUComputePipeline pipeline) {
+  ((const tfr_wgpu_procs *)ctx)->wgpuComputePipelineRelease(pipeline);
+}
+
 void tfr_wgpu_pipelines_release(tfr_wgpu_backend *b) {
-  for (int i = 0; i < b->npipelines; i++) {
-    b->p->wgpuComputePipelineRelease(b->pipelines[i].pipeline);
-    tfr_free(b->pipelines[i].key);
-  }
-  tfr_free(b->pipelines);
-  b->pipelines = NULL;
-  b->npipelines = b->pipelines_capacity = 0;
-  atomic_store(&b->pipelines_count, 0);
-  memset(b->ew_cache, 0, sizeof b->ew_cache);  // it points into the cache
-  tfr_wgpu_fusion_release(b);                  // so does this
+  tfr_wgpu_kernel_cache *c = &b->kernels;
+  tfr_wgpu_kernel_cache_clear(c, tfr_wgpu_release_pipeline, (void *)b->p);
   for (int r = 0; r <= TFR_WGPU_MAX_READ; r++)
     for (int w = 0; w <= TFR_WGPU_MAX_WRITE; w++) {
-      if (b->pipeline_layout[r][w]) b->p->wgpuPipelineLayoutRelease(b->pipeline_layout[r][w]);
-      if (b->bind_layout[r][w]) b->p->wgpuBindGroupLayoutRelease(b->bind_layout[r][w]);
-      b->pipeline_layout[r][w] = NULL;
-      b->bind_layout[r][w] = NULL;
+      if (c->pipeline_layout[r][w]) b->p->wgpuPipelineLayoutRelease(c->pipeline_layout[r][w]);
+      if (c->bind_layout[r][w]) b->p->wgpuBindGroupLayoutRelease(c->bind_layout[r][w]);
+      c->pipeline_layout[r][w] = NULL;
+      c->bind_layout[r][w] = NULL;
     }
 }
-
-static uint64_t tfr_wgpu_hash(const char *s) {
-  uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-  return h;
-}
-
 // The cache key of `v` into key[512] (variant, overrides, signature); false
 // when it does not fit.
 static bool tfr_wgpu_pipeline_key(const tfr_wgsl_variant *v, char *key, size_t cap) {
@@ -357,18 +346,15 @@ static bool tfr_wgpu_pipeline_key(const tfr_wgsl_variant *v, char *key, size_t c
   return n < (int)cap;
 }
 
-static WGPUComputePipeline tfr_wgpu_pipeline_find(tfr_wgpu_backend *b, const char *key,
-                                                  uint64_t h) {
-  for (int i = 0; i < b->npipelines; i++)
-    if (b->pipelines[i].hash == h && strcmp(b->pipelines[i].key, key) == 0)
-      return b->pipelines[i].pipeline;
-  return NULL;
+WGPUComputePipeline tfr_wgpu_kernel_find(tfr_wgpu_backend *b, tfr_wgpu_kernel_family family,
+                                         const void *key, size_t len) {
+  return tfr_wgpu_kernel_cache_find(&b->kernels, family, key, len);
 }
 
 WGPUComputePipeline tfr_wgpu_pipeline_cached(tfr_wgpu_backend *b, const tfr_wgsl_variant *v) {
   char key[512];
   if (!tfr_wgpu_pipeline_key(v, key, sizeof key)) return NULL;
-  return tfr_wgpu_pipeline_find(b, key, tfr_wgpu_hash(key));
+  return tfr_wgpu_kernel_find(b, TFR_WGPU_KERNELS_NAMED, key, strlen(key));
 }
 
 tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
@@ -376,10 +362,15 @@ tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
   char key[512];
   if (!tfr_wgpu_pipeline_key(v, key, sizeof key))
     return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: the cache key is too long", v->variant);
-  uint64_t h = tfr_wgpu_hash(key);
-  *out = tfr_wgpu_pipeline_find(b, key, h);
+  *out = tfr_wgpu_kernel_find(b, TFR_WGPU_KERNELS_NAMED, key, strlen(key));
   if (*out) return TFR_OK;
+  return tfr_wgpu_kernel_build(b, TFR_WGPU_KERNELS_NAMED, key, strlen(key), v, out);
+}
 
+tfr_status tfr_wgpu_kernel_build(tfr_wgpu_backend *b, tfr_wgpu_kernel_family family,
+                                 const void *key, size_t len, const tfr_wgsl_variant *v,
+                                 WGPUComputePipeline *out) {
+  *out = NULL;
   // Snippets first, then the kernel: WGSL declarations are order-free.
   tfr_wgpu_text t = {NULL, 0, 0, false};
   const char *files[9];
@@ -408,24 +399,11 @@ tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
                         &pipeline);
   tfr_free(source);
   if (st) return st;
-
-  if (b->npipelines == b->pipelines_capacity) {
-    int cap = b->pipelines_capacity ? 2 * b->pipelines_capacity : 16;
-    tfr_wgpu_pipeline_entry *e = tfr_realloc(b->pipelines, (size_t)cap * sizeof *e);
-    if (!e) {
-      b->p->wgpuComputePipelineRelease(pipeline);
-      return tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: kernel %s: out of host memory", v->variant);
-    }
-    b->pipelines = e;
-    b->pipelines_capacity = cap;
-  }
-  char *k = tfr_strdup(key);
-  if (!k) {
+  st = tfr_wgpu_kernel_cache_add(&b->kernels, family, key, len, pipeline, v->variant);
+  if (st) {
     b->p->wgpuComputePipelineRelease(pipeline);
-    return tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: kernel %s: out of host memory", v->variant);
+    return st;
   }
-  b->pipelines[b->npipelines++] = (tfr_wgpu_pipeline_entry){h, k, pipeline};
-  atomic_store(&b->pipelines_count, b->npipelines);
   *out = pipeline;
   return TFR_OK;
 }

@@ -10,6 +10,7 @@
 
 #include "core/backend_impl.h"
 #include "tenferro/webgpu.h"
+#include "webgpu/kernel_cache.h"
 #include "webgpu/webgpu_abi.h"
 
 // ---------------------------------------------------------------------------
@@ -60,37 +61,11 @@ tfr_status tfr_wgpu_load(const tfr_wgpu_procs **out_procs, const char **out_path
 #define TFR_WGPU_DISCRETE_POOL_CAP ((size_t)8 << 30)
 #define TFR_WGPU_DEFAULT_PER_SUBMIT 64
 #define TFR_WGPU_MAX_PER_SUBMIT 4096
-// Storage buffers of one kernel: at most this many read-only and read-write
-// ones (and never more in all than the device's
-// maxStorageBuffersPerShaderStage, at least 8 on every WebGPU device). A
-// fused kernel (fusion.c) may have 16 inputs and 8 outputs.
-#define TFR_WGPU_MAX_READ 16
-#define TFR_WGPU_MAX_WRITE 8
-
 typedef struct tfr_wgpu_buffer_list {
   WGPUBuffer *items;
   int count;
   int capacity;
 } tfr_wgpu_buffer_list;
-
-// Elementwise kernels (elementwise.c) by a 64-bit key of (family, op, dtypes,
-// layout): a direct-mapped table in front of the pipeline cache, so that an op
-// whose pipeline exists builds no strings. Not owning: the pipelines are the
-// cache's.
-#define TFR_WGPU_EW_CACHE_BITS 8
-typedef struct tfr_wgpu_ew_slot {
-  uint64_t key;  // 0: empty
-  WGPUComputePipeline pipeline;
-} tfr_wgpu_ew_slot;
-
-// Fused kernels (fusion.c) by the plan's structure (a byte string compared
-// whole). Not owning the pipelines (the cache's).
-typedef struct tfr_wgpu_fusion_entry {
-  uint64_t hash;
-  unsigned char *key;
-  size_t key_len;
-  WGPUComputePipeline pipeline;
-} tfr_wgpu_fusion_entry;
 
 // Bind groups (queue.c) by what they bind: the binding signature, the slot
 // and size of the parameters in the uniform arena and every storage binding
@@ -117,12 +92,6 @@ typedef struct tfr_wgpu_bg_entry {
   uint32_t param_size;    // bytes of the parameter binding
   tfr_wgpu_binding bind[TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE];
 } tfr_wgpu_bg_entry;
-
-typedef struct tfr_wgpu_pipeline_entry {
-  uint64_t hash;
-  char *key;  // variant name + override constants
-  WGPUComputePipeline pipeline;
-} tfr_wgpu_pipeline_entry;
 
 typedef struct tfr_wgpu_backend {
   tfr_backend base;  // first
@@ -218,19 +187,9 @@ typedef struct tfr_wgpu_backend {
   atomic_uint_fast64_t bind_group_hits;
   atomic_int bind_groups_cached;
 
-  // Pipelines: one bind group layout per binding signature (binding 0 the
-  // uniform parameters, then `nread` read-only storage buffers, then `nwrite`
-  // read-write ones), made on first use; [nread][nwrite].
-  WGPUBindGroupLayout bind_layout[TFR_WGPU_MAX_READ + 1][TFR_WGPU_MAX_WRITE + 1];
-  WGPUPipelineLayout pipeline_layout[TFR_WGPU_MAX_READ + 1][TFR_WGPU_MAX_WRITE + 1];
-  tfr_wgpu_pipeline_entry *pipelines;
-  int npipelines;
-  int pipelines_capacity;
-  atomic_int pipelines_count;     // npipelines, for tfr_webgpu_get_stats
-  tfr_wgpu_ew_slot ew_cache[1 << TFR_WGPU_EW_CACHE_BITS];
+  // Every pipeline and layout (pipeline.c, through kernel_cache.h).
+  tfr_wgpu_kernel_cache kernels;
   int64_t ew_piece;               // compact elementwise dispatch size; 0: default (test hook)
-  tfr_wgpu_fusion_entry *fusion;  // fusion.c's kernels
-  int nfusion, fusion_capacity;
   int fusion_budget;              // storage buffers a fused kernel may use; 0: the device's (test hook)
 } tfr_wgpu_backend;
 
@@ -377,6 +336,15 @@ tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
 // nothing; the substitutions are not looked at: the variant name must
 // determine them). Lets a caller generate substitutions only on a miss.
 WGPUComputePipeline tfr_wgpu_pipeline_cached(tfr_wgpu_backend *b, const tfr_wgsl_variant *v);
+// The pipeline a generated kernel family cached under (family, key[len]),
+// else NULL: lets the family generate its source only on a miss.
+WGPUComputePipeline tfr_wgpu_kernel_find(tfr_wgpu_backend *b, tfr_wgpu_kernel_family family,
+                                         const void *key, size_t len);
+// Compiles `v` (as tfr_wgpu_pipeline_get does) and caches the pipeline under
+// (family, key[len]) instead of under the variant's text.
+tfr_status tfr_wgpu_kernel_build(tfr_wgpu_backend *b, tfr_wgpu_kernel_family family,
+                                 const void *key, size_t len, const tfr_wgsl_variant *v,
+                                 WGPUComputePipeline *out);
 // Expands `{{NAME}}` placeholders of `tmpl`. `*out` is tfr_alloc'ed.
 tfr_status tfr_wgsl_expand(const char *variant, const char *tmpl, const tfr_wgsl_subst *subst,
                            int nsubst, char **out);
@@ -411,8 +379,6 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *b, const tfr_dot_desc *d);
 tfr_status tfr_wgpu_gather(tfr_backend *b, const tfr_gather_desc *d);
 tfr_status tfr_wgpu_scatter(tfr_backend *b, const tfr_scatter_desc *d);
 tfr_status tfr_wgpu_fusion(tfr_backend *b, const tfr_fusion_desc *d);
-// Forgets fusion.c's kernel table (with the pipeline cache, which owns them).
-void tfr_wgpu_fusion_release(tfr_wgpu_backend *b);
 
 // The range of `t`'s buffer that a kernel reading elements [off + lo,
 // off + hi] must bind (aligned outwards to minStorageBufferOffsetAlignment
