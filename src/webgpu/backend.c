@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "webgpu/transfer.h"
 #include "webgpu/wgpu.h"
 #include "webgpu/wgpu_testing.h"
 
@@ -16,6 +17,7 @@ static void tfr_wgpu_free(tfr_wgpu_backend *b) {
   if (b->p) {
     tfr_wgpu_pipelines_release(b);
     tfr_wgpu_queue_release(b);
+    tfr_wgpu_transfer_release(b);
     tfr_wgpu_memory_release(b);
     tfr_wgpu_device_release(b);
   }

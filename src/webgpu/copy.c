@@ -25,8 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "webgpu/binding.h"
 #include "webgpu/capability.h"
-#include "webgpu/elementwise.h"
+#include "webgpu/copy.h"
 #include "webgpu/wgpu.h"
 #include "webgpu/wgsl_types.h"
 
@@ -102,11 +103,11 @@ typedef struct tfr_wgpu_plan {
   int64_t dst[TFR_MAX_RANK];
 } tfr_wgpu_plan;
 
-// The elementwise planner (elementwise.c) over the pair (out, in).
+// The shared axis planner (binding.c) over the pair (out, in).
 static void tfr_wgpu_plan_axes(const tfr_tensor *in, const tfr_tensor *out, tfr_wgpu_plan *p) {
   const tfr_tensor *ops[2] = {out, in};
   int64_t stride[2 * TFR_MAX_RANK];
-  tfr_ew_plan_axes_n(2, ops, &p->nd, p->shape, stride);
+  tfr_wgpu_plan_axes_n(2, ops, &p->nd, p->shape, stride);
   for (int d = 0; d < p->nd; d++) {
     p->dst[d] = stride[d];
     p->src[d] = stride[TFR_MAX_RANK + d];
@@ -146,44 +147,6 @@ static bool tfr_wgpu_transpose_vec_ok(const tfr_wgpu_backend *b, const tfr_wgpu_
     if (d != 0 && (p->dst[d] & 3)) return false;
   }
   return true;
-}
-
-// The bound range of `t`'s buffer that elements [off + lo, off + hi] need,
-// and `off` relative to its start (in elements; in bytes for 1-byte types).
-// `es` is the byte size of the kernel's element (the dtype's, or 16 for a
-// vectorised compact copy); `off`, `lo`, `hi` count such elements.
-tfr_status tfr_wgpu_window(tfr_wgpu_backend *b, const char *op, const char *name,
-                                  const tfr_tensor *t, int64_t es, int64_t off, int64_t lo,
-                                  int64_t hi, tfr_wgpu_binding *bind, uint32_t *rel) {
-  // Offsets must be multiples of the device's alignment, and of the element
-  // size so that the relative offset counts whole elements.
-  int64_t align = b->limits.minStorageBufferOffsetAlignment;
-  if (align < 4) align = 4;
-  if (align < es) align = es;
-  int64_t first = (off + lo) * es, end = (off + hi + 1) * es;
-  int64_t base = first & ~(align - 1);
-  uint64_t size = (uint64_t)(end - base + 3) & ~(uint64_t)3;
-  if (size > b->limits.maxStorageBufferBindingSize)
-    return tfr_error(TFR_ERR_OUT_OF_MEMORY,
-                     "%s: webgpu: the %s view spans %llu bytes of its buffer, more than the "
-                     "device binds at once (maxStorageBufferBindingSize %llu on %s)",
-                     op, name, (unsigned long long)size,
-                     (unsigned long long)b->limits.maxStorageBufferBindingSize, b->info.name);
-  bind->buffer = t->storage->device;
-  bind->offset = (uint64_t)base;
-  bind->size = size;
-  *rel = (uint32_t)((off * es - base) / es);
-  return TFR_OK;
-}
-
-void tfr_wgpu_reach(int n, const int64_t *shape, const int64_t *stride, int64_t *lo,
-                           int64_t *hi) {
-  *lo = *hi = 0;
-  for (int d = 0; d < n; d++) {
-    int64_t r = (shape[d] - 1) * stride[d];
-    if (r < 0) *lo += r;
-    else *hi += r;
-  }
 }
 
 // Parameters of copy_strided.wgsl (its `Params`).
@@ -529,9 +492,7 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
   return tfr_wgpu_copy_map(b, op, in, out, NULL, true);
 }
 
-// StableHLO reduce_precision of f32, on the bits (common/reduce_precision.wgsl,
-// the cpu's rule of src/core/half.h).
-static tfr_status tfr_wgpu_reduce_precision(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
+tfr_status tfr_wgpu_reduce_precision(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
   if (!tfr_wgpu_dtype_computes(TFR_WGPU_REDUCE_PRECISION, d->in->dtype))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "reduce_precision: dtype %s is not supported on the webgpu backend (it "
@@ -545,14 +506,3 @@ static tfr_status tfr_wgpu_reduce_precision(tfr_wgpu_backend *b, const tfr_struc
   return tfr_wgpu_copy_map(b, "reduce_precision", d->in, d->out, &m, true);
 }
 
-tfr_status tfr_wgpu_structural(tfr_backend *base, const tfr_structural_desc *d) {
-  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
-  switch (d->kind) {
-    case TFR_STRUCT_CONVERT:
-      return tfr_wgpu_copy(b, d->in->dtype == d->out->dtype ? "copy" : "convert", d->in, d->out);
-    case TFR_STRUCT_TRIANGLE: return tfr_wgpu_triangle(b, d);
-    case TFR_STRUCT_IOTA: return tfr_wgpu_iota(b, d);
-    case TFR_STRUCT_REDUCE_PRECISION: return tfr_wgpu_reduce_precision(b, d);
-  }
-  return tfr_error(TFR_ERR_INTERNAL, "webgpu: structural op kind %d is unknown", (int)d->kind);
-}

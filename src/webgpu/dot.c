@@ -25,7 +25,9 @@
 #include <string.h>
 
 #include "core/validate.h"
+#include "webgpu/binding.h"
 #include "webgpu/capability.h"
+#include "webgpu/copy.h"
 #include "webgpu/wgpu.h"
 #include "webgpu/wgsl_types.h"
 

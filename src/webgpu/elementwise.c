@@ -36,7 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "webgpu/binding.h"
 #include "webgpu/capability.h"
+#include "webgpu/copy.h"
 #include "webgpu/elementwise.h"
 #include "webgpu/wgpu.h"
 #include "webgpu/wgpu_testing.h"
@@ -236,48 +238,9 @@ typedef struct tfr_ew_plan {
   int64_t stride[TFR_EW_MAX_OPERANDS][TFR_MAX_RANK];  // [operand][axis], in elements
 } tfr_ew_plan;
 
-void tfr_ew_plan_axes_n(int nops, const tfr_tensor *const *ops, int *out_nd, int64_t *shape,
-                        int64_t *stride) {
-  const tfr_tensor *o = ops[0];
-  int axes[TFR_MAX_RANK];
-  int n = 0;
-  for (int k = o->rank - 1; k >= 0; k--) {
-    if (o->shape[k] == 1) continue;
-    int64_t a = llabs(o->strides[k]);
-    int j = n++;
-    while (j > 0 && llabs(o->strides[axes[j - 1]]) > a) {
-      axes[j] = axes[j - 1];
-      j--;
-    }
-    axes[j] = k;
-  }
-  int nd = 0;
-  for (int j = 0; j < n; j++) {
-    int k = axes[j];
-    if (nd > 0) {
-      bool merge = true;
-      for (int i = 0; i < nops && merge; i++)
-        merge = ops[i]->strides[k] == stride[i * TFR_MAX_RANK + nd - 1] * shape[nd - 1];
-      if (merge) {
-        shape[nd - 1] *= o->shape[k];
-        continue;
-      }
-    }
-    shape[nd] = o->shape[k];
-    for (int i = 0; i < nops; i++) stride[i * TFR_MAX_RANK + nd] = ops[i]->strides[k];
-    nd++;
-  }
-  if (nd == 0) {  // rank 0, or every extent 1: one element
-    shape[0] = 1;
-    for (int i = 0; i < nops; i++) stride[i * TFR_MAX_RANK] = 1;
-    nd = 1;
-  }
-  *out_nd = nd;
-}
-
 static void tfr_ew_plan_axes(int nops, const tfr_tensor *const *ops, tfr_ew_plan *p) {
   p->nops = nops;
-  tfr_ew_plan_axes_n(nops, ops, &p->nd, p->shape, &p->stride[0][0]);
+  tfr_wgpu_plan_axes_n(nops, ops, &p->nd, p->shape, &p->stride[0][0]);
 }
 
 // ---------------------------------------------------------------------------

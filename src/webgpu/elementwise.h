@@ -1,6 +1,6 @@
 // What elementwise.c shares with the fused kernels (fusion.c): the value
-// types of the elementwise kernels, the op tables (one WGSL expression of the
-// inputs a, b, c per (op, operand dtype)) and the axis planner.
+// types of the elementwise kernels and the op tables (one WGSL expression of
+// the inputs a, b, c per (op, operand dtype)).
 #ifndef TENFERRO_SRC_WEBGPU_ELEMENTWISE_H_
 #define TENFERRO_SRC_WEBGPU_ELEMENTWISE_H_
 
@@ -37,12 +37,5 @@ typedef struct tfr_ew_expr {
 // The expression of op `op` of family `kind` on operand type `type` (on_true's
 // for select), or NULL where the core's op table rejects the dtype.
 const tfr_ew_expr *tfr_ew_expr_of(tfr_ew_kind kind, int op, int type);
-
-// Plans the axes of `nops` operands of one shape as src/cpu/strided.c does:
-// extent-1 axes dropped, the rest ordered by ops[0]'s |stride|, neighbours
-// merged when every operand steps over the inner axis exactly. Fills *nd
-// (>= 1; innermost first), shape[nd] and stride[i * TFR_MAX_RANK + axis].
-void tfr_ew_plan_axes_n(int nops, const tfr_tensor *const *ops, int *nd, int64_t *shape,
-                        int64_t *stride);
 
 #endif  // TENFERRO_SRC_WEBGPU_ELEMENTWISE_H_

@@ -49,7 +49,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "webgpu/binding.h"
 #include "webgpu/capability.h"
+#include "webgpu/copy.h"
 #include "webgpu/elementwise.h"
 #include "webgpu/wgpu.h"
 #include "webgpu/wgpu_testing.h"
@@ -920,7 +922,7 @@ static tfr_status fu_run(tfr_wgpu_backend *b, const tfr_fusion_desc *d, fu_setup
                      "%d needed)", budget, 2 * TFR_EW_NTYPES);
   TFR_RETURN_IF_ERROR(fu_fit(b, s, budget));
 
-  tfr_ew_plan_axes_n(s->nops, s->t, &s->nd, s->shape, s->stride);
+  tfr_wgpu_plan_axes_n(s->nops, s->t, &s->nd, s->shape, s->stride);
   bool compact = s->nd == 1;
   for (int q = 0; compact && q < s->nops; q++) {
     int64_t st = s->stride[q * TFR_MAX_RANK];

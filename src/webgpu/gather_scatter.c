@@ -36,7 +36,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "webgpu/binding.h"
 #include "webgpu/capability.h"
+#include "webgpu/transfer.h"
 #include "webgpu/wgpu.h"
 #include "webgpu/wgsl_types.h"
 

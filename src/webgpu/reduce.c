@@ -23,7 +23,10 @@
 #include <string.h>
 
 #include "core/reduce_axes.h"
+#include "webgpu/binding.h"
 #include "webgpu/capability.h"
+#include "webgpu/copy.h"
+#include "webgpu/transfer.h"
 #include "webgpu/wgpu.h"
 #include "webgpu/wgsl_types.h"
 

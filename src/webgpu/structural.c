@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "webgpu/binding.h"
 #include "webgpu/capability.h"
+#include "webgpu/copy.h"
+#include "webgpu/structural.h"
 #include "webgpu/wgpu.h"
 #include "webgpu/wgsl_types.h"
 
@@ -117,4 +120,18 @@ tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
   tfr_wgpu_iota_params P = {(uint32_t)out->numel, (uint32_t)inner,
                             (uint32_t)out->shape[d->iota_dimension], rel};
   return tfr_wgpu_dispatch_n(b, pipeline, &P, sizeof P, &bind, 0, 1, groups);
+}
+
+// The vtable's structural entry: convert (copy.c), tril/triu, iota,
+// reduce_precision (copy.c).
+tfr_status tfr_wgpu_structural(tfr_backend *base, const tfr_structural_desc *d) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  switch (d->kind) {
+    case TFR_STRUCT_CONVERT:
+      return tfr_wgpu_copy(b, d->in->dtype == d->out->dtype ? "copy" : "convert", d->in, d->out);
+    case TFR_STRUCT_TRIANGLE: return tfr_wgpu_triangle(b, d);
+    case TFR_STRUCT_IOTA: return tfr_wgpu_iota(b, d);
+    case TFR_STRUCT_REDUCE_PRECISION: return tfr_wgpu_reduce_precision(b, d);
+  }
+  return tfr_error(TFR_ERR_INTERNAL, "webgpu: structural op kind %d is unknown", (int)d->kind);
 }

@@ -228,6 +228,11 @@ void tfr_wgpu_set_lost(tfr_wgpu_backend *b, const char *reason, WGPUStringView m
 // Copies a WGPUStringView (not NUL-terminated) into dst[cap] with a NUL.
 void tfr_wgpu_copy_view(char *dst, size_t cap, WGPUStringView v);
 
+// Creates a device buffer of `size` bytes (counted in the stats); `what`
+// names it in messages.
+tfr_status tfr_wgpu_buffer_create(tfr_wgpu_backend *b, uint64_t size, WGPUBufferUsage usage,
+                                  const char *what, WGPUBuffer *out);
+
 // ---------------------------------------------------------------------------
 // Recording and submission (queue.c)
 // ---------------------------------------------------------------------------
@@ -281,15 +286,9 @@ void tfr_wgpu_fold_grid(uint64_t groups, uint32_t max_per_dim, uint32_t grid[3])
 
 tfr_status tfr_wgpu_storage_alloc(tfr_backend *b, size_t nbytes, bool zero, tfr_storage *out);
 void tfr_wgpu_storage_free(tfr_backend *b, tfr_storage *s);
-tfr_status tfr_wgpu_upload(tfr_backend *b, const tfr_tensor *host, tfr_tensor *out);
-tfr_status tfr_wgpu_download(tfr_backend *b, const tfr_tensor *t, tfr_tensor *host_out);
-// Creates a device buffer of `size` bytes (counted in the stats); `what`
-// names it in messages.
-tfr_status tfr_wgpu_buffer_create(tfr_wgpu_backend *b, uint64_t size, WGPUBufferUsage usage,
-                                  const char *what, WGPUBuffer *out);
 // Releases the buffers freed by other threads (session thread only).
 void tfr_wgpu_release_deferred(tfr_wgpu_backend *b);
-// Releases every pooled and deferred buffer and the staging buffers.
+// Releases every pooled and deferred buffer.
 void tfr_wgpu_memory_release(tfr_wgpu_backend *b);
 
 // ---------------------------------------------------------------------------
@@ -360,38 +359,17 @@ tfr_status tfr_wgpu_layout_get(tfr_wgpu_backend *b, int nread, int nwrite,
                                WGPUBindGroupLayout *bind, WGPUPipelineLayout *pipeline);
 
 // ---------------------------------------------------------------------------
-// Kernels (copy.c) and the vtable's op entries (backend.c)
+// The vtable's op entries (backend.c fills the vtable with them)
 // ---------------------------------------------------------------------------
 
-// Copies/converts `in` into `out` (same shape, any strides): the structural
-// op TFR_STRUCT_CONVERT, and the gather step of transfers of views.
-tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
-                         tfr_tensor *out);
 tfr_status tfr_wgpu_structural(tfr_backend *b, const tfr_structural_desc *d);
-// tril/triu and iota (structural.c): `d->out` compact, freshly allocated.
-tfr_status tfr_wgpu_triangle(tfr_wgpu_backend *b, const tfr_structural_desc *d);
-tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d);
-// The other vtable entries, one file each: elementwise.c, reduce.c, dot.c,
-// gather_scatter.c, fusion.c.
+// The other vtable entries, one file each: structural.c, elementwise.c,
+// reduce.c, dot.c, gather_scatter.c, fusion.c.
 tfr_status tfr_wgpu_elementwise(tfr_backend *b, const tfr_elementwise_desc *d);
 tfr_status tfr_wgpu_reduction(tfr_backend *b, const tfr_reduce_desc *d);
 tfr_status tfr_wgpu_dot_general(tfr_backend *b, const tfr_dot_desc *d);
 tfr_status tfr_wgpu_gather(tfr_backend *b, const tfr_gather_desc *d);
 tfr_status tfr_wgpu_scatter(tfr_backend *b, const tfr_scatter_desc *d);
 tfr_status tfr_wgpu_fusion(tfr_backend *b, const tfr_fusion_desc *d);
-
-// The range of `t`'s buffer that a kernel reading elements [off + lo,
-// off + hi] must bind (aligned outwards to minStorageBufferOffsetAlignment
-// and to `es`), and `*rel`, the element offset `off` relative to the bound
-// range. `es` is the byte size of the kernel's element (the dtype's, or 16 for
-// vec4 accesses); off, lo, hi count such elements. `name` names the tensor in
-// messages. Errors: TFR_ERR_OUT_OF_MEMORY when the range exceeds
-// maxStorageBufferBindingSize.
-tfr_status tfr_wgpu_window(tfr_wgpu_backend *b, const char *op, const char *name,
-                           const tfr_tensor *t, int64_t es, int64_t off, int64_t lo, int64_t hi,
-                           tfr_wgpu_binding *bind, uint32_t *rel);
-// The lowest (<= 0) and highest (>= 0) element offsets, relative to element
-// (0, ..., 0), of a view of `n` axes with `shape` and `stride`.
-void tfr_wgpu_reach(int n, const int64_t *shape, const int64_t *stride, int64_t *lo, int64_t *hi);
 
 #endif  // TENFERRO_SRC_WEBGPU_WGPU_H_
