@@ -586,9 +586,9 @@ tfr_status tfr_wgpu_buffer_create(tfr_wgpu_backend *b, uint64_t size, WGPUBuffer
   if (!buf)
     return tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: cannot create a %llu-byte %s buffer on %s",
                      (unsigned long long)size, what, b->info.name);
-  pthread_mutex_lock(&b->pool_lock);
-  b->buffers_created++;
-  pthread_mutex_unlock(&b->pool_lock);
+  pthread_mutex_lock(&b->pool.lock);
+  b->pool.buffers_created++;
+  pthread_mutex_unlock(&b->pool.lock);
   *out = buf;
   return TFR_OK;
 }

@@ -71,16 +71,16 @@ static void tfr_wgpu_buffers_release(tfr_wgpu_backend *b, tfr_wgpu_buffer_list *
 static bool tfr_wgpu_pool_trim(tfr_wgpu_backend *b) {
   bool any = false;
   for (int c = 0; c < TFR_WGPU_POOL_CLASSES; c++) {
-    pthread_mutex_lock(&b->pool_lock);
-    tfr_wgpu_buffer_list l = b->pool[c];
-    memset(&b->pool[c], 0, sizeof b->pool[c]);
-    pthread_mutex_unlock(&b->pool_lock);
+    pthread_mutex_lock(&b->pool.lock);
+    tfr_wgpu_buffer_list l = b->pool.classes[c];
+    memset(&b->pool.classes[c], 0, sizeof b->pool.classes[c]);
+    pthread_mutex_unlock(&b->pool.lock);
     tfr_wgpu_buffers_release(b, &l);
     any |= l.count > 0;
   }
-  pthread_mutex_lock(&b->pool_lock);
-  b->pool_bytes = 0;
-  pthread_mutex_unlock(&b->pool_lock);
+  pthread_mutex_lock(&b->pool.lock);
+  b->pool.bytes = 0;
+  pthread_mutex_unlock(&b->pool.lock);
   return any;
 }
 
@@ -110,13 +110,13 @@ tfr_status tfr_wgpu_storage_alloc(tfr_backend *base, size_t nbytes, bool zero, t
     cap = ((uint64_t)nbytes + 3) & ~(uint64_t)3;
   }
   WGPUBuffer buf = NULL;
-  pthread_mutex_lock(&b->pool_lock);
-  if (cls >= 0 && b->pool[cls].count > 0) {
-    buf = b->pool[cls].items[--b->pool[cls].count];
-    b->pool_bytes -= cap;
-    b->pool_hits++;
+  pthread_mutex_lock(&b->pool.lock);
+  if (cls >= 0 && b->pool.classes[cls].count > 0) {
+    buf = b->pool.classes[cls].items[--b->pool.classes[cls].count];
+    b->pool.bytes -= cap;
+    b->pool.hits++;
   }
-  pthread_mutex_unlock(&b->pool_lock);
+  pthread_mutex_unlock(&b->pool.lock);
   if (!buf) {
     const WGPUBufferUsage usage =
         WGPU_BUFFER_USAGE_STORAGE | WGPU_BUFFER_USAGE_COPY_SRC | WGPU_BUFFER_USAGE_COPY_DST;
@@ -136,9 +136,9 @@ tfr_status tfr_wgpu_storage_alloc(tfr_backend *base, size_t nbytes, bool zero, t
     }
     b->p->wgpuCommandEncoderClearBuffer(enc, buf, 0, ((uint64_t)nbytes + 3) & ~(uint64_t)3);
   }
-  pthread_mutex_lock(&b->pool_lock);
-  b->tensor_bytes += cap;
-  pthread_mutex_unlock(&b->pool_lock);
+  pthread_mutex_lock(&b->pool.lock);
+  b->pool.tensor_bytes += cap;
+  pthread_mutex_unlock(&b->pool.lock);
   out->device = buf;
   out->capacity = (size_t)cap;
   return TFR_OK;
@@ -151,19 +151,19 @@ void tfr_wgpu_storage_free(tfr_backend *base, tfr_storage *s) {
   uint64_t cap = s->capacity, class_bytes;
   int cls = tfr_wgpu_size_class(cap, &class_bytes);
   bool session_thread = tfr_wgpu_on_session_thread(b);
-  pthread_mutex_lock(&b->pool_lock);
-  b->tensor_bytes -= cap;
-  if (b->pool_enabled && class_bytes == cap && b->pool_bytes + cap <= b->pool_cap &&
-      tfr_wgpu_list_push(&b->pool[cls], buf)) {
-    b->pool_bytes += cap;
+  pthread_mutex_lock(&b->pool.lock);
+  b->pool.tensor_bytes -= cap;
+  if (b->pool.enabled && class_bytes == cap && b->pool.bytes + cap <= b->pool.cap &&
+      tfr_wgpu_list_push(&b->pool.classes[cls], buf)) {
+    b->pool.bytes += cap;
     buf = NULL;
-  } else if (!session_thread && tfr_wgpu_list_push(&b->deferred, buf)) {
+  } else if (!session_thread && tfr_wgpu_list_push(&b->pool.deferred, buf)) {
     // Another thread may be using the device right now: the session thread
     // releases it at its next begin, end or download.
-    b->deferred_bytes += cap;
+    b->pool.deferred_bytes += cap;
     buf = NULL;
   }
-  pthread_mutex_unlock(&b->pool_lock);
+  pthread_mutex_unlock(&b->pool.lock);
   // Only a release, never wgpuBufferDestroy: recorded commands may still use
   // the buffer, and Dawn keeps it alive for them. Off the session thread the
   // bind group cache is not ours to touch: its entries keep such a buffer
@@ -174,11 +174,11 @@ void tfr_wgpu_storage_free(tfr_backend *base, tfr_storage *s) {
 }
 
 void tfr_wgpu_release_deferred(tfr_wgpu_backend *b) {
-  pthread_mutex_lock(&b->pool_lock);
-  tfr_wgpu_buffer_list l = b->deferred;
-  memset(&b->deferred, 0, sizeof b->deferred);
-  b->deferred_bytes = 0;
-  pthread_mutex_unlock(&b->pool_lock);
+  pthread_mutex_lock(&b->pool.lock);
+  tfr_wgpu_buffer_list l = b->pool.deferred;
+  memset(&b->pool.deferred, 0, sizeof b->pool.deferred);
+  b->pool.deferred_bytes = 0;
+  pthread_mutex_unlock(&b->pool.lock);
   tfr_wgpu_buffers_release(b, &l);
 }
 

@@ -43,8 +43,8 @@ static tfr_status tfr_wgpu_upload_direct(tfr_wgpu_backend *b, WGPUBuffer buf,
   size_t whole = nbytes & ~(size_t)3;
   // Pieces of at most transfer_chunk bytes: Dawn stages each write in a
   // buffer of its size, and lavapipe crashes on mapped buffers of 2 GiB.
-  for (size_t off = 0; !st && off < whole; off += b->transfer_chunk) {
-    size_t n = whole - off < b->transfer_chunk ? whole - off : (size_t)b->transfer_chunk;
+  for (size_t off = 0; !st && off < whole; off += b->xfer.transfer_chunk) {
+    size_t n = whole - off < b->xfer.transfer_chunk ? whole - off : (size_t)b->xfer.transfer_chunk;
     b->p->wgpuQueueWriteBuffer(b->queue, buf, off, src + off, n);
   }
   if (!st && whole < nbytes) {  // writes are multiples of 4 bytes: pad the tail
@@ -64,17 +64,17 @@ static void tfr_wgpu_on_upload_mapped(uint32_t status, WGPUStringView message, v
 
 // Waits until upload slot `i` is mapped again (its last copy done).
 static tfr_status tfr_wgpu_upload_slot_wait(tfr_wgpu_backend *b, int i) {
-  if (!b->upload_pending[i]) return TFR_OK;
-  tfr_status st = tfr_wgpu_wait(b, b->upload_future[i], "upload");
-  b->upload_pending[i] = false;
+  if (!b->xfer.upload_pending[i]) return TFR_OK;
+  tfr_status st = tfr_wgpu_wait(b, b->xfer.upload_future[i], "upload");
+  b->xfer.upload_pending[i] = false;
   tfr_status check = tfr_wgpu_check(b, "upload");
   if (check) st = check;
-  if (!st && b->upload_status[i] != WGPU_STATUS_SUCCESS)
+  if (!st && b->xfer.upload_status[i] != WGPU_STATUS_SUCCESS)
     st = tfr_error(TFR_ERR_INTERNAL, "upload: webgpu: mapping a staging buffer failed (status %u)",
-                   b->upload_status[i]);
+                   b->xfer.upload_status[i]);
   if (st) {  // its state is unknown: make a new one next time
-    b->p->wgpuBufferRelease(b->upload[i]);
-    b->upload[i] = NULL;
+    b->p->wgpuBufferRelease(b->xfer.upload[i]);
+    b->xfer.upload[i] = NULL;
   }
   return st;
 }
@@ -83,17 +83,17 @@ static tfr_status tfr_wgpu_upload_slot_wait(tfr_wgpu_backend *b, int i) {
 // backend) have completed.
 static void tfr_wgpu_upload_slots_release(tfr_wgpu_backend *b) {
   for (int i = 0; i < TFR_WGPU_UPLOAD_SLOTS; i++) {
-    if (!b->upload[i]) continue;
-    if (b->upload_pending[i]) {
-      tfr_status ignored = tfr_wgpu_wait(b, b->upload_future[i], "upload");
+    if (!b->xfer.upload[i]) continue;
+    if (b->xfer.upload_pending[i]) {
+      tfr_status ignored = tfr_wgpu_wait(b, b->xfer.upload_future[i], "upload");
       (void)ignored;
-      b->upload_pending[i] = false;
+      b->xfer.upload_pending[i] = false;
     }
-    b->p->wgpuBufferRelease(b->upload[i]);
-    b->upload[i] = NULL;
-    pthread_mutex_lock(&b->pool_lock);
-    b->other_bytes -= b->upload_size;
-    pthread_mutex_unlock(&b->pool_lock);
+    b->p->wgpuBufferRelease(b->xfer.upload[i]);
+    b->xfer.upload[i] = NULL;
+    pthread_mutex_lock(&b->pool.lock);
+    b->pool.other_bytes -= b->xfer.upload_size;
+    pthread_mutex_unlock(&b->pool.lock);
   }
 }
 
@@ -105,51 +105,51 @@ static void tfr_wgpu_upload_slots_release(tfr_wgpu_backend *b) {
 static tfr_status tfr_wgpu_upload_staged(tfr_wgpu_backend *b, WGPUBuffer buf,
                                          const unsigned char *src, size_t nbytes) {
   const tfr_wgpu_procs *p = b->p;
-  uint64_t chunk = b->upload_chunk;
-  if (b->upload_size != chunk) tfr_wgpu_upload_slots_release(b);  // a test changed it
-  b->upload_size = chunk;
+  uint64_t chunk = b->xfer.upload_chunk;
+  if (b->xfer.upload_size != chunk) tfr_wgpu_upload_slots_release(b);  // a test changed it
+  b->xfer.upload_size = chunk;
   for (size_t off = 0; off < nbytes; off += (size_t)chunk) {
     size_t n = nbytes - off < chunk ? nbytes - off : (size_t)chunk;
     uint64_t n4 = ((uint64_t)n + 3) & ~(uint64_t)3;
-    int i = b->upload_next;
-    b->upload_next = (i + 1) % TFR_WGPU_UPLOAD_SLOTS;
-    if (!b->upload[i]) {
+    int i = b->xfer.upload_next;
+    b->xfer.upload_next = (i + 1) % TFR_WGPU_UPLOAD_SLOTS;
+    if (!b->xfer.upload[i]) {
       WGPUBufferDescriptor d;
       memset(&d, 0, sizeof d);
       d.label = tfr_wgpu_str("upload staging");
       d.usage = WGPU_BUFFER_USAGE_MAP_WRITE | WGPU_BUFFER_USAGE_COPY_SRC;
       d.size = chunk;
       d.mappedAtCreation = 1;
-      b->upload[i] = p->wgpuDeviceCreateBuffer(b->device, &d);
+      b->xfer.upload[i] = p->wgpuDeviceCreateBuffer(b->device, &d);
       TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "upload"));
-      if (!b->upload[i])
+      if (!b->xfer.upload[i])
         return tfr_error(TFR_ERR_OUT_OF_MEMORY,
                          "upload: webgpu: cannot create a %llu-byte staging buffer on %s",
                          (unsigned long long)chunk, b->info.name);
-      b->upload_pending[i] = false;
-      pthread_mutex_lock(&b->pool_lock);
-      b->buffers_created++;
-      b->other_bytes += chunk;
-      pthread_mutex_unlock(&b->pool_lock);
+      b->xfer.upload_pending[i] = false;
+      pthread_mutex_lock(&b->pool.lock);
+      b->pool.buffers_created++;
+      b->pool.other_bytes += chunk;
+      pthread_mutex_unlock(&b->pool.lock);
     } else {
       TFR_RETURN_IF_ERROR(tfr_wgpu_upload_slot_wait(b, i));
     }
-    unsigned char *mapped = p->wgpuBufferGetMappedRange(b->upload[i], 0, (size_t)n4);
+    unsigned char *mapped = p->wgpuBufferGetMappedRange(b->xfer.upload[i], 0, (size_t)n4);
     if (!mapped)
       return tfr_error(TFR_ERR_INTERNAL, "upload: webgpu: wgpuBufferGetMappedRange returned NULL");
     memcpy(mapped, src + off, n);
     if (n4 > n) memset(mapped + n, 0, (size_t)(n4 - n));
-    p->wgpuBufferUnmap(b->upload[i]);
+    p->wgpuBufferUnmap(b->xfer.upload[i]);
     WGPUCommandEncoder enc;
     TFR_RETURN_IF_ERROR(tfr_wgpu_copy_encoder(b, &enc));
-    p->wgpuCommandEncoderCopyBufferToBuffer(enc, b->upload[i], 0, buf, off, n4);
+    p->wgpuCommandEncoderCopyBufferToBuffer(enc, b->xfer.upload[i], 0, buf, off, n4);
     TFR_RETURN_IF_ERROR(tfr_wgpu_flush(b, "upload"));
-    b->upload_status[i] = 0;
+    b->xfer.upload_status[i] = 0;
     WGPUBufferMapCallbackInfo cb = {NULL, WGPU_CALLBACK_MODE_WAIT_ANY_ONLY,
-                                    tfr_wgpu_on_upload_mapped, &b->upload_status[i], NULL};
-    b->upload_future[i] = p->wgpuBufferMapAsync(b->upload[i], WGPU_MAP_MODE_WRITE, 0,
+                                    tfr_wgpu_on_upload_mapped, &b->xfer.upload_status[i], NULL};
+    b->xfer.upload_future[i] = p->wgpuBufferMapAsync(b->xfer.upload[i], WGPU_MAP_MODE_WRITE, 0,
                                                 (size_t)chunk, cb);
-    b->upload_pending[i] = true;
+    b->xfer.upload_pending[i] = true;
   }
   return TFR_OK;
 }
@@ -171,7 +171,7 @@ tfr_status tfr_wgpu_upload(tfr_backend *base, const tfr_tensor *host, tfr_tensor
   }
   WGPUBuffer buf = out->storage->device;
   tfr_status st;
-  if (b->upload_chunk && nbytes > b->upload_direct_max)
+  if (b->xfer.upload_chunk && nbytes > b->xfer.upload_direct_max)
     st = tfr_wgpu_upload_staged(b, buf, src, nbytes);
   else
     st = tfr_wgpu_upload_direct(b, buf, src, nbytes);
@@ -194,21 +194,21 @@ static void tfr_wgpu_on_mapped(uint32_t status, WGPUStringView message, void *ud
 
 // Staging buffer `i` (MapRead | CopyDst) with at least `size` bytes.
 static tfr_status tfr_wgpu_staging(tfr_wgpu_backend *b, int i, uint64_t size) {
-  if (b->staging[i] && b->staging_size[i] >= size) return TFR_OK;
-  if (b->staging[i]) {
-    b->p->wgpuBufferRelease(b->staging[i]);
-    b->staging[i] = NULL;
-    pthread_mutex_lock(&b->pool_lock);
-    b->other_bytes -= b->staging_size[i];
-    pthread_mutex_unlock(&b->pool_lock);
-    b->staging_size[i] = 0;
+  if (b->xfer.staging[i] && b->xfer.staging_size[i] >= size) return TFR_OK;
+  if (b->xfer.staging[i]) {
+    b->p->wgpuBufferRelease(b->xfer.staging[i]);
+    b->xfer.staging[i] = NULL;
+    pthread_mutex_lock(&b->pool.lock);
+    b->pool.other_bytes -= b->xfer.staging_size[i];
+    pthread_mutex_unlock(&b->pool.lock);
+    b->xfer.staging_size[i] = 0;
   }
   TFR_RETURN_IF_ERROR(tfr_wgpu_buffer_create(
-      b, size, WGPU_BUFFER_USAGE_MAP_READ | WGPU_BUFFER_USAGE_COPY_DST, "staging", &b->staging[i]));
-  pthread_mutex_lock(&b->pool_lock);
-  b->other_bytes += size;
-  pthread_mutex_unlock(&b->pool_lock);
-  b->staging_size[i] = size;
+      b, size, WGPU_BUFFER_USAGE_MAP_READ | WGPU_BUFFER_USAGE_COPY_DST, "staging", &b->xfer.staging[i]));
+  pthread_mutex_lock(&b->pool.lock);
+  b->pool.other_bytes += size;
+  pthread_mutex_unlock(&b->pool.lock);
+  b->xfer.staging_size[i] = size;
   return TFR_OK;
 }
 
@@ -226,17 +226,17 @@ static tfr_status tfr_wgpu_issue_piece(tfr_wgpu_backend *b, WGPUBuffer buf, uint
                                        size_t nbytes, size_t k, tfr_wgpu_piece *piece) {
   const tfr_wgpu_procs *p = b->p;
   int slot = (int)(k & 1);
-  size_t start = k * (size_t)b->transfer_chunk;
-  size_t n = nbytes - start < b->transfer_chunk ? nbytes - start : (size_t)b->transfer_chunk;
+  size_t start = k * (size_t)b->xfer.transfer_chunk;
+  size_t n = nbytes - start < b->xfer.transfer_chunk ? nbytes - start : (size_t)b->xfer.transfer_chunk;
   uint64_t n4 = ((uint64_t)n + 3) & ~(uint64_t)3;
   WGPUCommandEncoder enc;
   TFR_RETURN_IF_ERROR(tfr_wgpu_copy_encoder(b, &enc));
-  p->wgpuCommandEncoderCopyBufferToBuffer(enc, buf, offset + start, b->staging[slot], 0, n4);
+  p->wgpuCommandEncoderCopyBufferToBuffer(enc, buf, offset + start, b->xfer.staging[slot], 0, n4);
   TFR_RETURN_IF_ERROR(tfr_wgpu_flush(b, "download"));
   memset(&piece->result, 0, sizeof piece->result);
   WGPUBufferMapCallbackInfo cb = {NULL, WGPU_CALLBACK_MODE_WAIT_ANY_ONLY, tfr_wgpu_on_mapped,
                                   &piece->result, NULL};
-  piece->future = p->wgpuBufferMapAsync(b->staging[slot], WGPU_MAP_MODE_READ, 0, (size_t)n4, cb);
+  piece->future = p->wgpuBufferMapAsync(b->xfer.staging[slot], WGPU_MAP_MODE_READ, 0, (size_t)n4, cb);
   piece->pending = true;
   return TFR_OK;
 }
@@ -247,7 +247,7 @@ static tfr_status tfr_wgpu_issue_piece(tfr_wgpu_backend *b, WGPUBuffer buf, uint
 static tfr_status tfr_wgpu_read_buffer(tfr_wgpu_backend *b, WGPUBuffer buf, uint64_t offset,
                                        size_t nbytes, unsigned char *dst) {
   const tfr_wgpu_procs *p = b->p;
-  size_t chunk = (size_t)b->transfer_chunk;
+  size_t chunk = (size_t)b->xfer.transfer_chunk;
   size_t npieces = (nbytes + chunk - 1) / chunk;
   uint64_t first = ((uint64_t)nbytes + 3) & ~(uint64_t)3;
   if (first > chunk) first = chunk;
@@ -259,7 +259,7 @@ static tfr_status tfr_wgpu_read_buffer(tfr_wgpu_backend *b, WGPUBuffer buf, uint
   if (!st && npieces > 1) st = tfr_wgpu_issue_piece(b, buf, offset, nbytes, 1, &pieces[1]);
   for (size_t k = 0; !st && k < npieces; k++) {
     tfr_wgpu_piece *piece = &pieces[k & 1];
-    WGPUBuffer staging = b->staging[k & 1];
+    WGPUBuffer staging = b->xfer.staging[k & 1];
     st = tfr_wgpu_wait(b, piece->future, "download");
     tfr_status check = tfr_wgpu_check(b, "download");
     if (check) st = check;
@@ -291,7 +291,7 @@ static tfr_status tfr_wgpu_read_buffer(tfr_wgpu_backend *b, WGPUBuffer buf, uint
   snprintf(saved, sizeof saved, "%s", tfr_last_error_message());
   for (int i = 0; i < 2; i++) {
     if (!pieces[i].pending) continue;
-    p->wgpuBufferUnmap(b->staging[i]);
+    p->wgpuBufferUnmap(b->xfer.staging[i]);
     tfr_status ignored = tfr_wgpu_wait(b, pieces[i].future, "download");
     (void)ignored;
   }
@@ -327,7 +327,7 @@ tfr_status tfr_wgpu_download(tfr_backend *base, const tfr_tensor *t, tfr_tensor 
 void tfr_wgpu_transfer_release(tfr_wgpu_backend *b) {
   tfr_wgpu_upload_slots_release(b);
   for (int i = 0; i < 2; i++) {
-    if (b->staging[i]) b->p->wgpuBufferRelease(b->staging[i]);
-    b->staging[i] = NULL;
+    if (b->xfer.staging[i]) b->p->wgpuBufferRelease(b->xfer.staging[i]);
+    b->xfer.staging[i] = NULL;
   }
 }

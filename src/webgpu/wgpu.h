@@ -11,6 +11,9 @@
 #include "core/backend_impl.h"
 #include "tenferro/webgpu.h"
 #include "webgpu/kernel_cache.h"
+#include "webgpu/pool.h"
+#include "webgpu/recorder.h"
+#include "webgpu/staging.h"
 #include "webgpu/webgpu_abi.h"
 
 // ---------------------------------------------------------------------------
@@ -37,19 +40,6 @@ tfr_status tfr_wgpu_load(const tfr_wgpu_procs **out_procs, const char **out_path
 // The backend object
 // ---------------------------------------------------------------------------
 
-// Buffer size classes: four per power of two, from 256 bytes.
-#define TFR_WGPU_POOL_CLASSES 256
-// Bytes of one slot of the uniform arena: every kernel's parameters fit, and
-// it is a multiple of every minUniformBufferOffsetAlignment (at most 256).
-#define TFR_WGPU_PARAM_SLOT 256
-// Largest piece of one transfer: bounds the staging memory, and keeps every
-// single copy far below the 2 GiB at which lavapipe crashes.
-#define TFR_WGPU_TRANSFER_CHUNK ((uint64_t)64 << 20)
-// Upload staging: TFR_WGPU_UPLOAD_SLOTS mapped buffers of TFR_WGPU_UPLOAD_CHUNK
-// bytes; uploads below TFR_WGPU_UPLOAD_DIRECT_MAX bytes use wgpuQueueWriteBuffer.
-#define TFR_WGPU_UPLOAD_SLOTS 4
-#define TFR_WGPU_UPLOAD_CHUNK ((uint64_t)8 << 20)
-#define TFR_WGPU_UPLOAD_DIRECT_MAX ((uint64_t)256 << 10)
 // copy_strided.wgsl: 256 invocations of 4 elements each (see copy.c).
 #define TFR_WGPU_COPY_WG 256
 #define TFR_WGPU_COPY_EPT 4
@@ -59,40 +49,6 @@ tfr_status tfr_wgpu_load(const tfr_wgpu_procs **out_procs, const char **out_path
 #define TFR_WGPU_TRANSPOSE_VEC true
 #define TFR_WGPU_DEFAULT_POOL_CAP ((size_t)1 << 30)
 #define TFR_WGPU_DISCRETE_POOL_CAP ((size_t)8 << 30)
-#define TFR_WGPU_DEFAULT_PER_SUBMIT 64
-#define TFR_WGPU_MAX_PER_SUBMIT 4096
-typedef struct tfr_wgpu_buffer_list {
-  WGPUBuffer *items;
-  int count;
-  int capacity;
-} tfr_wgpu_buffer_list;
-
-// Bind groups (queue.c) by what they bind: the binding signature, the slot
-// and size of the parameters in the uniform arena and every storage binding
-// (buffer, offset, size). TFR_WGPU_BG_SETS sets of TFR_WGPU_BG_WAYS entries,
-// least recently used replaced; an entry holds a reference to its bind group,
-// hence to its buffers, so every buffer the backend releases has its entries
-// dropped first (tfr_wgpu_bind_groups_drop_buffer).
-#define TFR_WGPU_BG_SETS 64
-#define TFR_WGPU_BG_WAYS 4
-
-// A buffer range bound to a kernel.
-typedef struct tfr_wgpu_binding {
-  WGPUBuffer buffer;
-  uint64_t offset;  // bytes, a multiple of minStorageBufferOffsetAlignment
-  uint64_t size;    // bytes, a multiple of 4
-} tfr_wgpu_binding;
-
-typedef struct tfr_wgpu_bg_entry {
-  uint64_t hash;        // of the key below
-  uint64_t used;        // clock of the last use; 0: empty
-  WGPUBindGroup group;  // owned
-  int nread, nwrite;
-  uint32_t param_offset;  // of the parameter binding in the uniform arena
-  uint32_t param_size;    // bytes of the parameter binding
-  tfr_wgpu_binding bind[TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE];
-} tfr_wgpu_bg_entry;
-
 typedef struct tfr_wgpu_backend {
   tfr_backend base;  // first
   const tfr_wgpu_procs *p;
@@ -115,36 +71,8 @@ typedef struct tfr_wgpu_backend {
   uint32_t error_type;
   char error_message[1024];
 
-  // Memory (pool_lock guards everything down to `deferred`: storage_free runs
-  // on any thread).
-  pthread_mutex_t pool_lock;
-  bool pool_enabled;
-  size_t pool_cap;
-  size_t pool_bytes;
-  tfr_wgpu_buffer_list pool[TFR_WGPU_POOL_CLASSES];
-  tfr_wgpu_buffer_list deferred;  // released off the session thread: freed later
-  uint64_t deferred_bytes;
-  uint64_t tensor_bytes;
-  uint64_t other_bytes;           // staging + uniform arena
-  uint64_t buffers_created;
-  uint64_t pool_hits;
-  // MapRead|CopyDst buffers for downloads: two, so that the device copies
-  // piece k+1 while the host copies piece k out of the other.
-  WGPUBuffer staging[2];
-  uint64_t staging_size[2];
-  uint64_t transfer_chunk;        // TFR_WGPU_TRANSFER_CHUNK (tests lower it)
-  // MapWrite|CopySrc buffers for uploads, kept mapped between uses: the host
-  // writes piece k into one while the device copies earlier pieces out of the
-  // others (see tfr_wgpu_upload). Reused memory: Dawn's wgpuQueueWriteBuffer
-  // stages a large write in a freshly allocated host buffer every time.
-  WGPUBuffer upload[TFR_WGPU_UPLOAD_SLOTS];
-  uint64_t upload_size;           // bytes of each
-  WGPUFuture upload_future[TFR_WGPU_UPLOAD_SLOTS];
-  bool upload_pending[TFR_WGPU_UPLOAD_SLOTS];   // a map asked for and not yet waited for
-  uint32_t upload_status[TFR_WGPU_UPLOAD_SLOTS];
-  int upload_next;
-  uint64_t upload_chunk;          // TFR_WGPU_UPLOAD_CHUNK (tests lower it)
-  uint64_t upload_direct_max;     // smaller uploads go through wgpuQueueWriteBuffer
+  tfr_wgpu_pool pool;              // memory.c (pool.h)
+  tfr_wgpu_transfers xfer;         // transfer.c (staging.h)
   // Compact-copy tuning (copy.c; environment knobs read at creation):
   // TFR_WEBGPU_COPY_WG / _EPT (invocations per workgroup, elements per
   // invocation), TFR_WEBGPU_COPY_VEC=0 (no 16-byte elements for compact
@@ -162,30 +90,7 @@ typedef struct tfr_wgpu_backend {
   // and TFR_WEBGPU_REDUCE_EPT (2..64, units per invocation of a row reduction).
   uint32_t ew_ept, reduce_ept;
 
-  // Recording (only the session's thread touches these).
-  WGPUCommandEncoder encoder;
-  WGPUComputePassEncoder pass;
-  int per_submit;
-  int recorded;                   // dispatches in the open encoder
-  WGPUBuffer uniforms;            // the uniform arena on the device: nslots slots
-  unsigned char *arena;           // its host image for the open encoder
-  uint32_t nslots;                // 2 * per_submit
-  uint32_t batch;                 // number of the open batch (never 0)
-  uint32_t *slot_batch;           // [nslots]: the batch that last took the slot
-  uint32_t *slot_size;            // [nslots]: bytes of parameters in it
-  size_t arena_lo, arena_hi;      // span of the slots the open batch took (hi 0: none)
-  // What the open compute pass has bound (NULL: nothing yet), so that a
-  // dispatch with the same pipeline or bind group as the one before it does
-  // not record it again.
-  WGPUComputePipeline bound_pipeline;
-  WGPUBindGroup bound_group;
-  tfr_wgpu_bg_entry *bind_groups;  // [TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS]
-  uint64_t bg_clock;
-  atomic_uint_fast64_t dispatches;  // atomics: tfr_webgpu_get_stats reads them anywhere
-  atomic_uint_fast64_t submits;
-  atomic_uint_fast64_t bind_groups_created;
-  atomic_uint_fast64_t bind_group_hits;
-  atomic_int bind_groups_cached;
+  tfr_wgpu_recorder rec;           // queue.c (recorder.h)
 
   // Every pipeline and layout (pipeline.c, through kernel_cache.h).
   tfr_wgpu_kernel_cache kernels;
