@@ -13,34 +13,11 @@
 
 #include "tfr_wgsl_kernels.h"  // generated: tfr_wgsl_files[]
 #include "webgpu/wgpu.h"
+#include "webgpu/wgsl_text.h"
 
 // ---------------------------------------------------------------------------
 // Template expansion
 // ---------------------------------------------------------------------------
-
-typedef struct tfr_wgpu_text {
-  char *data;
-  size_t len, cap;
-  bool failed;
-} tfr_wgpu_text;
-
-static void tfr_wgpu_text_append(tfr_wgpu_text *t, const char *s, size_t n) {
-  if (t->failed) return;
-  if (t->len + n + 1 > t->cap) {
-    size_t cap = t->cap ? t->cap : 1024;
-    while (cap < t->len + n + 1) cap *= 2;
-    char *d = tfr_realloc(t->data, cap);
-    if (!d) {
-      t->failed = true;
-      return;
-    }
-    t->data = d;
-    t->cap = cap;
-  }
-  memcpy(t->data + t->len, s, n);
-  t->len += n;
-  t->data[t->len] = '\0';
-}
 
 static const char *tfr_wgsl_file_source(const char *name) {
   for (size_t i = 0; i < sizeof tfr_wgsl_files / sizeof tfr_wgsl_files[0]; i++)
@@ -54,16 +31,16 @@ tfr_status tfr_wgsl_expand(const char *variant, const char *tmpl, const tfr_wgsl
   bool used[32] = {false};
   if (nsubst > 32)
     return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: more than 32 substitutions", variant);
-  tfr_wgpu_text t = {NULL, 0, 0, false};
+  tfr_wgsl_text t = {0};
   const char *cur = tmpl;
   tfr_status st = TFR_OK;
   for (;;) {
     const char *open = strstr(cur, "{{");
     if (!open) {
-      tfr_wgpu_text_append(&t, cur, strlen(cur));
+      tfr_wgsl_append(&t, cur, strlen(cur));
       break;
     }
-    tfr_wgpu_text_append(&t, cur, (size_t)(open - cur));
+    tfr_wgsl_append(&t, cur, (size_t)(open - cur));
     const char *name = open + 2;
     size_t n = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
     if (n == 0 || strncmp(name + n, "}}", 2) != 0) {
@@ -79,7 +56,7 @@ tfr_status tfr_wgsl_expand(const char *variant, const char *tmpl, const tfr_wgsl
       break;
     }
     used[k] = true;
-    tfr_wgpu_text_append(&t, subst[k].value, strlen(subst[k].value));
+    tfr_wgsl_append(&t, subst[k].value, strlen(subst[k].value));
     cur = name + n + 2;
   }
   for (int k = 0; !st && k < nsubst; k++)
@@ -90,10 +67,10 @@ tfr_status tfr_wgsl_expand(const char *variant, const char *tmpl, const tfr_wgsl
   if (!st && t.failed)
     st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: kernel %s: out of host memory", variant);
   if (st) {
-    tfr_free(t.data);
+    tfr_free(t.buf);
     return st;
   }
-  *out = t.data;
+  *out = t.buf;
   return TFR_OK;
 }
 
@@ -372,7 +349,7 @@ tfr_status tfr_wgpu_kernel_build(tfr_wgpu_backend *b, tfr_wgpu_kernel_family fam
                                  WGPUComputePipeline *out) {
   *out = NULL;
   // Snippets first, then the kernel: WGSL declarations are order-free.
-  tfr_wgpu_text t = {NULL, 0, 0, false};
+  tfr_wgsl_text t = {0};
   const char *files[9];
   int nfiles = 0;
   for (const char *const *s = v->snippets; s && *s && nfiles < 8; s++) files[nfiles++] = *s;
@@ -380,19 +357,19 @@ tfr_status tfr_wgpu_kernel_build(tfr_wgpu_backend *b, tfr_wgpu_kernel_family fam
   for (int i = 0; i < nfiles; i++) {
     const char *src = tfr_wgsl_file_source(files[i]);
     if (!src) {
-      tfr_free(t.data);
+      tfr_free(t.buf);
       return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: no embedded file %s", v->variant,
                        files[i]);
     }
-    tfr_wgpu_text_append(&t, src, strlen(src));
+    tfr_wgsl_append(&t, src, strlen(src));
   }
   if (t.failed) {
-    tfr_free(t.data);
+    tfr_free(t.buf);
     return tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: kernel %s: out of host memory", v->variant);
   }
   char *source = NULL;
-  tfr_status st = tfr_wgsl_expand(v->variant, t.data, v->subst, v->nsubst, &source);
-  tfr_free(t.data);
+  tfr_status st = tfr_wgsl_expand(v->variant, t.buf, v->subst, v->nsubst, &source);
+  tfr_free(t.buf);
   if (st) return st;
   WGPUComputePipeline pipeline = NULL;
   st = tfr_wgpu_compile(b, v->variant, source, v->overrides, v->noverrides, v->nread, v->nwrite,

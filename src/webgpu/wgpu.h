@@ -1,6 +1,9 @@
 // The webgpu backend's internal interface: the provider's function table, the
-// backend object, and the entry points of each file (loader, device, queue,
-// memory, pipeline, copy kernels).
+// backend object (its parts in pool.h, staging.h, recorder.h and
+// kernel_cache.h, one per owning file), and the entry points of the loader,
+// device, queue, memory and pipeline files. The kernel families' shared
+// helpers have their own headers (binding.h, copy.h, structural.h,
+// wgsl_types.h, wgsl_text.h, wgsl_access.h, capability.h).
 #ifndef TENFERRO_SRC_WEBGPU_WGPU_H_
 #define TENFERRO_SRC_WEBGPU_WGPU_H_
 
