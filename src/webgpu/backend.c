@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "webgpu/transfer.h"
 #include "webgpu/wgpu.h"
 #include "webgpu/wgpu_testing.h"
 
@@ -16,10 +17,11 @@ static void tfr_wgpu_free(tfr_wgpu_backend *b) {
   if (b->p) {
     tfr_wgpu_pipelines_release(b);
     tfr_wgpu_queue_release(b);
+    tfr_wgpu_transfer_release(b);
     tfr_wgpu_memory_release(b);
     tfr_wgpu_device_release(b);
   }
-  pthread_mutex_destroy(&b->pool_lock);
+  pthread_mutex_destroy(&b->pool.lock);
   pthread_mutex_destroy(&b->error_lock);
   tfr_free(b);
 }
@@ -129,12 +131,12 @@ tfr_status tfr_backend_create_webgpu(const tfr_webgpu_options *options, tfr_back
 
   tfr_wgpu_backend *b = tfr_calloc(1, sizeof *b);
   if (!b) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "backend_create_webgpu: out of host memory");
-  if (pthread_mutex_init(&b->pool_lock, NULL) != 0) {
+  if (pthread_mutex_init(&b->pool.lock, NULL) != 0) {
     tfr_free(b);
     return tfr_error(TFR_ERR_OUT_OF_MEMORY, "backend_create_webgpu: cannot create a lock");
   }
   if (pthread_mutex_init(&b->error_lock, NULL) != 0) {
-    pthread_mutex_destroy(&b->pool_lock);
+    pthread_mutex_destroy(&b->pool.lock);
     tfr_free(b);
     return tfr_error(TFR_ERR_OUT_OF_MEMORY, "backend_create_webgpu: cannot create a lock");
   }
@@ -142,7 +144,7 @@ tfr_status tfr_backend_create_webgpu(const tfr_webgpu_options *options, tfr_back
   tfr_status st =
       tfr_backend_init(&b->base, &tfr_wgpu_vtable, TFR_BACKEND_WEBGPU, "webgpu", false, true);
   if (st) {
-    pthread_mutex_destroy(&b->pool_lock);
+    pthread_mutex_destroy(&b->pool.lock);
     pthread_mutex_destroy(&b->error_lock);
     tfr_free(b);
     return st;
@@ -150,12 +152,12 @@ tfr_status tfr_backend_create_webgpu(const tfr_webgpu_options *options, tfr_back
   b->p = procs;
   atomic_init(&b->lost, false);
   atomic_init(&b->error_pending, false);
-  b->pool_enabled = !o.disable_pool;
-  b->pool_cap = o.pool_cap_bytes ? o.pool_cap_bytes : TFR_WGPU_DEFAULT_POOL_CAP;
-  b->per_submit = o.dispatches_per_submit ? o.dispatches_per_submit : TFR_WGPU_DEFAULT_PER_SUBMIT;
-  b->transfer_chunk = TFR_WGPU_TRANSFER_CHUNK;
-  b->upload_chunk = TFR_WGPU_UPLOAD_CHUNK;
-  b->upload_direct_max = TFR_WGPU_UPLOAD_DIRECT_MAX;
+  b->pool.enabled = !o.disable_pool;
+  b->pool.cap = o.pool_cap_bytes ? o.pool_cap_bytes : TFR_WGPU_DEFAULT_POOL_CAP;
+  b->rec.per_submit = o.dispatches_per_submit ? o.dispatches_per_submit : TFR_WGPU_DEFAULT_PER_SUBMIT;
+  b->xfer.transfer_chunk = TFR_WGPU_TRANSFER_CHUNK;
+  b->xfer.upload_chunk = TFR_WGPU_UPLOAD_CHUNK;
+  b->xfer.upload_direct_max = TFR_WGPU_UPLOAD_DIRECT_MAX;
   // Tuning knob (bytes of one upload piece; 0: every upload through
   // wgpuQueueWriteBuffer), for bench/webgpu_runtime.c.
   b->copy_wg = TFR_WGPU_COPY_WG;
@@ -183,13 +185,13 @@ tfr_status tfr_backend_create_webgpu(const tfr_webgpu_options *options, tfr_back
   env = getenv("TFR_WEBGPU_UPLOAD_CHUNK");
   if (env && env[0]) {
     unsigned long long v = strtoull(env, NULL, 0);
-    b->upload_chunk = v ? (v + 3) & ~3ULL : 0;
+    b->xfer.upload_chunk = v ? (v + 3) & ~3ULL : 0;
   }
   st = tfr_wgpu_device_create(b, &o);
   // A discrete GPU has memory to spare for reuse (see pool_cap_bytes).
   if (!st && !o.pool_cap_bytes && b->info.adapter_type &&
       strcmp(b->info.adapter_type, "discrete GPU") == 0)
-    b->pool_cap = TFR_WGPU_DISCRETE_POOL_CAP;
+    b->pool.cap = TFR_WGPU_DISCRETE_POOL_CAP;
   if (!st) st = tfr_wgpu_queue_init(b);
   if (!st) st = tfr_wgpu_pipelines_init(b);
   if (st) {
@@ -223,19 +225,19 @@ tfr_status tfr_webgpu_get_stats(const tfr_backend *backend, tfr_webgpu_stats *ou
   tfr_wgpu_backend *b = NULL;
   TFR_RETURN_IF_ERROR(tfr_wgpu_public_cast("webgpu_get_stats", backend, out, &b));
   memset(out, 0, sizeof *out);
-  pthread_mutex_lock(&b->pool_lock);
-  out->tensor_bytes = b->tensor_bytes;
-  out->pooled_bytes = b->pool_bytes;
-  out->device_bytes = b->tensor_bytes + b->pool_bytes + b->deferred_bytes + b->other_bytes;
-  out->buffers_created = b->buffers_created;
-  out->pool_hits = b->pool_hits;
-  pthread_mutex_unlock(&b->pool_lock);
-  out->pipelines = (uint64_t)atomic_load(&b->pipelines_count);
-  out->dispatches = atomic_load(&b->dispatches);
-  out->submits = atomic_load(&b->submits);
-  out->bind_groups_created = atomic_load(&b->bind_groups_created);
-  out->bind_group_hits = atomic_load(&b->bind_group_hits);
-  out->bind_groups_cached = (uint64_t)atomic_load(&b->bind_groups_cached);
+  pthread_mutex_lock(&b->pool.lock);
+  out->tensor_bytes = b->pool.tensor_bytes;
+  out->pooled_bytes = b->pool.bytes;
+  out->device_bytes = b->pool.tensor_bytes + b->pool.bytes + b->pool.deferred_bytes + b->pool.other_bytes;
+  out->buffers_created = b->pool.buffers_created;
+  out->pool_hits = b->pool.hits;
+  pthread_mutex_unlock(&b->pool.lock);
+  out->pipelines = (uint64_t)atomic_load(&b->kernels.published);
+  out->dispatches = atomic_load(&b->rec.dispatches);
+  out->submits = atomic_load(&b->rec.submits);
+  out->bind_groups_created = atomic_load(&b->rec.bind_groups_created);
+  out->bind_group_hits = atomic_load(&b->rec.bind_group_hits);
+  out->bind_groups_cached = (uint64_t)atomic_load(&b->rec.bind_groups_cached);
   return TFR_OK;
 }
 
@@ -300,9 +302,9 @@ void tfr_wgpu_test_limits(tfr_backend *backend, uint32_t max_groups_per_dim,
   tfr_wgpu_backend *b = tfr_wgpu_cast(backend);
   if (max_groups_per_dim) b->max_groups_per_dim = max_groups_per_dim;
   if (transfer_chunk) {
-    b->transfer_chunk = transfer_chunk;
-    b->upload_chunk = transfer_chunk;  // uploads of any size in pieces, staged
-    b->upload_direct_max = 0;
+    b->xfer.transfer_chunk = transfer_chunk;
+    b->xfer.upload_chunk = transfer_chunk;  // uploads of any size in pieces, staged
+    b->xfer.upload_direct_max = 0;
   }
 }
 

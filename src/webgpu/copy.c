@@ -25,8 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "webgpu/elementwise.h"
+#include "webgpu/binding.h"
+#include "webgpu/capability.h"
+#include "webgpu/copy.h"
 #include "webgpu/wgpu.h"
+#include "webgpu/wgsl_types.h"
 
 #define TFR_WGPU_KERNEL_RANK 8
 // copy_strided: TFR_WGPU_COPY_WG (256) invocations of TFR_WGPU_COPY_EPT (4)
@@ -39,50 +42,28 @@
 // Elements per copy_strided dispatch: i = group * WG + lid stays in u32.
 #define TFR_WGPU_MAX_DISPATCH_ELEMENTS (INT64_C(1) << 31)
 
-// How an element type is stored and read on the device.
+// How an element type is stored and read on the device (from the WGSL type
+// layer, wgsl_types.h).
 typedef struct tfr_wgpu_elem {
-  const char *tag;      // in variant names
-  const char *array;    // WGSL type of a source array
-  const char *load;     // expression of `j`
+  const char *tag;        // in variant names
+  const char *array;      // WGSL type of a source array
+  char load[80];          // expression of `j`
   const char *dst_array;
-  const char *value_t;  // WGSL type of a value
-  const char *store;    // statement storing `val` at `k`
-  bool bytes;           // 1- or 2-byte elements (needs common/bytes.wgsl)
+  const char *value_t;    // WGSL type of a value
+  char store[48];         // statement storing `val` at `k`
+  bool bytes;             // 1- or 2-byte elements (needs common/bytes.wgsl)
 } tfr_wgpu_elem;
 
-#define TFR_WGPU_BYTE_LOAD "((src[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu)"
-#define TFR_WGPU_HALF_LOAD "((src[j >> 1u] >> ((j & 1u) * 16u)) & 0xffffu)"
-
-// Plain copies move bits: any dtype, by element size.
-static const tfr_wgpu_elem tfr_wgpu_raw[17] = {
-    [1] = {"u8", "array<u32>", TFR_WGPU_BYTE_LOAD, "array<atomic<u32>>", "u32",
-           "tfr_store_u8(k, val)", true},
-    [2] = {"u16", "array<u32>", TFR_WGPU_HALF_LOAD, "array<atomic<u32>>", "u32",
-           "tfr_store_u16(k, val)", true},
-    [4] = {"u32", "array<u32>", "src[j]", "array<u32>", "u32", "dst[k] = val", false},
-    [8] = {"u32x2", "array<vec2<u32>>", "src[j]", "array<vec2<u32>>", "vec2<u32>",
-           "dst[k] = val", false},
-    [16] = {"u32x4", "array<vec4<u32>>", "src[j]", "array<vec4<u32>>", "vec4<u32>",
-            "dst[k] = val", false},
-};
-
-// The dtypes convert handles, by value.
-static const tfr_wgpu_elem *tfr_wgpu_typed(tfr_dtype dt) {
-  static const tfr_wgpu_elem b8 = {"bool", "array<u32>", TFR_WGPU_BYTE_LOAD,
-                                   "array<atomic<u32>>", "u32", "tfr_store_u8(k, val)", true};
-  static const tfr_wgpu_elem i32 = {"i32", "array<i32>", "src[j]", "array<i32>", "i32",
-                                    "dst[k] = val", false};
-  static const tfr_wgpu_elem f32 = {"f32", "array<f32>", "src[j]", "array<f32>", "f32",
-                                    "dst[k] = val", false};
-  static const tfr_wgpu_elem c64 = {"c64", "array<vec2<f32>>", "src[j]", "array<vec2<f32>>",
-                                    "vec2<f32>", "dst[k] = val", false};
-  switch (dt) {
-    case TFR_BOOL: return &b8;
-    case TFR_I32: return &i32;
-    case TFR_F32: return &f32;
-    case TFR_C64: return &c64;
-    default: return NULL;
-  }
+// Plain copies move bits (`bits`: any dtype, by element size); convert reads
+// and writes values.
+static void tfr_wgpu_elem_of(const tfr_wgsl_type *t, bool bits, tfr_wgpu_elem *e) {
+  e->tag = bits ? t->bits_tag : t->tag;
+  e->array = t->array;
+  tfr_wgsl_load(t, "src", "j", e->load, sizeof e->load);
+  e->dst_array = t->write_array;
+  e->value_t = bits ? t->bits : t->value;
+  tfr_wgsl_store(t, "k", "val", e->store, sizeof e->store);
+  e->bytes = t->per_word != 0;
 }
 
 // Expression of `v` (source value) converting to the destination's value
@@ -122,11 +103,11 @@ typedef struct tfr_wgpu_plan {
   int64_t dst[TFR_MAX_RANK];
 } tfr_wgpu_plan;
 
-// The elementwise planner (elementwise.c) over the pair (out, in).
+// The shared axis planner (binding.c) over the pair (out, in).
 static void tfr_wgpu_plan_axes(const tfr_tensor *in, const tfr_tensor *out, tfr_wgpu_plan *p) {
   const tfr_tensor *ops[2] = {out, in};
   int64_t stride[2 * TFR_MAX_RANK];
-  tfr_ew_plan_axes_n(2, ops, &p->nd, p->shape, stride);
+  tfr_wgpu_plan_axes_n(2, ops, &p->nd, p->shape, stride);
   for (int d = 0; d < p->nd; d++) {
     p->dst[d] = stride[d];
     p->src[d] = stride[TFR_MAX_RANK + d];
@@ -166,44 +147,6 @@ static bool tfr_wgpu_transpose_vec_ok(const tfr_wgpu_backend *b, const tfr_wgpu_
     if (d != 0 && (p->dst[d] & 3)) return false;
   }
   return true;
-}
-
-// The bound range of `t`'s buffer that elements [off + lo, off + hi] need,
-// and `off` relative to its start (in elements; in bytes for 1-byte types).
-// `es` is the byte size of the kernel's element (the dtype's, or 16 for a
-// vectorised compact copy); `off`, `lo`, `hi` count such elements.
-tfr_status tfr_wgpu_window(tfr_wgpu_backend *b, const char *op, const char *name,
-                                  const tfr_tensor *t, int64_t es, int64_t off, int64_t lo,
-                                  int64_t hi, tfr_wgpu_binding *bind, uint32_t *rel) {
-  // Offsets must be multiples of the device's alignment, and of the element
-  // size so that the relative offset counts whole elements.
-  int64_t align = b->limits.minStorageBufferOffsetAlignment;
-  if (align < 4) align = 4;
-  if (align < es) align = es;
-  int64_t first = (off + lo) * es, end = (off + hi + 1) * es;
-  int64_t base = first & ~(align - 1);
-  uint64_t size = (uint64_t)(end - base + 3) & ~(uint64_t)3;
-  if (size > b->limits.maxStorageBufferBindingSize)
-    return tfr_error(TFR_ERR_OUT_OF_MEMORY,
-                     "%s: webgpu: the %s view spans %llu bytes of its buffer, more than the "
-                     "device binds at once (maxStorageBufferBindingSize %llu on %s)",
-                     op, name, (unsigned long long)size,
-                     (unsigned long long)b->limits.maxStorageBufferBindingSize, b->info.name);
-  bind->buffer = t->storage->device;
-  bind->offset = (uint64_t)base;
-  bind->size = size;
-  *rel = (uint32_t)((off * es - base) / es);
-  return TFR_OK;
-}
-
-void tfr_wgpu_reach(int n, const int64_t *shape, const int64_t *stride, int64_t *lo,
-                           int64_t *hi) {
-  *lo = *hi = 0;
-  for (int d = 0; d < n; d++) {
-    int64_t r = (shape[d] - 1) * stride[d];
-    if (r < 0) *lo += r;
-    else *hi += r;
-  }
 }
 
 // Parameters of copy_strided.wgsl (its `Params`).
@@ -271,16 +214,21 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
   const char *map_snippet = m ? m->snippet : NULL;
   TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, op));
   if (out->numel == 0) return TFR_OK;
-  const tfr_wgpu_elem *se, *de;
+  tfr_wgpu_elem elems[2];
+  tfr_wgpu_elem *se = &elems[0], *de = &elems[1];
   if (map) {
     assert(in->dtype == out->dtype && tfr_dtype_size(in->dtype) == 4);
-    se = de = &tfr_wgpu_raw[4];
+    tfr_wgpu_elem_of(tfr_wgsl_bits_of(4), true, se);
+    de = se;
   } else if (in->dtype == out->dtype) {
-    se = de = &tfr_wgpu_raw[tfr_dtype_size(in->dtype)];
+    tfr_wgpu_elem_of(tfr_wgsl_bits_of(tfr_dtype_size(in->dtype)), true, se);
+    de = se;
   } else {
-    se = tfr_wgpu_typed(in->dtype);
-    de = tfr_wgpu_typed(out->dtype);
-    if (!se || !de)
+    if (tfr_wgpu_dtype_computes(TFR_WGPU_CONVERT, in->dtype) &&
+        tfr_wgpu_dtype_computes(TFR_WGPU_CONVERT, out->dtype)) {
+      tfr_wgpu_elem_of(tfr_wgsl_type_of(in->dtype), false, se);
+      tfr_wgpu_elem_of(tfr_wgsl_type_of(out->dtype), false, de);
+    } else
       return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                        "%s: %s to %s is not supported on the webgpu backend (it converts "
                        "among f32, i32, bool and c64)",
@@ -346,7 +294,8 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
       plan.shape[0] = bytes / 16;
       in_off = sb / 16;
       out_off = db / 16;
-      se = de = &tfr_wgpu_raw[16];
+      tfr_wgpu_elem_of(tfr_wgsl_bits_of(16), true, se);
+      de = se;
     }
   }
 
@@ -543,10 +492,8 @@ tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *
   return tfr_wgpu_copy_map(b, op, in, out, NULL, true);
 }
 
-// StableHLO reduce_precision of f32, on the bits (common/reduce_precision.wgsl,
-// the cpu's rule of src/core/half.h).
-static tfr_status tfr_wgpu_reduce_precision(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
-  if (d->in->dtype != TFR_F32)
+tfr_status tfr_wgpu_reduce_precision(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
+  if (!tfr_wgpu_dtype_computes(TFR_WGPU_REDUCE_PRECISION, d->in->dtype))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "reduce_precision: dtype %s is not supported on the webgpu backend (it "
                      "computes on f32)",
@@ -559,14 +506,3 @@ static tfr_status tfr_wgpu_reduce_precision(tfr_wgpu_backend *b, const tfr_struc
   return tfr_wgpu_copy_map(b, "reduce_precision", d->in, d->out, &m, true);
 }
 
-tfr_status tfr_wgpu_structural(tfr_backend *base, const tfr_structural_desc *d) {
-  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
-  switch (d->kind) {
-    case TFR_STRUCT_CONVERT:
-      return tfr_wgpu_copy(b, d->in->dtype == d->out->dtype ? "copy" : "convert", d->in, d->out);
-    case TFR_STRUCT_TRIANGLE: return tfr_wgpu_triangle(b, d);
-    case TFR_STRUCT_IOTA: return tfr_wgpu_iota(b, d);
-    case TFR_STRUCT_REDUCE_PRECISION: return tfr_wgpu_reduce_precision(b, d);
-  }
-  return tfr_error(TFR_ERR_INTERNAL, "webgpu: structural op kind %d is unknown", (int)d->kind);
-}

@@ -562,3 +562,33 @@ void tfr_wgpu_device_release(tfr_wgpu_backend *b) {
   b->adapter = NULL;
   b->instance = NULL;
 }
+
+// ---------------------------------------------------------------------------
+// Buffers
+// ---------------------------------------------------------------------------
+
+tfr_status tfr_wgpu_buffer_create(tfr_wgpu_backend *b, uint64_t size, WGPUBufferUsage usage,
+                                  const char *what, WGPUBuffer *out) {
+  *out = NULL;
+  WGPUBufferDescriptor d;
+  memset(&d, 0, sizeof d);
+  d.label = tfr_wgpu_str(what);
+  d.usage = usage;
+  d.size = size;
+  WGPUBuffer buf = b->p->wgpuDeviceCreateBuffer(b->device, &d);
+  // Dawn reports an allocation failure through the uncaptured-error callback,
+  // inside this call; for absurd sizes it may return NULL with no error.
+  tfr_status st = tfr_wgpu_check(b, what);
+  if (st) {
+    if (buf) b->p->wgpuBufferRelease(buf);
+    return st;
+  }
+  if (!buf)
+    return tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: cannot create a %llu-byte %s buffer on %s",
+                     (unsigned long long)size, what, b->info.name);
+  pthread_mutex_lock(&b->pool.lock);
+  b->pool.buffers_created++;
+  pthread_mutex_unlock(&b->pool.lock);
+  *out = buf;
+  return TFR_OK;
+}

@@ -25,7 +25,12 @@
 #include <string.h>
 
 #include "core/validate.h"
+#include "webgpu/binding.h"
+#include "webgpu/capability.h"
+#include "webgpu/copy.h"
 #include "webgpu/wgpu.h"
+#include "webgpu/wgsl_text.h"
+#include "webgpu/wgsl_types.h"
 
 #define TFR_GEMM_MAX_BATCH 4
 
@@ -83,16 +88,15 @@ typedef struct tfr_dot_type {
   bool integer;
 } tfr_dot_type;
 
-static const tfr_dot_type tfr_dot_types[] = {
-    {TFR_F32, "f32", "f32", "vec4<f32>", 4, false, false},
-    {TFR_I32, "i32", "i32", "vec4<i32>", 4, false, true},
-    {TFR_C64, "c64", "vec2<f32>", "vec4<f32>", 2, true, false},
-};
-
-static const tfr_dot_type *tfr_dot_type_of(tfr_dtype dt) {
-  for (size_t i = 0; i < sizeof tfr_dot_types / sizeof tfr_dot_types[0]; i++)
-    if (tfr_dot_types[i].dtype == dt) return &tfr_dot_types[i];
-  return NULL;
+// The dtype's entry (from the WGSL type layer), or false where dot_general
+// does not compute on it.
+static bool tfr_dot_type_of(tfr_dtype dt, tfr_dot_type *ty) {
+  if (!tfr_wgpu_dtype_computes(TFR_WGPU_DOT, dt)) return false;
+  const tfr_wgsl_type *w = tfr_wgsl_type_of(dt);
+  tfr_dtype_kind kind = tfr_dtype_get_info(dt)->kind;
+  *ty = (tfr_dot_type){dt,         w->tag, w->value, w->vec, w->per_vec, kind == TFR_KIND_COMPLEX,
+                       kind == TFR_KIND_INT || kind == TFR_KIND_UINT};
+  return true;
 }
 
 static bool tfr_gemm_cfg_parse(const char *s, tfr_gemm_cfg *c) {
@@ -192,42 +196,6 @@ static tfr_status tfr_gemm_pick(const tfr_wgpu_backend *b, const tfr_dot_type *t
 // Generating the GEMM's register code
 // ---------------------------------------------------------------------------
 
-typedef struct tfr_dot_text {
-  char *data;
-  size_t len, cap;
-  bool failed;
-} tfr_dot_text;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void tfr_dot_printf(tfr_dot_text *t, const char *fmt, ...) {
-  if (t->failed) return;
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (n < 0) {
-    t->failed = true;
-    return;
-  }
-  if (t->len + (size_t)n + 1 > t->cap) {
-    size_t cap = t->cap ? t->cap : 1024;
-    while (cap < t->len + (size_t)n + 1) cap *= 2;
-    char *d = tfr_realloc(t->data, cap);
-    if (!d) {
-      t->failed = true;
-      return;
-    }
-    t->data = d;
-    t->cap = cap;
-  }
-  va_start(ap, fmt);
-  vsnprintf(t->data + t->len, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  t->len += (size_t)n;
-}
-
 // How one operand of the GEMM is read.
 typedef struct tfr_gemm_side {
   bool fcontig;  // quads along the free axis (m for A, n for B), else along k
@@ -239,53 +207,53 @@ static const char *const tfr_dot_lanes = "xyzw";
 // load_x / store_x of one operand: `x` "a" or "b", array `X` "A" or "B",
 // shared `Xs`, free extent constant `BF` ("BM"/"BN"), bound `F` ("P.M"/"P.N"),
 // strides `sf`, `sk` ("P.sam", "P.sak").
-static void tfr_gemm_gen_loader(tfr_dot_text *t, const tfr_dot_type *ty, const tfr_gemm_side *s,
+static void tfr_gemm_gen_loader(tfr_wgsl_text *t, const tfr_dot_type *ty, const tfr_gemm_side *s,
                                 const char *x, const char *X, const char *BF, const char *F,
                                 const char *sf, const char *sk) {
   int e = ty->epv;
-  tfr_dot_printf(t, "fn load_%s(base: u32, f0: u32, k0: u32, kend: u32, q: u32) -> %s {\n", x,
+  tfr_wgsl_put(t, "fn load_%s(base: u32, f0: u32, k0: u32, kend: u32, q: u32) -> %s {\n", x,
                  ty->v);
   if (s->fcontig)
-    tfr_dot_printf(t,
+    tfr_wgsl_put(t,
                    "  let k = k0 + q / (%s / EPV);\n"
                    "  let f = f0 + (q %% (%s / EPV)) * EPV;\n",
                    BF, BF);
   else
-    tfr_dot_printf(t,
+    tfr_wgsl_put(t,
                    "  let f = f0 + q / (BK / EPV);\n"
                    "  let k = k0 + (q %% (BK / EPV)) * EPV;\n");
-  tfr_dot_printf(t, "  var v = %s();\n", ty->v);
+  tfr_wgsl_put(t, "  var v = %s();\n", ty->v);
   if (s->vec) {
     // The whole quad is in or out: the contiguous extent is a multiple of EPV.
-    tfr_dot_printf(t, "  if (f < %s && k < kend) {\n    v = %s[(base + f * %s + k * %s) / EPV];\n  }\n",
+    tfr_wgsl_put(t, "  if (f < %s && k < kend) {\n    v = %s[(base + f * %s + k * %s) / EPV];\n  }\n",
                    F, X, sf, sk);
   } else {
-    for (int l = 0; l < e; l++) tfr_dot_printf(t, "  var e%d = %s();\n", l, ty->t);
+    for (int l = 0; l < e; l++) tfr_wgsl_put(t, "  var e%d = %s();\n", l, ty->t);
     if (s->fcontig)
-      tfr_dot_printf(t, "  if (k < kend) {\n    let o = base + f * %s + k * %s;\n", sf, sk);
+      tfr_wgsl_put(t, "  if (k < kend) {\n    let o = base + f * %s + k * %s;\n", sf, sk);
     else
-      tfr_dot_printf(t, "  if (f < %s) {\n    let o = base + f * %s + k * %s;\n", F, sf, sk);
+      tfr_wgsl_put(t, "  if (f < %s) {\n    let o = base + f * %s + k * %s;\n", F, sf, sk);
     for (int l = 0; l < e; l++) {
       if (s->fcontig)
-        tfr_dot_printf(t, "    if (f + %du < %s) { e%d = %s[o + %du * %s]; }\n", l, F, l, X, l, sf);
+        tfr_wgsl_put(t, "    if (f + %du < %s) { e%d = %s[o + %du * %s]; }\n", l, F, l, X, l, sf);
       else
-        tfr_dot_printf(t, "    if (k + %du < kend) { e%d = %s[o + %du * %s]; }\n", l, l, X, l, sk);
+        tfr_wgsl_put(t, "    if (k + %du < kend) { e%d = %s[o + %du * %s]; }\n", l, l, X, l, sk);
     }
-    tfr_dot_printf(t, "  }\n");
+    tfr_wgsl_put(t, "  }\n");
     if (ty->complex)
-      tfr_dot_printf(t, "  v = %s(e0.x, e0.y, e1.x, e1.y);\n", ty->v);
+      tfr_wgsl_put(t, "  v = %s(e0.x, e0.y, e1.x, e1.y);\n", ty->v);
     else
-      tfr_dot_printf(t, "  v = %s(e0, e1, e2, e3);\n", ty->v);
+      tfr_wgsl_put(t, "  v = %s(e0, e1, e2, e3);\n", ty->v);
   }
-  if (ty->complex) tfr_dot_printf(t, "  v = v * P.sign_%s;\n", x);
-  tfr_dot_printf(t, "  return v;\n}\n\n");
+  if (ty->complex) tfr_wgsl_put(t, "  v = v * P.sign_%s;\n", x);
+  tfr_wgsl_put(t, "  return v;\n}\n\n");
 
   // Stores into the k-major tile.
-  tfr_dot_printf(t, "fn store_%s(buf: u32, q: u32, v: %s) {\n", x, ty->v);
+  tfr_wgsl_put(t, "fn store_%s(buf: u32, q: u32, v: %s) {\n", x, ty->v);
   if (s->fcontig) {
-    tfr_dot_printf(t, "  %ss[buf * (BK * (%s / EPV)) + q] = v;\n", X, BF);
+    tfr_wgsl_put(t, "  %ss[buf * (BK * (%s / EPV)) + q] = v;\n", X, BF);
   } else {
-    tfr_dot_printf(t,
+    tfr_wgsl_put(t,
                    "  let fr = q / (BK / EPV);\n"
                    "  let i = buf * (BK * (%s / EPV)) + (q %% (BK / EPV)) * EPV * (%s / EPV) + "
                    "fr / EPV;\n"
@@ -293,24 +261,24 @@ static void tfr_gemm_gen_loader(tfr_dot_text *t, const tfr_dot_type *ty, const t
                    BF, BF);
     for (int l = 0; l < e; l++) {
       if (ty->complex) {
-        tfr_dot_printf(t, "  %ss[i + %du * (%s / EPV)][2u * c] = v.%c;\n", X, l, BF,
+        tfr_wgsl_put(t, "  %ss[i + %du * (%s / EPV)][2u * c] = v.%c;\n", X, l, BF,
                        tfr_dot_lanes[2 * l]);
-        tfr_dot_printf(t, "  %ss[i + %du * (%s / EPV)][2u * c + 1u] = v.%c;\n", X, l, BF,
+        tfr_wgsl_put(t, "  %ss[i + %du * (%s / EPV)][2u * c + 1u] = v.%c;\n", X, l, BF,
                        tfr_dot_lanes[2 * l + 1]);
       } else {
-        tfr_dot_printf(t, "  %ss[i + %du * (%s / EPV)][c] = v.%c;\n", X, l, BF, tfr_dot_lanes[l]);
+        tfr_wgsl_put(t, "  %ss[i + %du * (%s / EPV)][c] = v.%c;\n", X, l, BF, tfr_dot_lanes[l]);
       }
     }
   }
-  tfr_dot_printf(t, "}\n\n");
+  tfr_wgsl_put(t, "}\n\n");
 }
 
 // fn epi(x: T, idx: u32) -> T for the kernels' array C.
-static void tfr_dot_gen_epi(tfr_dot_text *t, const tfr_dot_type *ty) {
-  tfr_dot_printf(t, "fn epi(x: %s, idx: u32) -> %s {\n  if (P.epi == 0u) {\n    return x;\n  }\n",
+static void tfr_dot_gen_epi(tfr_wgsl_text *t, const tfr_dot_type *ty) {
+  tfr_wgsl_put(t, "fn epi(x: %s, idx: u32) -> %s {\n  if (P.epi == 0u) {\n    return x;\n  }\n",
                  ty->t, ty->t);
   if (ty->complex) {
-    tfr_dot_printf(t,
+    tfr_wgsl_put(t,
                    "  let al = bitcast<vec2<f32>>(P.alpha.xy);\n"
                    "  var r = vec2<f32>(al.x * x.x - al.y * x.y, al.x * x.y + al.y * x.x);\n"
                    "  if (P.epi == 2u) {\n"
@@ -319,28 +287,28 @@ static void tfr_dot_gen_epi(tfr_dot_text *t, const tfr_dot_type *ty) {
                    "    r = r + vec2<f32>(be.x * c.x - be.y * c.y, be.x * c.y + be.y * c.x);\n"
                    "  }\n");
   } else {
-    tfr_dot_printf(t,
+    tfr_wgsl_put(t,
                    "  var r = bitcast<%s>(P.alpha.x) * x;\n"
                    "  if (P.epi == 2u) {\n    r = r + bitcast<%s>(P.beta.x) * C[idx];\n  }\n",
                    ty->t, ty->t);
   }
-  tfr_dot_printf(t, "  return r;\n}\n");
+  tfr_wgsl_put(t, "  return r;\n}\n");
 }
 
 // Every generated piece of gemm.wgsl for one variant.
 typedef struct tfr_gemm_gen {
-  tfr_dot_text consts, loaders, epi, decls, load, store, compute, epilogue;
+  tfr_wgsl_text consts, loaders, epi, decls, load, store, compute, epilogue;
 } tfr_gemm_gen;
 
 static void tfr_gemm_gen_free(tfr_gemm_gen *g) {
-  tfr_free(g->consts.data);
-  tfr_free(g->loaders.data);
-  tfr_free(g->epi.data);
-  tfr_free(g->decls.data);
-  tfr_free(g->load.data);
-  tfr_free(g->store.data);
-  tfr_free(g->compute.data);
-  tfr_free(g->epilogue.data);
+  tfr_free(g->consts.buf);
+  tfr_free(g->loaders.buf);
+  tfr_free(g->epi.buf);
+  tfr_free(g->decls.buf);
+  tfr_free(g->load.buf);
+  tfr_free(g->store.buf);
+  tfr_free(g->compute.buf);
+  tfr_free(g->epilogue.buf);
 }
 
 static bool tfr_gemm_generate(const tfr_dot_type *ty, const tfr_gemm_cfg *c,
@@ -353,7 +321,7 @@ static bool tfr_gemm_generate(const tfr_dot_type *ty, const tfr_gemm_cfg *c,
   // guarded when they do not divide evenly).
   int nqa = c->bm * c->bk / e, nqb = c->bn * c->bk / e;
   int la = (nqa + wg - 1) / wg, lb = (nqb + wg - 1) / wg;
-  tfr_dot_printf(&g->consts,
+  tfr_wgsl_put(&g->consts,
                  "const BM = %du;\nconst BN = %du;\nconst BK = %du;\nconst TM = %du;\n"
                  "const TN = %du;\nconst EPV = %du;\nconst TX = %du;\nconst TY = %du;\n"
                  "const WG = %du;\n",
@@ -363,33 +331,33 @@ static bool tfr_gemm_generate(const tfr_dot_type *ty, const tfr_gemm_cfg *c,
   tfr_dot_gen_epi(&g->epi, ty);
 
   for (int i = 0; i < c->tm; i++)
-    for (int h = 0; h < gn; h++) tfr_dot_printf(&g->decls, "  var c%d_%d = %s();\n", i, h, ty->v);
-  for (int j = 0; j < la; j++) tfr_dot_printf(&g->decls, "  var ra%d = %s();\n", j, ty->v);
-  for (int j = 0; j < lb; j++) tfr_dot_printf(&g->decls, "  var rb%d = %s();\n", j, ty->v);
+    for (int h = 0; h < gn; h++) tfr_wgsl_put(&g->decls, "  var c%d_%d = %s();\n", i, h, ty->v);
+  for (int j = 0; j < la; j++) tfr_wgsl_put(&g->decls, "  var ra%d = %s();\n", j, ty->v);
+  for (int j = 0; j < lb; j++) tfr_wgsl_put(&g->decls, "  var rb%d = %s();\n", j, ty->v);
 
   for (int j = 0; j < la; j++) {
     const char *guard = (j + 1) * wg > nqa ? "if (q < BM * BK / EPV) " : "";
-    tfr_dot_printf(&g->load, "    { let q = lid + %du; %s{ ra%d = load_a(a_base, m0, k0, kend, q); } }\n",
+    tfr_wgsl_put(&g->load, "    { let q = lid + %du; %s{ ra%d = load_a(a_base, m0, k0, kend, q); } }\n",
                    j * wg, guard, j);
-    tfr_dot_printf(&g->store, "    { let q = lid + %du; %s{ store_a(nb, q, ra%d); } }\n", j * wg,
+    tfr_wgsl_put(&g->store, "    { let q = lid + %du; %s{ store_a(nb, q, ra%d); } }\n", j * wg,
                    guard, j);
   }
   for (int j = 0; j < lb; j++) {
     const char *guard = (j + 1) * wg > nqb ? "if (q < BN * BK / EPV) " : "";
-    tfr_dot_printf(&g->load, "    { let q = lid + %du; %s{ rb%d = load_b(b_base, n0, k0, kend, q); } }\n",
+    tfr_wgsl_put(&g->load, "    { let q = lid + %du; %s{ rb%d = load_b(b_base, n0, k0, kend, q); } }\n",
                    j * wg, guard, j);
-    tfr_dot_printf(&g->store, "    { let q = lid + %du; %s{ store_b(nb, q, rb%d); } }\n", j * wg,
+    tfr_wgsl_put(&g->store, "    { let q = lid + %du; %s{ store_b(nb, q, rb%d); } }\n", j * wg,
                    guard, j);
   }
 
   // One step along k: TM/EPV + TN/EPV reads of workgroup memory, TM*TN
   // multiply-adds.
   for (int gi = 0; gi < gm; gi++)
-    tfr_dot_printf(&g->compute, "      let a%d = As[ai + %du];\n", gi, gi * tyy);
+    tfr_wgsl_put(&g->compute, "      let a%d = As[ai + %du];\n", gi, gi * tyy);
   for (int h = 0; h < gn; h++) {
-    tfr_dot_printf(&g->compute, "      let b%d = Bs[bj + %du];\n", h, h * tx);
+    tfr_wgsl_put(&g->compute, "      let b%d = Bs[bj + %du];\n", h, h * tx);
     if (ty->complex)  // i * b, per complex lane: (-b.im, b.re)
-      tfr_dot_printf(&g->compute, "      let s%d = vec4<f32>(-b%d.y, b%d.x, -b%d.w, b%d.z);\n", h,
+      tfr_wgsl_put(&g->compute, "      let s%d = vec4<f32>(-b%d.y, b%d.x, -b%d.w, b%d.z);\n", h,
                      h, h, h, h);
   }
   for (int gi = 0; gi < gm; gi++)
@@ -397,15 +365,15 @@ static bool tfr_gemm_generate(const tfr_dot_type *ty, const tfr_gemm_cfg *c,
       int i = gi * e + l;
       for (int h = 0; h < gn; h++) {
         if (ty->complex)
-          tfr_dot_printf(&g->compute,
+          tfr_wgsl_put(&g->compute,
                          "      c%d_%d = fma(vec4<f32>(a%d.%c), s%d, fma(vec4<f32>(a%d.%c), b%d, "
                          "c%d_%d));\n",
                          i, h, gi, tfr_dot_lanes[2 * l + 1], h, gi, tfr_dot_lanes[2 * l], h, i, h);
         else if (ty->integer)
-          tfr_dot_printf(&g->compute, "      c%d_%d = c%d_%d + vec4<i32>(a%d.%c) * b%d;\n", i, h,
+          tfr_wgsl_put(&g->compute, "      c%d_%d = c%d_%d + vec4<i32>(a%d.%c) * b%d;\n", i, h,
                          i, h, gi, tfr_dot_lanes[l], h);
         else
-          tfr_dot_printf(&g->compute, "      c%d_%d = fma(vec4<f32>(a%d.%c), b%d, c%d_%d);\n", i,
+          tfr_wgsl_put(&g->compute, "      c%d_%d = fma(vec4<f32>(a%d.%c), b%d, c%d_%d);\n", i,
                          h, gi, tfr_dot_lanes[l], h, i, h);
       }
     }
@@ -414,23 +382,23 @@ static bool tfr_gemm_generate(const tfr_dot_type *ty, const tfr_gemm_cfg *c,
   for (int gi = 0; gi < gm; gi++)
     for (int l = 0; l < e; l++) {
       int i = gi * e + l;
-      tfr_dot_printf(&g->epilogue, "  {\n    let m = m0 + %du + ty * EPV;\n", gi * tyy * e + l);
-      tfr_dot_printf(&g->epilogue, "    if (m < P.M) {\n      let row = c_base + m * P.scm;\n");
+      tfr_wgsl_put(&g->epilogue, "  {\n    let m = m0 + %du + ty * EPV;\n", gi * tyy * e + l);
+      tfr_wgsl_put(&g->epilogue, "    if (m < P.M) {\n      let row = c_base + m * P.scm;\n");
       for (int h = 0; h < gn; h++)
         for (int q = 0; q < e; q++) {
-          tfr_dot_printf(&g->epilogue, "      {\n        let n = n0 + %du + tx * EPV;\n",
+          tfr_wgsl_put(&g->epilogue, "      {\n        let n = n0 + %du + tx * EPV;\n",
                          h * tx * e + q);
-          tfr_dot_printf(&g->epilogue,
+          tfr_wgsl_put(&g->epilogue,
                          "        if (n < P.N) {\n          let idx = row + n * P.scn;\n");
           if (ty->complex)
-            tfr_dot_printf(&g->epilogue, "          C[idx] = epi(c%d_%d.%s, idx);\n", i, h,
+            tfr_wgsl_put(&g->epilogue, "          C[idx] = epi(c%d_%d.%s, idx);\n", i, h,
                            q == 0 ? "xy" : "zw");
           else
-            tfr_dot_printf(&g->epilogue, "          C[idx] = epi(c%d_%d.%c, idx);\n", i, h,
+            tfr_wgsl_put(&g->epilogue, "          C[idx] = epi(c%d_%d.%c, idx);\n", i, h,
                            tfr_dot_lanes[q]);
-          tfr_dot_printf(&g->epilogue, "        }\n      }\n");
+          tfr_wgsl_put(&g->epilogue, "        }\n      }\n");
         }
-      tfr_dot_printf(&g->epilogue, "    }\n  }\n");
+      tfr_wgsl_put(&g->epilogue, "    }\n  }\n");
     }
   return !(g->consts.failed || g->loaders.failed || g->epi.failed || g->decls.failed ||
            g->load.failed || g->store.failed || g->compute.failed || g->epilogue.failed);
@@ -536,17 +504,17 @@ static tfr_status tfr_dot_splitk_reduce(tfr_wgpu_backend *b, const tfr_dot_desc 
   tfr_wgsl_variant v = {variant, "gemm_reduce.wgsl", NULL, NULL, 0, ov, 1, 1, 1};
   WGPUComputePipeline pipeline = tfr_wgpu_pipeline_cached(b, &v);
   if (!pipeline) {
-    tfr_dot_text epit = {NULL, 0, 0, false};
+    tfr_wgsl_text epit = {0};
     tfr_dot_gen_epi(&epit, ty);
     if (epit.failed) {
-      tfr_free(epit.data);
+      tfr_free(epit.buf);
       return tfr_error(TFR_ERR_OUT_OF_MEMORY, "dot_general: webgpu: out of host memory");
     }
-    tfr_wgsl_subst subst[] = {{"T", ty->t}, {"EPI_FN", epit.data}};
+    tfr_wgsl_subst subst[] = {{"T", ty->t}, {"EPI_FN", epit.buf}};
     v.subst = subst;
     v.nsubst = 2;
     tfr_status st = tfr_wgpu_pipeline_get(b, &v, &pipeline);
-    tfr_free(epit.data);
+    tfr_free(epit.buf);
     TFR_RETURN_IF_ERROR(st);
   }
   tfr_gemm_reduce_params P;
@@ -622,14 +590,14 @@ static tfr_status tfr_dot_run_gemm(tfr_wgpu_backend *b, const tfr_dot_desc *d,
         {"V", ty->v},
         {"A_ARRAY", arr_a},
         {"B_ARRAY", arr_b},
-        {"CONSTS", g.consts.data},
-        {"LOADERS", g.loaders.data},
-        {"EPI_FN", g.epi.data},
-        {"DECLS", g.decls.data},
-        {"LOAD_NEXT", g.load.data},
-        {"STORE_NEXT", g.store.data},
-        {"COMPUTE", g.compute.data},
-        {"EPILOGUE", g.epilogue.data},
+        {"CONSTS", g.consts.buf},
+        {"LOADERS", g.loaders.buf},
+        {"EPI_FN", g.epi.buf},
+        {"DECLS", g.decls.buf},
+        {"LOAD_NEXT", g.load.buf},
+        {"STORE_NEXT", g.store.buf},
+        {"COMPUTE", g.compute.buf},
+        {"EPILOGUE", g.epilogue.buf},
     };
     v.subst = subst;
     v.nsubst = (int)(sizeof subst / sizeof subst[0]);
@@ -745,29 +713,29 @@ static tfr_status tfr_dot_run_gemv(tfr_wgpu_backend *b, const tfr_dot_desc *d,
 
   char variant[96];
   snprintf(variant, sizeof variant, "gemv[%s]", ty->tag);
-  tfr_dot_text mad = {NULL, 0, 0, false}, epit = {NULL, 0, 0, false};
+  tfr_wgsl_text mad = {0}, epit = {0};
   if (ty->complex)
-    tfr_dot_printf(&mad,
+    tfr_wgsl_put(&mad,
                    "fn mad(a0: vec2<f32>, x0: vec2<f32>, acc: vec2<f32>) -> vec2<f32> {\n"
                    "  let a = a0 * P.sign_a;\n  let x = x0 * P.sign_x;\n"
                    "  return acc + vec2<f32>(a.x * x.x - a.y * x.y, a.x * x.y + a.y * x.x);\n}\n");
   else if (ty->integer)
-    tfr_dot_printf(&mad, "fn mad(a: i32, x: i32, acc: i32) -> i32 {\n  return acc + a * x;\n}\n");
+    tfr_wgsl_put(&mad, "fn mad(a: i32, x: i32, acc: i32) -> i32 {\n  return acc + a * x;\n}\n");
   else
-    tfr_dot_printf(&mad, "fn mad(a: f32, x: f32, acc: f32) -> f32 {\n  return fma(a, x, acc);\n}\n");
+    tfr_wgsl_put(&mad, "fn mad(a: f32, x: f32, acc: f32) -> f32 {\n  return fma(a, x, acc);\n}\n");
   tfr_dot_gen_epi(&epit, ty);
   if (mad.failed || epit.failed) {
-    tfr_free(mad.data);
-    tfr_free(epit.data);
+    tfr_free(mad.buf);
+    tfr_free(epit.buf);
     return tfr_error(TFR_ERR_OUT_OF_MEMORY, "dot_general: webgpu: out of host memory");
   }
-  tfr_wgsl_subst subst[] = {{"T", ty->t}, {"MAD_FN", mad.data}, {"EPI_FN", epit.data}};
+  tfr_wgsl_subst subst[] = {{"T", ty->t}, {"MAD_FN", mad.buf}, {"EPI_FN", epit.buf}};
   tfr_wgsl_override ov[] = {{"WG", WG}, {"L", L}, {"ROWS", rows ? 1u : 0u}};
   tfr_wgsl_variant v = {variant, "gemv.wgsl", NULL, subst, 3, ov, 3, 2, 1};
   WGPUComputePipeline pipeline;
   tfr_status st = tfr_wgpu_pipeline_get(b, &v, &pipeline);
-  tfr_free(mad.data);
-  tfr_free(epit.data);
+  tfr_free(mad.buf);
+  tfr_free(epit.buf);
   TFR_RETURN_IF_ERROR(st);
 
   int64_t nbatch = 1;
@@ -852,8 +820,9 @@ static bool tfr_dot_out_groups(const tfr_dot_desc *d, const tfr_tensor *o, int64
 
 tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
   tfr_wgpu_backend *b = tfr_wgpu_cast(base);
-  const tfr_dot_type *ty = tfr_dot_type_of(d->dtype);
-  if (!ty)
+  tfr_dot_type type;
+  const tfr_dot_type *ty = &type;
+  if (!tfr_dot_type_of(d->dtype, &type))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "dot_general: dtype %s is not supported on the webgpu backend (it computes "
                      "f32, i32 and c64; WGSL has no 64-bit types)",

@@ -28,16 +28,20 @@
 // invocation reads its elements before writing them, and the core refuses
 // partial overlaps, so no invocation reads what another writes.
 //
-// Host cost: a direct-mapped table in the backend (ew_cache) maps a 64-bit key
-// of (family, op, dtypes, layout) to the pipeline, so a cached op builds no
-// strings and hashes no text.
+// Host cost: the kernel cache finds the pipeline by the whole tfr_ew_kernel
+// (family, op, dtypes, layout; compared byte for byte), so a cached op builds
+// no strings.
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "webgpu/binding.h"
+#include "webgpu/capability.h"
+#include "webgpu/copy.h"
 #include "webgpu/elementwise.h"
 #include "webgpu/wgpu.h"
+#include "webgpu/wgsl_access.h"
 #include "webgpu/wgpu_testing.h"
 
 #define TFR_EW_KERNEL_RANK 8
@@ -49,17 +53,18 @@
 #define TFR_EW_MAX_PIECE (INT64_C(1) << 30)
 #define TFR_EW_WG 256
 #define TFR_EW_STRIDED_EPT 4
+// Bytes of each generated piece of source.
+#define TFR_EW_SOURCE_CAP 6144
 
 // ---------------------------------------------------------------------------
 // Value types
 // ---------------------------------------------------------------------------
 
-const tfr_ew_type_info tfr_ew_types[TFR_EW_NTYPES] = {
-    [TFR_EW_F32] = {"f32", "array<f32>", "array<vec4<f32>>", "vec4<f32>", 4},
-    [TFR_EW_I32] = {"i32", "array<i32>", "array<vec4<i32>>", "vec4<i32>", 4},
-    [TFR_EW_B8] = {"u32", "array<u32>", "array<u32>", "u32", 1},
-    [TFR_EW_C64] = {"vec2<f32>", "array<vec2<f32>>", "array<vec4<f32>>", "vec4<f32>", 8},
-};
+// The dtype of each kernel value type.
+static const tfr_dtype tfr_ew_dtypes[TFR_EW_NTYPES] = {
+    [TFR_EW_F32] = TFR_F32, [TFR_EW_I32] = TFR_I32, [TFR_EW_B8] = TFR_BOOL, [TFR_EW_C64] = TFR_C64};
+
+const tfr_wgsl_type *tfr_ew_wgsl(int type) { return tfr_wgsl_type_of(tfr_ew_dtypes[type]); }
 
 int tfr_ew_type_of(tfr_dtype dt) {
   switch (dt) {
@@ -236,108 +241,35 @@ typedef struct tfr_ew_plan {
   int64_t stride[TFR_EW_MAX_OPERANDS][TFR_MAX_RANK];  // [operand][axis], in elements
 } tfr_ew_plan;
 
-void tfr_ew_plan_axes_n(int nops, const tfr_tensor *const *ops, int *out_nd, int64_t *shape,
-                        int64_t *stride) {
-  const tfr_tensor *o = ops[0];
-  int axes[TFR_MAX_RANK];
-  int n = 0;
-  for (int k = o->rank - 1; k >= 0; k--) {
-    if (o->shape[k] == 1) continue;
-    int64_t a = llabs(o->strides[k]);
-    int j = n++;
-    while (j > 0 && llabs(o->strides[axes[j - 1]]) > a) {
-      axes[j] = axes[j - 1];
-      j--;
-    }
-    axes[j] = k;
-  }
-  int nd = 0;
-  for (int j = 0; j < n; j++) {
-    int k = axes[j];
-    if (nd > 0) {
-      bool merge = true;
-      for (int i = 0; i < nops && merge; i++)
-        merge = ops[i]->strides[k] == stride[i * TFR_MAX_RANK + nd - 1] * shape[nd - 1];
-      if (merge) {
-        shape[nd - 1] *= o->shape[k];
-        continue;
-      }
-    }
-    shape[nd] = o->shape[k];
-    for (int i = 0; i < nops; i++) stride[i * TFR_MAX_RANK + nd] = ops[i]->strides[k];
-    nd++;
-  }
-  if (nd == 0) {  // rank 0, or every extent 1: one element
-    shape[0] = 1;
-    for (int i = 0; i < nops; i++) stride[i * TFR_MAX_RANK] = 1;
-    nd = 1;
-  }
-  *out_nd = nd;
-}
-
 static void tfr_ew_plan_axes(int nops, const tfr_tensor *const *ops, tfr_ew_plan *p) {
   p->nops = nops;
-  tfr_ew_plan_axes_n(nops, ops, &p->nd, p->shape, &p->stride[0][0]);
+  tfr_wgpu_plan_axes_n(nops, ops, &p->nd, p->shape, &p->stride[0][0]);
 }
 
 // ---------------------------------------------------------------------------
 // Kernel source
 // ---------------------------------------------------------------------------
 
-typedef struct tfr_ew_text {
-  char buf[6144];
-  size_t len;
-  bool overflow;
-} tfr_ew_text;
-
-static void tfr_ew_put(tfr_ew_text *t, const char *fmt, ...) TFR_PRINTF(2, 3);
-static void tfr_ew_put(tfr_ew_text *t, const char *fmt, ...) {
-  if (t->overflow) return;
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, fmt, ap);
-  va_end(ap);
-  if (n < 0 || (size_t)n >= sizeof t->buf - t->len) {
-    t->overflow = true;
-    return;
-  }
-  t->len += (size_t)n;
-}
-
-// How the compact kernel accesses an operand.
+// How the compact kernel accesses an operand (wgsl_access.h).
 enum {
-  TFR_EW_MODE_SCALAR = 0,  // element by element (a run not starting on a chunk boundary)
-  TFR_EW_MODE_CHUNK = 1,   // whole chunks of 4 elements
-  TFR_EW_MODE_BCAST = 2,   // one element for all (stride 0)
+  TFR_EW_MODE_SCALAR = TFR_WGSL_SCALAR,
+  TFR_EW_MODE_CHUNK = TFR_WGSL_CHUNK,
+  TFR_EW_MODE_BCAST = TFR_WGSL_BCAST,
 };
 
-// What makes one kernel: everything its source depends on.
+// What makes one kernel: everything its source depends on. It is the kernel
+// cache's key, compared whole: ints only, so no padding byte can differ.
 typedef struct tfr_ew_kernel {
   int kind, op;
   int nin;
   int in_type[3];
   int out_type;
-  bool compact;
-  int in_mode[3];   // compact only
-  int out_mode;     // compact only: SCALAR or CHUNK
-  bool aliased[3];  // input bound read-write (shares the output's buffer)
+  int compact;     // 0 or 1
+  int in_mode[3];  // compact only
+  int out_mode;    // compact only: SCALAR or CHUNK
+  int aliased[3];  // 1: input bound read-write (shares the output's buffer)
 } tfr_ew_kernel;
-
-static uint64_t tfr_ew_key(const tfr_ew_kernel *k) {
-  uint64_t key = (uint64_t)1 << 63;
-  key |= (uint64_t)k->kind;                 // 3 bits
-  key |= (uint64_t)k->op << 3;              // 6 bits
-  key |= (uint64_t)k->nin << 9;             // 2 bits
-  key |= (uint64_t)k->out_type << 11;       // 2 bits
-  key |= (uint64_t)k->compact << 13;
-  key |= (uint64_t)k->out_mode << 14;       // 2 bits
-  for (int i = 0; i < k->nin; i++) {
-    key |= (uint64_t)k->in_type[i] << (16 + 2 * i);   // 6 bits
-    key |= (uint64_t)k->in_mode[i] << (22 + 2 * i);   // 6 bits
-    key |= (uint64_t)k->aliased[i] << (28 + i);       // 3 bits
-  }
-  return key;
-}
+_Static_assert(sizeof(tfr_ew_kernel) == 15 * sizeof(int), "tfr_ew_kernel has no padding");
 
 static const char *const tfr_ew_comp[4] = {"x", "y", "z", "w"};
 
@@ -346,126 +278,28 @@ static const char *const tfr_ew_comp[4] = {"x", "y", "z", "w"};
 // four bools), raw<k>(j) (the element at window index j), and in the compact
 // kernel ld<k>(i) / ldc<k>(c) (element i / chunk c of the run). An input in the
 // output's buffer has no binding: it reads `dst`, in the output's form.
-static void tfr_ew_put_access(tfr_ew_text *t, const tfr_ew_kernel *k) {
-  bool out_vec = k->compact && k->out_mode == TFR_EW_MODE_CHUNK;
+// Bindings and access functions (the template's ACCESS; wgsl_access.h):
+// input i through in<i> (or, aliased, the output's dst), the output through
+// dst.
+static void tfr_ew_put_access(tfr_wgsl_text *t, const tfr_ew_kernel *k) {
+  static const char *const suffix[3] = {"0", "1", "2"};
+  static const char *const offset[4] = {"P.offset.x", "P.offset.y", "P.offset.z", "P.offset.w"};
   int binding = 1;
   for (int i = 0; i < k->nin; i++) {
-    int type = k->in_type[i];
-    const tfr_ew_type_info *ti = &tfr_ew_types[type];
-    bool vec = k->compact && k->in_mode[i] == TFR_EW_MODE_CHUNK;
-    const char *entry = type == TFR_EW_B8 ? "u32" : vec ? ti->vec_value : ti->value;
-    if (k->aliased[i]) {
-      if (type == TFR_EW_B8)
-        tfr_ew_put(t, "fn w%d(w: u32) -> u32 { return atomicLoad(&dst[w]); }\n", i);
-      else
-        tfr_ew_put(t, "fn w%d(w: u32) -> %s { return dst[w]; }\n", i, entry);
-    } else {
-      tfr_ew_put(t, "@group(0) @binding(%d) var<storage, read> in%d: %s;\n", binding++, i,
-                 vec ? ti->vec_arr : ti->scalar_arr);
-      tfr_ew_put(t, "fn w%d(w: u32) -> %s { return in%d[w]; }\n", i, entry, i);
-    }
-    if (type == TFR_EW_B8)
-      tfr_ew_put(t, "fn raw%d(j: u32) -> u32 { return (w%d(j >> 2u) >> ((j & 3u) * 8u)) & 0xffu; }\n",
-                 i, i);
-    else if (!vec)
-      tfr_ew_put(t, "fn raw%d(j: u32) -> %s { return w%d(j); }\n", i, ti->value, i);
-    else if (type == TFR_EW_C64)
-      tfr_ew_put(t,
-                 "fn raw%d(j: u32) -> vec2<f32> { let v = w%d(j >> 1u); "
-                 "return select(v.xy, v.zw, (j & 1u) != 0u); }\n",
-                 i, i);
-    else
-      tfr_ew_put(t, "fn raw%d(j: u32) -> %s { return w%d(j >> 2u)[j & 3u]; }\n", i, ti->value, i);
-    if (!k->compact) {
-      tfr_ew_put(t, "fn ld%d(j: u32) -> %s { return raw%d(j); }\n", i, ti->value, i);
-      continue;
-    }
-    const char *off = tfr_ew_comp[i + 1];
-    switch (k->in_mode[i]) {
-      case TFR_EW_MODE_BCAST:
-        tfr_ew_put(t, "fn ld%d(i: u32) -> %s { return raw%d(P.offset.%s); }\n", i, ti->value, i,
-                   off);
-        tfr_ew_put(t,
-                   "fn ldc%d(c: u32) -> array<%s, 4> { let v = raw%d(P.offset.%s); "
-                   "return array<%s, 4>(v, v, v, v); }\n",
-                   i, ti->value, i, off, ti->value);
-        break;
-      case TFR_EW_MODE_SCALAR:
-        tfr_ew_put(t, "fn ld%d(i: u32) -> %s { return raw%d(P.offset.%s + i); }\n", i, ti->value,
-                   i, off);
-        tfr_ew_put(t,
-                   "fn ldc%d(c: u32) -> array<%s, 4> { let j = P.offset.%s + c * 4u; "
-                   "return array<%s, 4>(raw%d(j), raw%d(j + 1u), raw%d(j + 2u), raw%d(j + 3u)); }\n",
-                   i, ti->value, off, ti->value, i, i, i, i);
-        break;
-      default:  // CHUNK
-        tfr_ew_put(t, "fn ld%d(i: u32) -> %s { return raw%d(P.offset.%s * 4u + i); }\n", i,
-                   ti->value, i, off);
-        if (type == TFR_EW_B8)
-          tfr_ew_put(t,
-                     "fn ldc%d(c: u32) -> array<u32, 4> { let w = w%d(P.offset.%s + c); "
-                     "return array<u32, 4>(w & 0xffu, (w >> 8u) & 0xffu, (w >> 16u) & 0xffu, "
-                     "w >> 24u); }\n",
-                     i, i, off);
-        else if (type == TFR_EW_C64)
-          tfr_ew_put(t,
-                     "fn ldc%d(c: u32) -> array<vec2<f32>, 4> { let q = (P.offset.%s + c) * 2u; "
-                     "let u = w%d(q); let w = w%d(q + 1u); "
-                     "return array<vec2<f32>, 4>(u.xy, u.zw, w.xy, w.zw); }\n",
-                     i, off, i, i);
-        else
-          tfr_ew_put(t,
-                     "fn ldc%d(c: u32) -> array<%s, 4> { let v = w%d(P.offset.%s + c); "
-                     "return array<%s, 4>(v.x, v.y, v.z, v.w); }\n",
-                     i, ti->value, i, off, ti->value);
-        break;
-    }
+    char array[8];
+    snprintf(array, sizeof array, "in%d", i);
+    tfr_wgsl_operand o = {suffix[i], tfr_ew_wgsl(k->in_type[i]), k->compact, k->in_mode[i],
+                          k->aliased[i] ? "dst" : array, offset[i + 1], k->aliased[i] != 0, true};
+    if (!k->aliased[i])
+      tfr_wgsl_put(t, "@group(0) @binding(%d) var<storage, read> in%d: %s;\n", binding++, i,
+                   tfr_wgsl_operand_array(&o, false));
+    tfr_wgsl_put_input(t, &o);
   }
-
-  // The output.
-  const tfr_ew_type_info *to = &tfr_ew_types[k->out_type];
-  bool vec = out_vec;
-  const char *arr = k->out_type == TFR_EW_B8 ? "array<atomic<u32>>" : vec ? to->vec_arr
-                                                                           : to->scalar_arr;
-  tfr_ew_put(t, "@group(0) @binding(%d) var<storage, read_write> dst: %s;\n", binding, arr);
-  // rawst(j, v): store at window element index j.
-  if (k->out_type == TFR_EW_B8)
-    tfr_ew_put(t, "fn rawst(j: u32, v: u32) { tfr_store_u8(j, v); }\n");
-  else if (!vec)
-    tfr_ew_put(t, "fn rawst(j: u32, v: %s) { dst[j] = v; }\n", to->value);
-  else if (k->out_type == TFR_EW_C64)
-    tfr_ew_put(t,
-               "fn rawst(j: u32, v: vec2<f32>) { let q = j >> 1u; let h = (j & 1u) * 2u; "
-               "dst[q][h] = v.x; dst[q][h + 1u] = v.y; }\n");
-  else
-    tfr_ew_put(t, "fn rawst(j: u32, v: %s) { dst[j >> 2u][j & 3u] = v; }\n", to->value);
-  if (!k->compact) {
-    tfr_ew_put(t, "fn st(j: u32, v: %s) { rawst(j, v); }\n", to->value);
-    return;
-  }
-  if (!vec) {
-    tfr_ew_put(t, "fn st(i: u32, v: %s) { rawst(P.offset.x + i, v); }\n", to->value);
-    tfr_ew_put(t,
-               "fn stc(c: u32, r: array<%s, 4>) { let j = P.offset.x + c * 4u; rawst(j, r[0]); "
-               "rawst(j + 1u, r[1]); rawst(j + 2u, r[2]); rawst(j + 3u, r[3]); }\n",
-               to->value);
-    return;
-  }
-  tfr_ew_put(t, "fn st(i: u32, v: %s) { rawst(P.offset.x * 4u + i, v); }\n", to->value);
-  if (k->out_type == TFR_EW_B8)
-    tfr_ew_put(t,
-               "fn stc(c: u32, r: array<u32, 4>) { atomicStore(&dst[P.offset.x + c], "
-               "(r[0] & 0xffu) | ((r[1] & 0xffu) << 8u) | ((r[2] & 0xffu) << 16u) | "
-               "(r[3] << 24u)); }\n");
-  else if (k->out_type == TFR_EW_C64)
-    tfr_ew_put(t,
-               "fn stc(c: u32, r: array<vec2<f32>, 4>) { let q = (P.offset.x + c) * 2u; "
-               "dst[q] = vec4<f32>(r[0], r[1]); dst[q + 1u] = vec4<f32>(r[2], r[3]); }\n");
-  else
-    tfr_ew_put(t,
-               "fn stc(c: u32, r: array<%s, 4>) { dst[P.offset.x + c] = %s(r[0], r[1], r[2], "
-               "r[3]); }\n",
-               to->value, to->vec_value);
+  tfr_wgsl_operand o = {"", tfr_ew_wgsl(k->out_type), k->compact, k->out_mode, "dst", offset[0],
+                        true, true};
+  tfr_wgsl_put(t, "@group(0) @binding(%d) var<storage, read_write> dst: %s;\n", binding,
+               tfr_wgsl_operand_array(&o, true));
+  tfr_wgsl_put_output(t, &o);
 }
 
 static const char *const tfr_ew_dtype_tag[TFR_EW_NTYPES] = {"f32", "i32", "bool", "c64"};
@@ -509,34 +343,44 @@ static tfr_status tfr_ew_build(tfr_wgpu_backend *b, const tfr_ew_kernel *k, cons
            tfr_ew_dtype_tag[k->out_type], k->compact ? ";" : "", modes, alias[0] ? ";rw" : "",
            alias);
 
-  tfr_ew_text access = {.len = 0};
+  tfr_wgsl_text access = {.limit = TFR_EW_SOURCE_CAP};
   tfr_ew_put_access(&access, k);
-  tfr_ew_text op = {.len = 0};
-  tfr_ew_put(&op, "fn tfr_ew_op(");
+  tfr_wgsl_text op = {.limit = TFR_EW_SOURCE_CAP};
+  tfr_wgsl_put(&op, "fn tfr_ew_op(");
   for (int i = 0; i < k->nin; i++)
-    tfr_ew_put(&op, "%s%s: %s", i ? ", " : "", names[i], tfr_ew_types[k->in_type[i]].value);
-  tfr_ew_put(&op, ") -> %s { return %s; }\n", tfr_ew_types[k->out_type].value, x->e);
-  tfr_ew_text apply = {.len = 0}, apply4 = {.len = 0};
+    tfr_wgsl_put(&op, "%s%s: %s", i ? ", " : "", names[i], tfr_ew_wgsl(k->in_type[i])->value);
+  tfr_wgsl_put(&op, ") -> %s { return %s; }\n", tfr_ew_wgsl(k->out_type)->value, x->e);
+  tfr_wgsl_text apply = {.limit = TFR_EW_SOURCE_CAP}, apply4 = {.limit = TFR_EW_SOURCE_CAP};
   if (k->compact) {
-    tfr_ew_put(&apply, "st(i, tfr_ew_op(");
-    for (int i = 0; i < k->nin; i++) tfr_ew_put(&apply, "%sld%d(i)", i ? ", " : "", i);
-    tfr_ew_put(&apply, "))");
-    for (int i = 0; i < k->nin; i++) tfr_ew_put(&apply4, "let a%d = ldc%d(c); ", i, i);
-    tfr_ew_put(&apply4, "stc(c, array<%s, 4>(", tfr_ew_types[k->out_type].value);
+    tfr_wgsl_put(&apply, "st(i, tfr_ew_op(");
+    for (int i = 0; i < k->nin; i++) tfr_wgsl_put(&apply, "%sld%d(i)", i ? ", " : "", i);
+    tfr_wgsl_put(&apply, "))");
+    for (int i = 0; i < k->nin; i++) tfr_wgsl_put(&apply4, "let a%d = ldc%d(c); ", i, i);
+    tfr_wgsl_put(&apply4, "stc(c, array<%s, 4>(", tfr_ew_wgsl(k->out_type)->value);
     for (int e = 0; e < 4; e++) {
-      tfr_ew_put(&apply4, "%stfr_ew_op(", e ? ", " : "");
-      for (int i = 0; i < k->nin; i++) tfr_ew_put(&apply4, "%sa%d[%d]", i ? ", " : "", i, e);
-      tfr_ew_put(&apply4, ")");
+      tfr_wgsl_put(&apply4, "%stfr_ew_op(", e ? ", " : "");
+      for (int i = 0; i < k->nin; i++) tfr_wgsl_put(&apply4, "%sa%d[%d]", i ? ", " : "", i, e);
+      tfr_wgsl_put(&apply4, ")");
     }
-    tfr_ew_put(&apply4, "));");
+    tfr_wgsl_put(&apply4, "));");
   } else {
-    tfr_ew_put(&apply, "st(o.x, tfr_ew_op(");
+    tfr_wgsl_put(&apply, "st(o.x, tfr_ew_op(");
     for (int i = 0; i < k->nin; i++)
-      tfr_ew_put(&apply, "%sld%d(o.%s)", i ? ", " : "", i, tfr_ew_comp[i + 1]);
-    tfr_ew_put(&apply, "))");
+      tfr_wgsl_put(&apply, "%sld%d(o.%s)", i ? ", " : "", i, tfr_ew_comp[i + 1]);
+    tfr_wgsl_put(&apply, "))");
   }
-  if (access.overflow || op.overflow || apply.overflow || apply4.overflow)
-    return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: generated source too long", variant);
+  tfr_wgsl_text *texts[4] = {&access, &op, &apply, &apply4};
+  tfr_status st = TFR_OK;
+  for (int i = 0; i < 4 && !st; i++) {
+    if (texts[i]->overflow)
+      st = tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: generated source too long", variant);
+    else if (texts[i]->failed)
+      st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: kernel %s: out of host memory", variant);
+  }
+  if (st) {
+    for (int i = 0; i < 4; i++) tfr_wgsl_text_free(texts[i]);
+    return st;
+  }
 
   const char *snippets[8];
   int ns = 0;
@@ -547,8 +391,10 @@ static tfr_status tfr_ew_build(tfr_wgpu_backend *b, const tfr_ew_kernel *k, cons
   if (x->lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
   if (k->out_type == TFR_EW_B8) snippets[ns++] = "common/bytes.wgsl";
   snippets[ns] = NULL;
-  tfr_wgsl_subst subst[] = {
-      {"ACCESS", access.buf}, {"OP", op.buf}, {"APPLY", apply.buf}, {"APPLY4", apply4.buf}};
+  tfr_wgsl_subst subst[] = {{"ACCESS", access.buf ? access.buf : ""},
+                            {"OP", op.buf ? op.buf : ""},
+                            {"APPLY", apply.buf ? apply.buf : ""},
+                            {"APPLY4", apply4.buf ? apply4.buf : ""}};
   int nread = 0;  // inputs in the output's buffer read it: no binding of their own
   for (int i = 0; i < k->nin; i++) nread += !k->aliased[i];
   tfr_wgsl_override overrides[] = {
@@ -563,23 +409,17 @@ static tfr_status tfr_ew_build(tfr_wgpu_backend *b, const tfr_ew_kernel *k, cons
                         2,
                         nread,
                         1};
-  return tfr_wgpu_pipeline_get(b, &v, out);
+  st = tfr_wgpu_kernel_build(b, TFR_WGPU_KERNELS_ELEMENTWISE, k, sizeof *k, &v, out);
+  for (int i = 0; i < 4; i++) tfr_wgsl_text_free(texts[i]);
+  return st;
 }
 
 static tfr_status tfr_ew_pipeline(tfr_wgpu_backend *b, const tfr_ew_kernel *k,
                                   const char *opname, const tfr_ew_expr *x,
                                   WGPUComputePipeline *out) {
-  uint64_t key = tfr_ew_key(k);
-  uint64_t h = key * 0x9e3779b97f4a7c15ULL;
-  tfr_wgpu_ew_slot *slot = &b->ew_cache[h >> (64 - TFR_WGPU_EW_CACHE_BITS)];
-  if (slot->key == key) {
-    *out = slot->pipeline;
-    return TFR_OK;
-  }
-  TFR_RETURN_IF_ERROR(tfr_ew_build(b, k, opname, x, out));
-  slot->key = key;
-  slot->pipeline = *out;
-  return TFR_OK;
+  *out = tfr_wgpu_kernel_find(b, TFR_WGPU_KERNELS_ELEMENTWISE, k, sizeof *k);
+  if (*out) return TFR_OK;
+  return tfr_ew_build(b, k, opname, x, out);
 }
 
 // ---------------------------------------------------------------------------
@@ -652,7 +492,7 @@ static tfr_status tfr_ew_compact(tfr_wgpu_backend *b, const char *op, tfr_ew_ker
   int64_t max_es = 1;
   for (int i = 0; i < plan->nops; i++) {
     const tfr_tensor *t = ops[i];
-    es[i] = tfr_ew_types[i == 0 ? k->out_type : k->in_type[i - 1]].size;
+    es[i] = tfr_ew_wgsl(i == 0 ? k->out_type : k->in_type[i - 1])->size;
     if (es[i] > max_es) max_es = es[i];
     if (i > 0 && plan->stride[i][0] == 0) {
       mode[i] = TFR_EW_MODE_BCAST;
@@ -772,7 +612,7 @@ static tfr_status tfr_ew_strided(tfr_wgpu_backend *b, const char *op, tfr_ew_ker
   prm.rank = (uint32_t)nk;
   int64_t unit[TFR_EW_MAX_OPERANDS], lo[TFR_EW_MAX_OPERANDS], hi[TFR_EW_MAX_OPERANDS];
   for (int i = 0; i < plan->nops; i++) {
-    unit[i] = tfr_ew_types[i == 0 ? k->out_type : k->in_type[i - 1]].size;
+    unit[i] = tfr_ew_wgsl(i == 0 ? k->out_type : k->in_type[i - 1])->size;
     tfr_wgpu_reach(nk, ks, kst[i], &lo[i], &hi[i]);
   }
   uint64_t per_group = (uint64_t)TFR_EW_WG * TFR_EW_STRIDED_EPT;
@@ -810,7 +650,7 @@ tfr_status tfr_wgpu_elementwise(tfr_backend *base, const tfr_elementwise_desc *d
   int ndts = 2;
   for (int i = 0; i < d->ninputs; i++) dts[ndts++] = d->inputs[i]->dtype;
   for (int i = 0; i < ndts; i++) {
-    if (tfr_ew_type_of(dts[i]) >= 0) continue;
+    if (tfr_wgpu_dtype_computes(TFR_WGPU_ELEMENTWISE, dts[i])) continue;
     bool wide = dts[i] == TFR_F64 || dts[i] == TFR_I64 || dts[i] == TFR_C128;
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "%s: dtype %s is not supported on the webgpu backend%s", op,

@@ -1,10 +1,11 @@
 // What elementwise.c shares with the fused kernels (fusion.c): the value
-// types of the elementwise kernels, the op tables (one WGSL expression of the
-// inputs a, b, c per (op, operand dtype)) and the axis planner.
+// types of the elementwise kernels and the op tables (one WGSL expression of
+// the inputs a, b, c per (op, operand dtype)).
 #ifndef TENFERRO_SRC_WEBGPU_ELEMENTWISE_H_
 #define TENFERRO_SRC_WEBGPU_ELEMENTWISE_H_
 
 #include "webgpu/wgpu.h"
+#include "webgpu/wgsl_types.h"
 
 typedef enum tfr_ew_type {
   TFR_EW_F32 = 0,
@@ -14,15 +15,8 @@ typedef enum tfr_ew_type {
   TFR_EW_NTYPES = 4,
 } tfr_ew_type;
 
-typedef struct tfr_ew_type_info {
-  const char *value;       // WGSL type of one value (bool: the byte as u32)
-  const char *scalar_arr;  // storage array read element by element
-  const char *vec_arr;     // storage array read a chunk (4 elements) at a time
-  const char *vec_value;   // WGSL type of one entry of vec_arr (f32/i32)
-  int64_t size;            // bytes per element
-} tfr_ew_type_info;
-
-extern const tfr_ew_type_info tfr_ew_types[TFR_EW_NTYPES];
+// The WGSL types (wgsl_types.h) of a kernel value type.
+const tfr_wgsl_type *tfr_ew_wgsl(int type);
 
 // The kernel value type of a dtype, or -1 (no kernels for it).
 int tfr_ew_type_of(tfr_dtype dt);
@@ -43,12 +37,5 @@ typedef struct tfr_ew_expr {
 // The expression of op `op` of family `kind` on operand type `type` (on_true's
 // for select), or NULL where the core's op table rejects the dtype.
 const tfr_ew_expr *tfr_ew_expr_of(tfr_ew_kind kind, int op, int type);
-
-// Plans the axes of `nops` operands of one shape as src/cpu/strided.c does:
-// extent-1 axes dropped, the rest ordered by ops[0]'s |stride|, neighbours
-// merged when every operand steps over the inner axis exactly. Fills *nd
-// (>= 1; innermost first), shape[nd] and stride[i * TFR_MAX_RANK + axis].
-void tfr_ew_plan_axes_n(int nops, const tfr_tensor *const *ops, int *nd, int64_t *shape,
-                        int64_t *stride);
 
 #endif  // TENFERRO_SRC_WEBGPU_ELEMENTWISE_H_

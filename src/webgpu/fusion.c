@@ -42,15 +42,19 @@
 // one for its outputs: 8 in all.
 //
 // Kernels are cached by the plan's structure (live instructions, dtypes, the
-// access mode and binding of each operand, layout class) in a table of the
-// backend compared byte for byte, so a repeated plan builds no source.
+// access mode and binding of each operand, layout class) in the backend's
+// kernel cache, compared byte for byte, so a repeated plan builds no source.
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "webgpu/binding.h"
+#include "webgpu/capability.h"
+#include "webgpu/copy.h"
 #include "webgpu/elementwise.h"
 #include "webgpu/wgpu.h"
+#include "webgpu/wgsl_access.h"
 #include "webgpu/wgpu_testing.h"
 
 #define FU_MAX_OPS (TFR_FUSION_MAX_OUTPUTS + TFR_FUSION_MAX_INPUTS)
@@ -104,177 +108,51 @@ static void fu_own(fu_setup *s, tfr_tensor *t) {
 // Source text
 // ---------------------------------------------------------------------------
 
-typedef struct fu_text {
-  char *buf;
-  size_t len, cap;
-  bool overflow;
-} fu_text;
-
-static void fu_put(fu_text *t, const char *fmt, ...) TFR_PRINTF(2, 3);
-static void fu_put(fu_text *t, const char *fmt, ...) {
-  if (t->overflow || !t->buf) {
-    t->overflow = true;
-    return;
-  }
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
-  va_end(ap);
-  if (n < 0 || (size_t)n >= t->cap - t->len) {
-    t->overflow = true;
-    return;
-  }
-  t->len += (size_t)n;
-}
-
 // The uniform offset of operand j: "P.off[j / 4].<component>".
 static void fu_off(char *buf, size_t n, int j) {
   snprintf(buf, n, "P.off[%d].%s", j / 4, fu_comp[j % 4]);
 }
 
-static bool fu_vec(const fu_setup *s, int j) { return s->compact && s->mode[j] == FU_CHUNK; }
-
-// Bindings and access functions. Input operand j (plan input id) reads
-// through w<id>(w) (one entry of its array), raw<id>(j) (the element at window
-// index j) and, in the compact kernel, ld<id>(i) / ldc<id>(c). Output o stores
-// through rawst<o>(j, v) and st<o>(i, v) (/ stc<o>(c, r)).
-static void fu_put_access(fu_text *t, const fu_setup *s) {
+// Bindings and access functions (wgsl_access.h). Input operand j (plan
+// input id) reads through its group's in<g>, with the suffix <id>; output o
+// writes through out<g>, with the suffix <o>.
+static void fu_put_access(tfr_wgsl_text *t, const fu_setup *s) {
+  tfr_wgsl_operand ops[FU_MAX_OPS];
+  char suffix[FU_MAX_OPS][8], array[FU_MAX_OPS][8], off[FU_MAX_OPS][32];
+  for (int j = 0; j < s->nops; j++) {
+    bool out = j < s->nout;
+    snprintf(suffix[j], sizeof suffix[j], "%d", out ? j : s->input_id[j - s->nout]);
+    snprintf(array[j], sizeof array[j], "%s%d", out ? "out" : "in",
+             out ? s->group[j] - s->nread : s->group[j]);
+    fu_off(off[j], sizeof off[j], j);
+    ops[j] = (tfr_wgsl_operand){suffix[j], tfr_ew_wgsl(s->type[j]), s->compact,
+                                s->compact ? s->mode[j] : TFR_WGSL_SCALAR, array[j], off[j],
+                                false, false};
+  }
   for (int g = 0; g < s->nread; g++) {
     int j = s->nout;
     while (s->group[j] != g) j++;
-    const tfr_ew_type_info *ti = &tfr_ew_types[s->type[j]];
-    fu_put(t, "@group(0) @binding(%d) var<storage, read> in%d: %s;\n", 1 + g, g,
-           fu_vec(s, j) ? ti->vec_arr : ti->scalar_arr);
+    tfr_wgsl_put(t, "@group(0) @binding(%d) var<storage, read> in%d: %s;\n", 1 + g, g,
+           tfr_wgsl_operand_array(&ops[j], false));
   }
-  for (int j = s->nout; j < s->nops; j++) {
-    int id = s->input_id[j - s->nout], type = s->type[j];
-    const tfr_ew_type_info *ti = &tfr_ew_types[type];
-    bool vec = fu_vec(s, j);
-    const char *entry = type == TFR_EW_B8 ? "u32" : vec ? ti->vec_value : ti->value;
-    char off[32];
-    fu_off(off, sizeof off, j);
-    fu_put(t, "fn w%d(w: u32) -> %s { return in%d[w]; }\n", id, entry, s->group[j]);
-    if (type == TFR_EW_B8)
-      fu_put(t, "fn raw%d(j: u32) -> u32 { return (w%d(j >> 2u) >> ((j & 3u) * 8u)) & 0xffu; }\n",
-             id, id);
-    else if (!vec)
-      fu_put(t, "fn raw%d(j: u32) -> %s { return w%d(j); }\n", id, ti->value, id);
-    else if (type == TFR_EW_C64)
-      fu_put(t,
-             "fn raw%d(j: u32) -> vec2<f32> { let v = w%d(j >> 1u); "
-             "return select(v.xy, v.zw, (j & 1u) != 0u); }\n",
-             id, id);
-    else
-      fu_put(t, "fn raw%d(j: u32) -> %s { return w%d(j >> 2u)[j & 3u]; }\n", id, ti->value, id);
-    if (!s->compact) continue;
-    switch (s->mode[j]) {
-      case FU_BCAST:
-        fu_put(t, "fn ld%d(i: u32) -> %s { return raw%d(%s); }\n", id, ti->value, id, off);
-        fu_put(t,
-               "fn ldc%d(c: u32) -> array<%s, 4> { let v = raw%d(%s); "
-               "return array<%s, 4>(v, v, v, v); }\n",
-               id, ti->value, id, off, ti->value);
-        break;
-      case FU_SCALAR:
-        fu_put(t, "fn ld%d(i: u32) -> %s { return raw%d(%s + i); }\n", id, ti->value, id, off);
-        fu_put(t,
-               "fn ldc%d(c: u32) -> array<%s, 4> { let j = %s + c * 4u; "
-               "return array<%s, 4>(raw%d(j), raw%d(j + 1u), raw%d(j + 2u), raw%d(j + 3u)); }\n",
-               id, ti->value, off, ti->value, id, id, id, id);
-        break;
-      default:  // FU_CHUNK
-        fu_put(t, "fn ld%d(i: u32) -> %s { return raw%d(%s * 4u + i); }\n", id, ti->value, id,
-               off);
-        if (type == TFR_EW_B8)
-          fu_put(t,
-                 "fn ldc%d(c: u32) -> array<u32, 4> { let w = w%d(%s + c); "
-                 "return array<u32, 4>(w & 0xffu, (w >> 8u) & 0xffu, (w >> 16u) & 0xffu, "
-                 "w >> 24u); }\n",
-                 id, id, off);
-        else if (type == TFR_EW_C64)
-          fu_put(t,
-                 "fn ldc%d(c: u32) -> array<vec2<f32>, 4> { let q = (%s + c) * 2u; "
-                 "let u = w%d(q); let w = w%d(q + 1u); "
-                 "return array<vec2<f32>, 4>(u.xy, u.zw, w.xy, w.zw); }\n",
-                 id, off, id, id);
-        else
-          fu_put(t,
-                 "fn ldc%d(c: u32) -> array<%s, 4> { let v = w%d(%s + c); "
-                 "return array<%s, 4>(v.x, v.y, v.z, v.w); }\n",
-                 id, ti->value, id, off, ti->value);
-        break;
-    }
-  }
-
+  for (int j = s->nout; j < s->nops; j++) tfr_wgsl_put_input(t, &ops[j]);
   for (int g = s->nread; g < s->nread + s->nwrite; g++) {
     int o = 0;
     while (s->group[o] != g) o++;
-    const tfr_ew_type_info *to = &tfr_ew_types[s->type[o]];
-    const char *arr = s->type[o] == TFR_EW_B8 ? "array<atomic<u32>>"
-                      : fu_vec(s, o)          ? to->vec_arr
-                                              : to->scalar_arr;
-    fu_put(t, "@group(0) @binding(%d) var<storage, read_write> out%d: %s;\n", 1 + g, g - s->nread,
-           arr);
+    tfr_wgsl_put(t, "@group(0) @binding(%d) var<storage, read_write> out%d: %s;\n", 1 + g, g - s->nread,
+           tfr_wgsl_operand_array(&ops[o], true));
   }
-  for (int o = 0; o < s->nout; o++) {
-    int type = s->type[o], g = s->group[o] - s->nread;
-    const tfr_ew_type_info *to = &tfr_ew_types[type];
-    bool vec = fu_vec(s, o);
-    char off[32];
-    fu_off(off, sizeof off, o);
-    // rawst<o>(j, v): store at window element index j. Bool bytes share words
-    // with neighbours: clear and set the byte with two atomics, each touching
-    // only its bits (common/bytes.wgsl's tfr_store_u8, on this output's array).
-    if (type == TFR_EW_B8)
-      fu_put(t,
-             "fn rawst%d(j: u32, v: u32) { let w = j >> 2u; let s = (j & 3u) * 8u; "
-             "atomicAnd(&out%d[w], ~(0xffu << s)); atomicOr(&out%d[w], (v & 0xffu) << s); }\n",
-             o, g, g);
-    else if (!vec)
-      fu_put(t, "fn rawst%d(j: u32, v: %s) { out%d[j] = v; }\n", o, to->value, g);
-    else if (type == TFR_EW_C64)
-      fu_put(t,
-             "fn rawst%d(j: u32, v: vec2<f32>) { let q = j >> 1u; let h = (j & 1u) * 2u; "
-             "out%d[q][h] = v.x; out%d[q][h + 1u] = v.y; }\n",
-             o, g, g);
-    else
-      fu_put(t, "fn rawst%d(j: u32, v: %s) { out%d[j >> 2u][j & 3u] = v; }\n", o, to->value, g);
-    if (!s->compact || !vec) {
-      fu_put(t, "fn st%d(i: u32, v: %s) { rawst%d(%s + i, v); }\n", o, to->value, o, off);
-      if (s->compact)
-        fu_put(t,
-               "fn stc%d(c: u32, r: array<%s, 4>) { let j = %s + c * 4u; rawst%d(j, r[0]); "
-               "rawst%d(j + 1u, r[1]); rawst%d(j + 2u, r[2]); rawst%d(j + 3u, r[3]); }\n",
-               o, to->value, off, o, o, o, o);
-      continue;
-    }
-    fu_put(t, "fn st%d(i: u32, v: %s) { rawst%d(%s * 4u + i, v); }\n", o, to->value, o, off);
-    if (type == TFR_EW_B8)
-      fu_put(t,
-             "fn stc%d(c: u32, r: array<u32, 4>) { atomicStore(&out%d[%s + c], "
-             "(r[0] & 0xffu) | ((r[1] & 0xffu) << 8u) | ((r[2] & 0xffu) << 16u) | "
-             "(r[3] << 24u)); }\n",
-             o, g, off);
-    else if (type == TFR_EW_C64)
-      fu_put(t,
-             "fn stc%d(c: u32, r: array<vec2<f32>, 4>) { let q = (%s + c) * 2u; "
-             "out%d[q] = vec4<f32>(r[0], r[1]); out%d[q + 1u] = vec4<f32>(r[2], r[3]); }\n",
-             o, off, g, g);
-    else
-      fu_put(t,
-             "fn stc%d(c: u32, r: array<%s, 4>) { out%d[%s + c] = %s(r[0], r[1], r[2], r[3]); }\n",
-             o, to->value, g, off, to->vec_value);
-  }
+  for (int o = 0; o < s->nout; o++) tfr_wgsl_put_output(t, &ops[o]);
 }
 
 // The program: one function per live instruction (the elementwise kernel's
 // expression), the output struct and tfr_fu_eval. Fills *lib with the
 // snippets the expressions need.
-static tfr_status fu_put_eval(fu_text *t, const fu_setup *s, unsigned *lib) {
+static tfr_status fu_put_eval(tfr_wgsl_text *t, const fu_setup *s, unsigned *lib) {
   static const char *const names[3] = {"a", "b", "c"};
   const tfr_fusion_plan *p = s->plan;
   *lib = 0;
-  fu_put(t,
+  tfr_wgsl_put(t,
          "fn tfr_fu_keep_f32(v: f32) -> f32 { return bitcast<f32>(bitcast<u32>(v) ^ P.zero); }\n"
          "fn tfr_fu_keep_c64(v: vec2<f32>) -> vec2<f32> { "
          "return bitcast<vec2<f32>>(bitcast<vec2<u32>>(v) ^ vec2<u32>(P.zero)); }\n");
@@ -287,21 +165,21 @@ static tfr_status fu_put_eval(fu_text *t, const fu_setup *s, unsigned *lib) {
       return tfr_error(TFR_ERR_INTERNAL, "fusion: webgpu: no kernel for instruction %d (kind %d, "
                        "op %d, dtype %s)", k, (int)in->kind, in->op, tfr_dtype_name(in->dtype));
     *lib |= x->lib;
-    fu_put(t, "fn tfr_fu_op%d(", v);
+    tfr_wgsl_put(t, "fn tfr_fu_op%d(", v);
     for (int q = 0; q < in->num_operands; q++)
-      fu_put(t, "%s%s: %s", q ? ", " : "", names[q],
-             tfr_ew_types[tfr_ew_type_of(p->value_dtype[in->operands[q]])].value);
-    fu_put(t, ") -> %s { return %s; }\n", tfr_ew_types[tfr_ew_type_of(in->out_dtype)].value, x->e);
+      tfr_wgsl_put(t, "%s%s: %s", q ? ", " : "", names[q],
+             tfr_wgsl_type_of(p->value_dtype[in->operands[q]])->value);
+    tfr_wgsl_put(t, ") -> %s { return %s; }\n", tfr_wgsl_type_of(in->out_dtype)->value, x->e);
   }
-  fu_put(t, "struct tfr_fu_out {\n");
+  tfr_wgsl_put(t, "struct tfr_fu_out {\n");
   for (int o = 0; o < s->nout; o++)
-    fu_put(t, "  r%d: %s,\n", o, tfr_ew_types[s->type[o]].value);
-  fu_put(t, "}\nfn tfr_fu_eval(");
+    tfr_wgsl_put(t, "  r%d: %s,\n", o, tfr_ew_wgsl(s->type[o])->value);
+  tfr_wgsl_put(t, "}\nfn tfr_fu_eval(");
   for (int j = s->nout; j < s->nops; j++) {
     int id = s->input_id[j - s->nout];
-    fu_put(t, "%sv%d: %s", j > s->nout ? ", " : "", id, tfr_ew_types[s->type[j]].value);
+    tfr_wgsl_put(t, "%sv%d: %s", j > s->nout ? ", " : "", id, tfr_ew_wgsl(s->type[j])->value);
   }
-  fu_put(t, ") -> tfr_fu_out {\n");
+  tfr_wgsl_put(t, ") -> tfr_fu_out {\n");
   for (int k = 0; k < p->num_instructions; k++) {
     int v = p->num_inputs + k;
     if (!s->live[v]) continue;
@@ -309,68 +187,68 @@ static tfr_status fu_put_eval(fu_text *t, const fu_setup *s, unsigned *lib) {
     int ot = tfr_ew_type_of(in->out_dtype);
     const char *keep = ot == TFR_EW_F32 ? "tfr_fu_keep_f32" : ot == TFR_EW_C64 ? "tfr_fu_keep_c64"
                                                                               : "";
-    fu_put(t, "  let v%d = %s(tfr_fu_op%d(", v, keep, v);
-    for (int q = 0; q < in->num_operands; q++) fu_put(t, "%sv%d", q ? ", " : "", in->operands[q]);
-    fu_put(t, "));\n");
+    tfr_wgsl_put(t, "  let v%d = %s(tfr_fu_op%d(", v, keep, v);
+    for (int q = 0; q < in->num_operands; q++) tfr_wgsl_put(t, "%sv%d", q ? ", " : "", in->operands[q]);
+    tfr_wgsl_put(t, "));\n");
   }
-  fu_put(t, "  return tfr_fu_out(");
-  for (int o = 0; o < s->nout; o++) fu_put(t, "%sv%d", o ? ", " : "", p->outputs[o]);
-  fu_put(t, ");\n}\n");
+  tfr_wgsl_put(t, "  return tfr_fu_out(");
+  for (int o = 0; o < s->nout; o++) tfr_wgsl_put(t, "%sv%d", o ? ", " : "", p->outputs[o]);
+  tfr_wgsl_put(t, ");\n}\n");
   return TFR_OK;
 }
 
 // The statements of the templates' APPLY / APPLY4 / INDEX.
-static void fu_put_apply(fu_text *apply, fu_text *apply4, fu_text *index, const fu_setup *s) {
+static void fu_put_apply(tfr_wgsl_text *apply, tfr_wgsl_text *apply4, tfr_wgsl_text *index, const fu_setup *s) {
   if (s->compact) {
-    fu_put(apply, "let q = tfr_fu_eval(");
+    tfr_wgsl_put(apply, "let q = tfr_fu_eval(");
     for (int j = s->nout; j < s->nops; j++)
-      fu_put(apply, "%sld%d(i)", j > s->nout ? ", " : "", s->input_id[j - s->nout]);
-    fu_put(apply, ");");
-    for (int o = 0; o < s->nout; o++) fu_put(apply, " st%d(i, q.r%d);", o, o);
+      tfr_wgsl_put(apply, "%sld%d(i)", j > s->nout ? ", " : "", s->input_id[j - s->nout]);
+    tfr_wgsl_put(apply, ");");
+    for (int o = 0; o < s->nout; o++) tfr_wgsl_put(apply, " st%d(i, q.r%d);", o, o);
     for (int j = s->nout; j < s->nops; j++) {
       int id = s->input_id[j - s->nout];
-      fu_put(apply4, "let a%d = ldc%d(c); ", id, id);
+      tfr_wgsl_put(apply4, "let a%d = ldc%d(c); ", id, id);
     }
     for (int e = 0; e < 4; e++) {
-      fu_put(apply4, "let q%d = tfr_fu_eval(", e);
+      tfr_wgsl_put(apply4, "let q%d = tfr_fu_eval(", e);
       for (int j = s->nout; j < s->nops; j++)
-        fu_put(apply4, "%sa%d[%d]", j > s->nout ? ", " : "", s->input_id[j - s->nout], e);
-      fu_put(apply4, "); ");
+        tfr_wgsl_put(apply4, "%sa%d[%d]", j > s->nout ? ", " : "", s->input_id[j - s->nout], e);
+      tfr_wgsl_put(apply4, "); ");
     }
     for (int o = 0; o < s->nout; o++)
-      fu_put(apply4, "stc%d(c, array<%s, 4>(q0.r%d, q1.r%d, q2.r%d, q3.r%d)); ", o,
-             tfr_ew_types[s->type[o]].value, o, o, o, o);
+      tfr_wgsl_put(apply4, "stc%d(c, array<%s, 4>(q0.r%d, q1.r%d, q2.r%d, q3.r%d)); ", o,
+             tfr_ew_wgsl(s->type[o])->value, o, o, o, o);
     return;
   }
   // Strided: the window offsets of the strided inputs, then the element.
   if (s->nstrided == 0) {
-    fu_put(index, "// every input is linear or constant");
+    tfr_wgsl_put(index, "// every input is linear or constant");
   } else {
-    fu_put(index, "var rem = i;\n    let last = P.rank - 1u;\n");
-    for (int q = 0; q < s->nstrided; q++) fu_put(index, "    var s%d = 0u;\n", q);
-    fu_put(index,
+    tfr_wgsl_put(index, "var rem = i;\n    let last = P.rank - 1u;\n");
+    for (int q = 0; q < s->nstrided; q++) tfr_wgsl_put(index, "    var s%d = 0u;\n", q);
+    tfr_wgsl_put(index,
            "    for (var d = 0u; d < last; d++) {\n"
            "      let n = P.shape[d >> 2u][d & 3u];\n"
            "      let x = rem %% n;\n"
            "      rem = rem / n;\n");
     for (int q = 0; q < s->nstrided; q++)
-      fu_put(index, "      s%d += x * tfr_fu_stride(d * %du + %du);\n", q, s->nstrided, q);
-    fu_put(index, "    }\n");
+      tfr_wgsl_put(index, "      s%d += x * tfr_fu_stride(d * %du + %du);\n", q, s->nstrided, q);
+    tfr_wgsl_put(index, "    }\n");
     for (int q = 0; q < s->nstrided; q++)
-      fu_put(index, "    s%d += rem * tfr_fu_stride(last * %du + %du);\n", q, s->nstrided, q);
+      tfr_wgsl_put(index, "    s%d += rem * tfr_fu_stride(last * %du + %du);\n", q, s->nstrided, q);
   }
-  fu_put(apply, "let q = tfr_fu_eval(");
+  tfr_wgsl_put(apply, "let q = tfr_fu_eval(");
   for (int j = s->nout; j < s->nops; j++) {
     char off[32];
     fu_off(off, sizeof off, j);
     int id = s->input_id[j - s->nout];
-    fu_put(apply, "%sraw%d(%s", j > s->nout ? ", " : "", id, off);
-    if (s->mode[j] == FU_LINEAR) fu_put(apply, " + i");
-    if (s->mode[j] == FU_STRIDED) fu_put(apply, " + s%d", s->sidx[j]);
-    fu_put(apply, ")");
+    tfr_wgsl_put(apply, "%sraw%d(%s", j > s->nout ? ", " : "", id, off);
+    if (s->mode[j] == FU_LINEAR) tfr_wgsl_put(apply, " + i");
+    if (s->mode[j] == FU_STRIDED) tfr_wgsl_put(apply, " + s%d", s->sidx[j]);
+    tfr_wgsl_put(apply, ")");
   }
-  fu_put(apply, ");");
-  for (int o = 0; o < s->nout; o++) fu_put(apply, " st%d(i, q.r%d);", o, o);
+  tfr_wgsl_put(apply, ");");
+  for (int o = 0; o < s->nout; o++) tfr_wgsl_put(apply, " st%d(i, q.r%d);", o, o);
 }
 
 // Chunks per invocation of the compact kernel: 4 (16 elements), 2 when c64
@@ -424,43 +302,29 @@ static void fu_make_key(const fu_setup *s, fu_key *k) {
   }
 }
 
-static uint64_t fu_hash(const void *data, size_t n) {
-  const unsigned char *d = data;
-  uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  for (size_t i = 0; i < n; i++) h = (h ^ d[i]) * 1099511628211ULL;
-  return h;
-}
-
-void tfr_wgpu_fusion_release(tfr_wgpu_backend *b) {
-  for (int i = 0; i < b->nfusion; i++) tfr_free(b->fusion[i].key);
-  tfr_free(b->fusion);
-  b->fusion = NULL;
-  b->nfusion = b->fusion_capacity = 0;
-}
-
 // Generates and compiles the kernel of `s` (a table miss).
-static tfr_status fu_build(tfr_wgpu_backend *b, const fu_setup *s, WGPUComputePipeline *out) {
+static tfr_status fu_build(tfr_wgpu_backend *b, const fu_setup *s, const fu_key *k,
+                           WGPUComputePipeline *out) {
   char variant[96];
   snprintf(variant, sizeof variant, "fusion_%s#%d[%din,%dout,%dr%dw]",
-           s->compact ? "compact" : "strided", b->nfusion, s->nin, s->nout, s->nread, s->nwrite);
-  fu_text access = {tfr_alloc(FU_SOURCE_CAP), 0, FU_SOURCE_CAP, false};
-  fu_text eval = {tfr_alloc(FU_SOURCE_CAP), 0, FU_SOURCE_CAP, false};
-  fu_text apply = {tfr_alloc(FU_SOURCE_CAP), 0, FU_SOURCE_CAP, false};
-  fu_text apply4 = {tfr_alloc(FU_SOURCE_CAP), 0, FU_SOURCE_CAP, false};
-  fu_text index = {tfr_alloc(FU_SOURCE_CAP), 0, FU_SOURCE_CAP, false};
-  tfr_status st = TFR_OK;
-  if (!access.buf || !eval.buf || !apply.buf || !apply4.buf || !index.buf)
-    st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "fusion: webgpu: out of host memory");
+           s->compact ? "compact" : "strided",
+           b->kernels.family_count[TFR_WGPU_KERNELS_FUSION], s->nin, s->nout, s->nread, s->nwrite);
+  tfr_wgsl_text access = {.limit = FU_SOURCE_CAP}, eval = {.limit = FU_SOURCE_CAP};
+  tfr_wgsl_text apply = {.limit = FU_SOURCE_CAP}, apply4 = {.limit = FU_SOURCE_CAP};
+  tfr_wgsl_text index = {.limit = FU_SOURCE_CAP};
+  tfr_wgsl_text *texts[5] = {&access, &eval, &apply, &apply4, &index};
   unsigned lib = 0;
-  if (!st) {
-    fu_put_access(&access, s);
-    st = fu_put_eval(&eval, s, &lib);
-  }
+  fu_put_access(&access, s);
+  tfr_status st = fu_put_eval(&eval, s, &lib);
   if (!st) {
     fu_put_apply(&apply, &apply4, &index, s);
-    if (access.overflow || eval.overflow || apply.overflow || apply4.overflow || index.overflow)
-      st = tfr_error(TFR_ERR_INTERNAL, "fusion: webgpu: kernel %s: generated source too long",
-                     variant);
+    for (int i = 0; i < 5 && !st; i++) {
+      if (texts[i]->overflow)
+        st = tfr_error(TFR_ERR_INTERNAL, "fusion: webgpu: kernel %s: generated source too long",
+                       variant);
+      else if (texts[i]->failed)
+        st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "fusion: webgpu: out of host memory");
+    }
   }
   if (!st) {
     const char *snippets[8];
@@ -472,9 +336,11 @@ static tfr_status fu_build(tfr_wgpu_backend *b, const fu_setup *s, WGPUComputePi
     if (lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
     snippets[ns] = NULL;
     tfr_wgsl_subst compact_subst[] = {
-        {"ACCESS", access.buf}, {"EVAL", eval.buf}, {"APPLY", apply.buf}, {"APPLY4", apply4.buf}};
+        {"ACCESS", access.buf ? access.buf : ""}, {"EVAL", eval.buf ? eval.buf : ""},
+        {"APPLY", apply.buf ? apply.buf : ""}, {"APPLY4", apply4.buf ? apply4.buf : ""}};
     tfr_wgsl_subst strided_subst[] = {
-        {"ACCESS", access.buf}, {"EVAL", eval.buf}, {"INDEX", index.buf}, {"APPLY", apply.buf}};
+        {"ACCESS", access.buf ? access.buf : ""}, {"EVAL", eval.buf ? eval.buf : ""},
+        {"INDEX", index.buf ? index.buf : ""}, {"APPLY", apply.buf ? apply.buf : ""}};
     tfr_wgsl_override overrides[] = {
         {"WG", FU_WG}, {"EPT", s->compact ? fu_compact_ept(s) : FU_STRIDED_EPT}};
     tfr_wgsl_variant v = {variant,
@@ -486,45 +352,19 @@ static tfr_status fu_build(tfr_wgpu_backend *b, const fu_setup *s, WGPUComputePi
                           2,
                           s->nread,
                           s->nwrite};
-    st = tfr_wgpu_pipeline_get(b, &v, out);
+    st = tfr_wgpu_kernel_build(b, TFR_WGPU_KERNELS_FUSION, k->v, (size_t)k->n * sizeof k->v[0],
+                               &v, out);
   }
-  tfr_free(access.buf);
-  tfr_free(eval.buf);
-  tfr_free(apply.buf);
-  tfr_free(apply4.buf);
-  tfr_free(index.buf);
+  for (int i = 0; i < 5; i++) tfr_wgsl_text_free(texts[i]);
   return st;
 }
 
 static tfr_status fu_pipeline(tfr_wgpu_backend *b, const fu_setup *s, WGPUComputePipeline *out) {
   fu_key k;
   fu_make_key(s, &k);
-  size_t nbytes = (size_t)k.n * sizeof k.v[0];
-  uint64_t h = fu_hash(k.v, nbytes);
-  for (int i = 0; i < b->nfusion; i++) {
-    const tfr_wgpu_fusion_entry *e = &b->fusion[i];
-    if (e->hash == h && e->key_len == nbytes && memcmp(e->key, k.v, nbytes) == 0) {
-      *out = e->pipeline;
-      return TFR_OK;
-    }
-  }
-  if (b->nfusion == b->fusion_capacity) {
-    int cap = b->fusion_capacity ? 2 * b->fusion_capacity : 16;
-    tfr_wgpu_fusion_entry *e = tfr_realloc(b->fusion, (size_t)cap * sizeof *e);
-    if (!e) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "fusion: webgpu: out of host memory");
-    b->fusion = e;
-    b->fusion_capacity = cap;
-  }
-  unsigned char *key = tfr_alloc(nbytes);
-  if (!key) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "fusion: webgpu: out of host memory");
-  memcpy(key, k.v, nbytes);
-  tfr_status st = fu_build(b, s, out);
-  if (st) {
-    tfr_free(key);
-    return st;
-  }
-  b->fusion[b->nfusion++] = (tfr_wgpu_fusion_entry){h, key, nbytes, *out};
-  return TFR_OK;
+  *out = tfr_wgpu_kernel_find(b, TFR_WGPU_KERNELS_FUSION, k.v, (size_t)k.n * sizeof k.v[0]);
+  if (*out) return TFR_OK;
+  return fu_build(b, s, &k, out);
 }
 
 // ---------------------------------------------------------------------------
@@ -750,7 +590,7 @@ static tfr_status fu_compact(tfr_wgpu_backend *b, fu_setup *s) {
   int64_t es[FU_MAX_OPS], max_es = 1;
   for (int j = 0; j < s->nops; j++) {
     const tfr_tensor *t = s->t[j];
-    es[j] = tfr_ew_types[s->type[j]].size;
+    es[j] = tfr_ew_wgsl(s->type[j])->size;
     if (es[j] > max_es) max_es = es[j];
     if (j >= s->nout && s->stride[j * TFR_MAX_RANK] == 0) {
       s->mode[j] = FU_BCAST;
@@ -878,7 +718,7 @@ static tfr_status fu_strided(tfr_wgpu_backend *b, fu_setup *s) {
   prm.rank = (uint32_t)nk;
   int64_t unit[FU_MAX_OPS], lo[FU_MAX_OPS], hi[FU_MAX_OPS];
   for (int j = 0; j < s->nops; j++) {
-    unit[j] = tfr_ew_types[s->type[j]].size;
+    unit[j] = tfr_ew_wgsl(s->type[j])->size;
     for (int a = 0; a < nk; a++) kst[a] = s->stride[j * TFR_MAX_RANK + k_axes[a]];
     tfr_wgpu_reach(nk, ks, kst, &lo[j], &hi[j]);
   }
@@ -953,7 +793,7 @@ static tfr_status fu_run(tfr_wgpu_backend *b, const tfr_fusion_desc *d, fu_setup
                      "%d needed)", budget, 2 * TFR_EW_NTYPES);
   TFR_RETURN_IF_ERROR(fu_fit(b, s, budget));
 
-  tfr_ew_plan_axes_n(s->nops, s->t, &s->nd, s->shape, s->stride);
+  tfr_wgpu_plan_axes_n(s->nops, s->t, &s->nd, s->shape, s->stride);
   bool compact = s->nd == 1;
   for (int q = 0; compact && q < s->nops; q++) {
     int64_t st = s->stride[q * TFR_MAX_RANK];
@@ -974,7 +814,7 @@ tfr_status tfr_wgpu_fusion(tfr_backend *base, const tfr_fusion_desc *d) {
   int nvalues = p->num_inputs + p->num_instructions;
   for (int v = 0; v < nvalues; v++) {
     tfr_dtype dt = p->value_dtype[v];
-    if (tfr_ew_type_of(dt) >= 0) continue;
+    if (tfr_wgpu_dtype_computes(TFR_WGPU_ELEMENTWISE, dt)) continue;
     bool wide = dt == TFR_F64 || dt == TFR_I64 || dt == TFR_C128;
     char what[48];
     if (v < p->num_inputs) snprintf(what, sizeof what, "input %d", v);
@@ -1003,4 +843,6 @@ void tfr_wgpu_test_fusion_budget(tfr_backend *backend, int buffers) {
   tfr_wgpu_cast(backend)->fusion_budget = buffers;
 }
 
-int tfr_wgpu_test_fusion_kernels(tfr_backend *backend) { return tfr_wgpu_cast(backend)->nfusion; }
+int tfr_wgpu_test_fusion_kernels(tfr_backend *backend) {
+  return tfr_wgpu_cast(backend)->kernels.family_count[TFR_WGPU_KERNELS_FUSION];
+}

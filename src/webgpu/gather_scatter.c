@@ -36,7 +36,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "webgpu/binding.h"
+#include "webgpu/capability.h"
+#include "webgpu/transfer.h"
 #include "webgpu/wgpu.h"
+#include "webgpu/wgsl_types.h"
 
 #define GS_WG 256
 // Radix sort: 4-bit digits, blocks of GS_WG * GS_SORT_EPT keys.
@@ -57,74 +61,54 @@
 // Element types
 // ---------------------------------------------------------------------------
 
-// How one element type is read, combined and stored. Arrays are named
-// src/upd (read-only) and dst (read-write); read indices are `j` (gather) or
-// `uj` (scatter), result indices `k` (gather) or `t` (scatter).
+// How one element type is read, combined and stored (from the WGSL type
+// layer). Arrays are named src/upd (read-only) and dst (read-write); read
+// indices are `j` (gather) or `uj` (scatter), result indices `k` (gather) or
+// `t` (scatter).
 typedef struct gs_elem {
   const char *tag;        // in variant names
   const char *array;      // WGSL type of a read-only array
   const char *dst_array;  // WGSL type of the result array
   const char *value_t;
-  const char *gload;      // gather: element `j` of src
-  const char *uload;      // scatter: element `uj` of upd
-  const char *dload;      // scatter: element `t` of dst
-  const char *gstore;     // gather: store `val` at `k`
-  const char *sstore;     // scatter: store `val` at `t`
+  char gload[80];         // gather: element `j` of src
+  char uload[80];         // scatter: element `uj` of upd
+  char dload[96];         // scatter: element `t` of dst
+  char gstore[48];        // gather: store `val` at `k`
+  char sstore[48];        // scatter: store `val` at `t`
   bool bytes;             // one- or two-byte elements (common/bytes.wgsl)
 } gs_elem;
 
-#define GS_BYTE(arr, i) "((" arr "[" i " >> 2u] >> ((" i " & 3u) * 8u)) & 0xffu)"
-#define GS_HALF(arr, i) "((" arr "[" i " >> 1u] >> ((" i " & 1u) * 16u)) & 0xffffu)"
+// Bits (`bits`: gather, replace, and the combiners that work on the bits:
+// bool, i64, f64 maximum/minimum) or values of type `t`.
+static void gs_elem_of(const tfr_wgsl_type *t, bool bits, gs_elem *e) {
+  e->tag = bits ? t->bits_tag : t->tag;
+  e->array = t->array;
+  e->dst_array = t->write_array;
+  e->value_t = bits ? t->bits : t->value;
+  tfr_wgsl_load(t, "src", "j", e->gload, sizeof e->gload);
+  tfr_wgsl_load(t, "upd", "uj", e->uload, sizeof e->uload);
+  tfr_wgsl_load_dst(t, "t", e->dload, sizeof e->dload);
+  tfr_wgsl_store(t, "k", "val", e->gstore, sizeof e->gstore);
+  tfr_wgsl_store(t, "t", "val", e->sstore, sizeof e->sstore);
+  e->bytes = t->per_word != 0;
+}
 
 // By element size (bits only: gather, replace).
-static const gs_elem *gs_raw(size_t es) {
-  static const gs_elem u8 = {"u8", "array<u32>", "array<atomic<u32>>", "u32",
-                             GS_BYTE("src", "j"), GS_BYTE("upd", "uj"),
-                             "((atomicLoad(&dst[t >> 2u]) >> ((t & 3u) * 8u)) & 0xffu)",
-                             "tfr_store_u8(k, val)", "tfr_store_u8(t, val)", true};
-  static const gs_elem u16 = {"u16", "array<u32>", "array<atomic<u32>>", "u32",
-                              GS_HALF("src", "j"), GS_HALF("upd", "uj"),
-                              "((atomicLoad(&dst[t >> 1u]) >> ((t & 1u) * 16u)) & 0xffffu)",
-                              "tfr_store_u16(k, val)", "tfr_store_u16(t, val)", true};
-  static const gs_elem u32 = {"u32", "array<u32>", "array<u32>", "u32", "src[j]", "upd[uj]",
-                              "dst[t]", "dst[k] = val", "dst[t] = val", false};
-  static const gs_elem u32x2 = {"u32x2", "array<vec2<u32>>", "array<vec2<u32>>", "vec2<u32>",
-                                "src[j]", "upd[uj]", "dst[t]", "dst[k] = val", "dst[t] = val",
-                                false};
-  static const gs_elem u32x4 = {"u32x4", "array<vec4<u32>>", "array<vec4<u32>>", "vec4<u32>",
-                                "src[j]", "upd[uj]", "dst[t]", "dst[k] = val", "dst[t] = val",
-                                false};
-  switch (es) {
-    case 1: return &u8;
-    case 2: return &u16;
-    case 4: return &u32;
-    case 8: return &u32x2;
-    default: return &u32x4;
-  }
+static void gs_raw(size_t es, gs_elem *e) {
+  gs_elem_of(tfr_wgsl_bits_of(es < 16 ? es : 16), true, e);
 }
 
-// By dtype, for the arithmetic combiners `c`; NULL where WGSL cannot compute
-// it yet: f64 add/multiply and every c128 combiner (i64 is emulated with
-// 32-bit words, f64 maximum/minimum compare bits).
-static const gs_elem *gs_typed(tfr_dtype dt, tfr_scatter_combiner c) {
-  static const gs_elem i32 = {"i32", "array<i32>", "array<i32>", "i32", "src[j]", "upd[uj]",
-                              "dst[t]", "dst[k] = val", "dst[t] = val", false};
-  static const gs_elem f32 = {"f32", "array<f32>", "array<f32>", "f32", "src[j]", "upd[uj]",
-                              "dst[t]", "dst[k] = val", "dst[t] = val", false};
-  static const gs_elem c64 = {"c64", "array<vec2<f32>>", "array<vec2<f32>>", "vec2<f32>",
-                              "src[j]", "upd[uj]", "dst[t]", "dst[k] = val", "dst[t] = val",
-                              false};
-  switch (dt) {
-    case TFR_BOOL: return gs_raw(1);
-    case TFR_I32: return &i32;
-    case TFR_F32: return &f32;
-    case TFR_C64: return &c64;
-    case TFR_I64: return gs_raw(8);
-    case TFR_F64:
-      return c == TFR_SCATTER_MAXIMUM || c == TFR_SCATTER_MINIMUM ? gs_raw(8) : NULL;
-    default: return NULL;
-  }
+// By dtype, for the arithmetic combiners (the dtypes tfr_wgpu_dtype_computes
+// lets through): values of f32, i32 and c64, the bits of the others (i64 is
+// emulated with 32-bit words, f64 maximum/minimum compare bits).
+static void gs_typed(tfr_dtype dt, gs_elem *e) {
+  if (dt == TFR_I32 || dt == TFR_F32 || dt == TFR_C64) gs_elem_of(tfr_wgsl_type_of(dt), false, e);
+  else gs_raw(tfr_dtype_size(dt), e);
 }
+
+// A byte of a packed array (tfr_wgsl_load's form), for the bool combiners'
+// constant expressions below.
+#define GS_BYTE(arr, i) "((" arr "[" i " >> 2u] >> ((" i " & 3u) * 8u)) & 0xffu)"
 
 static const char *gs_combiner_name(tfr_scatter_combiner c) {
   static const char *const names[] = {"replace", "add", "multiply", "maximum", "minimum"};
@@ -367,7 +351,9 @@ tfr_status tfr_wgpu_gather(tfr_backend *base, const tfr_gather_desc *d) {
   binds[1] = c.ind_bind;
   if (c.meta_dev) binds[2] = c.meta_bind;
 
-  const gs_elem *e = gs_raw((size_t)es);
+  gs_elem elem;
+  gs_raw((size_t)es, &elem);
+  const gs_elem *e = &elem;
   char variant[96];
   snprintf(variant, sizeof variant, "gather[%s,%s%s]", e->tag, tfr_dtype_name(ind->dtype),
            c.meta_dev ? ",meta" : "");
@@ -472,14 +458,20 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   const tfr_tensor *upd = d->updates, *ind = d->ix.indices;
   const tfr_index_space *ix = &d->ix;
   tfr_dtype dt = d->dtype;
-  const gs_elem *e = d->combiner == TFR_SCATTER_REPLACE ? gs_raw(tfr_dtype_size(dt))
-                                                         : gs_typed(dt, d->combiner);
-  if (!e)
+  tfr_wgpu_family family = d->combiner == TFR_SCATTER_REPLACE ? TFR_WGPU_SCATTER_REPLACE
+                           : d->combiner == TFR_SCATTER_MAXIMUM || d->combiner == TFR_SCATTER_MINIMUM
+                               ? TFR_WGPU_SCATTER_MINMAX
+                               : TFR_WGPU_SCATTER_ARITHMETIC;
+  gs_elem elem;
+  const gs_elem *e = &elem;
+  if (!tfr_wgpu_dtype_computes(family, dt))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "scatter (%s): dtype %s is not supported on the webgpu backend (WGSL "
                      "has no 64-bit floats: f64 takes replace, maximum and minimum, c128 "
                      "only replace)",
                      gs_combiner_name(d->combiner), tfr_dtype_name(dt));
+  if (d->combiner == TFR_SCATTER_REPLACE) gs_raw(tfr_dtype_size(dt), &elem);
+  else gs_typed(dt, &elem);
   if (out->numel == 0 || upd->numel == 0) return TFR_OK;
   if (out->numel >= ((int64_t)1 << 32) - 1)
     return tfr_error(TFR_ERR_INVALID_ARGUMENT,
@@ -596,7 +588,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
 
   if (direct) {
     // Bindings: updates, index tensor, [metadata], result.
-    char apply[512];
+    char apply[1024];
     const char *dst_array = e->dst_array;
     if (atomic) {
       snprintf(apply, sizeof apply, "%s;", atomic);

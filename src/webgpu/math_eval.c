@@ -1,6 +1,7 @@
 // tfr_wgpu_math_eval: one function of the WGSL math library over device
 // tensors (see math_eval.h). The kernel is kernels/math_eval.wgsl with the
 // library's snippets placed before it.
+#include "webgpu/binding.h"
 #include "webgpu/math_eval.h"
 
 #include <math.h>

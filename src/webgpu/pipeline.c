@@ -13,34 +13,11 @@
 
 #include "tfr_wgsl_kernels.h"  // generated: tfr_wgsl_files[]
 #include "webgpu/wgpu.h"
+#include "webgpu/wgsl_text.h"
 
 // ---------------------------------------------------------------------------
 // Template expansion
 // ---------------------------------------------------------------------------
-
-typedef struct tfr_wgpu_text {
-  char *data;
-  size_t len, cap;
-  bool failed;
-} tfr_wgpu_text;
-
-static void tfr_wgpu_text_append(tfr_wgpu_text *t, const char *s, size_t n) {
-  if (t->failed) return;
-  if (t->len + n + 1 > t->cap) {
-    size_t cap = t->cap ? t->cap : 1024;
-    while (cap < t->len + n + 1) cap *= 2;
-    char *d = tfr_realloc(t->data, cap);
-    if (!d) {
-      t->failed = true;
-      return;
-    }
-    t->data = d;
-    t->cap = cap;
-  }
-  memcpy(t->data + t->len, s, n);
-  t->len += n;
-  t->data[t->len] = '\0';
-}
 
 static const char *tfr_wgsl_file_source(const char *name) {
   for (size_t i = 0; i < sizeof tfr_wgsl_files / sizeof tfr_wgsl_files[0]; i++)
@@ -54,16 +31,16 @@ tfr_status tfr_wgsl_expand(const char *variant, const char *tmpl, const tfr_wgsl
   bool used[32] = {false};
   if (nsubst > 32)
     return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: more than 32 substitutions", variant);
-  tfr_wgpu_text t = {NULL, 0, 0, false};
+  tfr_wgsl_text t = {0};
   const char *cur = tmpl;
   tfr_status st = TFR_OK;
   for (;;) {
     const char *open = strstr(cur, "{{");
     if (!open) {
-      tfr_wgpu_text_append(&t, cur, strlen(cur));
+      tfr_wgsl_append(&t, cur, strlen(cur));
       break;
     }
-    tfr_wgpu_text_append(&t, cur, (size_t)(open - cur));
+    tfr_wgsl_append(&t, cur, (size_t)(open - cur));
     const char *name = open + 2;
     size_t n = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
     if (n == 0 || strncmp(name + n, "}}", 2) != 0) {
@@ -79,7 +56,7 @@ tfr_status tfr_wgsl_expand(const char *variant, const char *tmpl, const tfr_wgsl
       break;
     }
     used[k] = true;
-    tfr_wgpu_text_append(&t, subst[k].value, strlen(subst[k].value));
+    tfr_wgsl_append(&t, subst[k].value, strlen(subst[k].value));
     cur = name + n + 2;
   }
   for (int k = 0; !st && k < nsubst; k++)
@@ -90,10 +67,10 @@ tfr_status tfr_wgsl_expand(const char *variant, const char *tmpl, const tfr_wgsl
   if (!st && t.failed)
     st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: kernel %s: out of host memory", variant);
   if (st) {
-    tfr_free(t.data);
+    tfr_free(t.buf);
     return st;
   }
-  *out = t.data;
+  *out = t.buf;
   return TFR_OK;
 }
 
@@ -269,7 +246,7 @@ tfr_status tfr_wgpu_layout_get(tfr_wgpu_backend *b, int nread, int nwrite,
                      "webgpu: a kernel needs %d storage buffers, more than the %u per shader "
                      "stage of %s",
                      nread + nwrite, b->limits.maxStorageBuffersPerShaderStage, b->info.name);
-  if (!b->pipeline_layout[nread][nwrite]) {
+  if (!b->kernels.pipeline_layout[nread][nwrite]) {
     const tfr_wgpu_procs *p = b->p;
     WGPUBindGroupLayoutEntry e[1 + TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE];
     memset(e, 0, sizeof e);
@@ -304,11 +281,11 @@ tfr_status tfr_wgpu_layout_get(tfr_wgpu_backend *b, int nread, int nwrite,
       p->wgpuBindGroupLayoutRelease(bl);
       return st;
     }
-    b->bind_layout[nread][nwrite] = bl;
-    b->pipeline_layout[nread][nwrite] = pl;
+    b->kernels.bind_layout[nread][nwrite] = bl;
+    b->kernels.pipeline_layout[nread][nwrite] = pl;
   }
-  if (bind) *bind = b->bind_layout[nread][nwrite];
-  if (pipeline) *pipeline = b->pipeline_layout[nread][nwrite];
+  if (bind) *bind = b->kernels.bind_layout[nread][nwrite];
+  if (pipeline) *pipeline = b->kernels.pipeline_layout[nread][nwrite];
   return TFR_OK;
 }
 
@@ -319,32 +296,21 @@ tfr_status tfr_wgpu_pipelines_init(tfr_wgpu_backend *b) {
   return TFR_OK;
 }
 
+static void tfr_wgpu_release_pipeline(void *ctx, WGPUComputePipeline pipeline) {
+  ((const tfr_wgpu_procs *)ctx)->wgpuComputePipelineRelease(pipeline);
+}
+
 void tfr_wgpu_pipelines_release(tfr_wgpu_backend *b) {
-  for (int i = 0; i < b->npipelines; i++) {
-    b->p->wgpuComputePipelineRelease(b->pipelines[i].pipeline);
-    tfr_free(b->pipelines[i].key);
-  }
-  tfr_free(b->pipelines);
-  b->pipelines = NULL;
-  b->npipelines = b->pipelines_capacity = 0;
-  atomic_store(&b->pipelines_count, 0);
-  memset(b->ew_cache, 0, sizeof b->ew_cache);  // it points into the cache
-  tfr_wgpu_fusion_release(b);                  // so does this
+  tfr_wgpu_kernel_cache *c = &b->kernels;
+  tfr_wgpu_kernel_cache_clear(c, tfr_wgpu_release_pipeline, (void *)b->p);
   for (int r = 0; r <= TFR_WGPU_MAX_READ; r++)
     for (int w = 0; w <= TFR_WGPU_MAX_WRITE; w++) {
-      if (b->pipeline_layout[r][w]) b->p->wgpuPipelineLayoutRelease(b->pipeline_layout[r][w]);
-      if (b->bind_layout[r][w]) b->p->wgpuBindGroupLayoutRelease(b->bind_layout[r][w]);
-      b->pipeline_layout[r][w] = NULL;
-      b->bind_layout[r][w] = NULL;
+      if (c->pipeline_layout[r][w]) b->p->wgpuPipelineLayoutRelease(c->pipeline_layout[r][w]);
+      if (c->bind_layout[r][w]) b->p->wgpuBindGroupLayoutRelease(c->bind_layout[r][w]);
+      c->pipeline_layout[r][w] = NULL;
+      c->bind_layout[r][w] = NULL;
     }
 }
-
-static uint64_t tfr_wgpu_hash(const char *s) {
-  uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-  return h;
-}
-
 // The cache key of `v` into key[512] (variant, overrides, signature); false
 // when it does not fit.
 static bool tfr_wgpu_pipeline_key(const tfr_wgsl_variant *v, char *key, size_t cap) {
@@ -357,18 +323,15 @@ static bool tfr_wgpu_pipeline_key(const tfr_wgsl_variant *v, char *key, size_t c
   return n < (int)cap;
 }
 
-static WGPUComputePipeline tfr_wgpu_pipeline_find(tfr_wgpu_backend *b, const char *key,
-                                                  uint64_t h) {
-  for (int i = 0; i < b->npipelines; i++)
-    if (b->pipelines[i].hash == h && strcmp(b->pipelines[i].key, key) == 0)
-      return b->pipelines[i].pipeline;
-  return NULL;
+WGPUComputePipeline tfr_wgpu_kernel_find(tfr_wgpu_backend *b, tfr_wgpu_kernel_family family,
+                                         const void *key, size_t len) {
+  return tfr_wgpu_kernel_cache_find(&b->kernels, family, key, len);
 }
 
 WGPUComputePipeline tfr_wgpu_pipeline_cached(tfr_wgpu_backend *b, const tfr_wgsl_variant *v) {
   char key[512];
   if (!tfr_wgpu_pipeline_key(v, key, sizeof key)) return NULL;
-  return tfr_wgpu_pipeline_find(b, key, tfr_wgpu_hash(key));
+  return tfr_wgpu_kernel_find(b, TFR_WGPU_KERNELS_NAMED, key, strlen(key));
 }
 
 tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
@@ -376,12 +339,17 @@ tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
   char key[512];
   if (!tfr_wgpu_pipeline_key(v, key, sizeof key))
     return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: the cache key is too long", v->variant);
-  uint64_t h = tfr_wgpu_hash(key);
-  *out = tfr_wgpu_pipeline_find(b, key, h);
+  *out = tfr_wgpu_kernel_find(b, TFR_WGPU_KERNELS_NAMED, key, strlen(key));
   if (*out) return TFR_OK;
+  return tfr_wgpu_kernel_build(b, TFR_WGPU_KERNELS_NAMED, key, strlen(key), v, out);
+}
 
+tfr_status tfr_wgpu_kernel_build(tfr_wgpu_backend *b, tfr_wgpu_kernel_family family,
+                                 const void *key, size_t len, const tfr_wgsl_variant *v,
+                                 WGPUComputePipeline *out) {
+  *out = NULL;
   // Snippets first, then the kernel: WGSL declarations are order-free.
-  tfr_wgpu_text t = {NULL, 0, 0, false};
+  tfr_wgsl_text t = {0};
   const char *files[9];
   int nfiles = 0;
   for (const char *const *s = v->snippets; s && *s && nfiles < 8; s++) files[nfiles++] = *s;
@@ -389,43 +357,30 @@ tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
   for (int i = 0; i < nfiles; i++) {
     const char *src = tfr_wgsl_file_source(files[i]);
     if (!src) {
-      tfr_free(t.data);
+      tfr_free(t.buf);
       return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: no embedded file %s", v->variant,
                        files[i]);
     }
-    tfr_wgpu_text_append(&t, src, strlen(src));
+    tfr_wgsl_append(&t, src, strlen(src));
   }
   if (t.failed) {
-    tfr_free(t.data);
+    tfr_free(t.buf);
     return tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: kernel %s: out of host memory", v->variant);
   }
   char *source = NULL;
-  tfr_status st = tfr_wgsl_expand(v->variant, t.data, v->subst, v->nsubst, &source);
-  tfr_free(t.data);
+  tfr_status st = tfr_wgsl_expand(v->variant, t.buf, v->subst, v->nsubst, &source);
+  tfr_free(t.buf);
   if (st) return st;
   WGPUComputePipeline pipeline = NULL;
   st = tfr_wgpu_compile(b, v->variant, source, v->overrides, v->noverrides, v->nread, v->nwrite,
                         &pipeline);
   tfr_free(source);
   if (st) return st;
-
-  if (b->npipelines == b->pipelines_capacity) {
-    int cap = b->pipelines_capacity ? 2 * b->pipelines_capacity : 16;
-    tfr_wgpu_pipeline_entry *e = tfr_realloc(b->pipelines, (size_t)cap * sizeof *e);
-    if (!e) {
-      b->p->wgpuComputePipelineRelease(pipeline);
-      return tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: kernel %s: out of host memory", v->variant);
-    }
-    b->pipelines = e;
-    b->pipelines_capacity = cap;
-  }
-  char *k = tfr_strdup(key);
-  if (!k) {
+  st = tfr_wgpu_kernel_cache_add(&b->kernels, family, key, len, pipeline, v->variant);
+  if (st) {
     b->p->wgpuComputePipelineRelease(pipeline);
-    return tfr_error(TFR_ERR_OUT_OF_MEMORY, "webgpu: kernel %s: out of host memory", v->variant);
+    return st;
   }
-  b->pipelines[b->npipelines++] = (tfr_wgpu_pipeline_entry){h, k, pipeline};
-  atomic_store(&b->pipelines_count, b->npipelines);
   *out = pipeline;
   return TFR_OK;
 }

@@ -40,19 +40,19 @@ tfr_status tfr_wgpu_queue_init(tfr_wgpu_backend *b) {
                      b->limits.minUniformBufferOffsetAlignment, TFR_WGPU_PARAM_SLOT);
   // Twice the dispatches of a batch: a free slot is always found, mostly at
   // the parameters' home.
-  b->nslots = 2 * (uint32_t)b->per_submit;
-  uint64_t size = (uint64_t)b->nslots * TFR_WGPU_PARAM_SLOT;
+  b->rec.nslots = 2 * (uint32_t)b->rec.per_submit;
+  uint64_t size = (uint64_t)b->rec.nslots * TFR_WGPU_PARAM_SLOT;
   TFR_RETURN_IF_ERROR(tfr_wgpu_buffer_create(b, size,
                                              WGPU_BUFFER_USAGE_UNIFORM | WGPU_BUFFER_USAGE_COPY_DST,
-                                             "uniform arena", &b->uniforms));
-  b->other_bytes += size;
-  b->arena = tfr_alloc((size_t)size);
-  b->slot_batch = tfr_calloc(b->nslots, sizeof *b->slot_batch);
-  b->slot_size = tfr_calloc(b->nslots, sizeof *b->slot_size);
-  b->bind_groups = tfr_calloc(TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS, sizeof *b->bind_groups);
-  if (!b->arena || !b->slot_batch || !b->slot_size || !b->bind_groups)
+                                             "uniform arena", &b->rec.uniforms));
+  b->pool.other_bytes += size;
+  b->rec.arena = tfr_alloc((size_t)size);
+  b->rec.slot_batch = tfr_calloc(b->rec.nslots, sizeof *b->rec.slot_batch);
+  b->rec.slot_size = tfr_calloc(b->rec.nslots, sizeof *b->rec.slot_size);
+  b->rec.bind_groups = tfr_calloc(TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS, sizeof *b->rec.bind_groups);
+  if (!b->rec.arena || !b->rec.slot_batch || !b->rec.slot_size || !b->rec.bind_groups)
     return tfr_error(TFR_ERR_OUT_OF_MEMORY, "backend_create_webgpu: out of host memory");
-  b->batch = 1;
+  b->rec.batch = 1;
   return TFR_OK;
 }
 
@@ -60,17 +60,17 @@ static void tfr_wgpu_bg_evict(tfr_wgpu_backend *b, tfr_wgpu_bg_entry *e) {
   if (!e->used) return;
   // The pass keeps what it recorded; forget it as bound, since a new bind
   // group could be made at the same address.
-  if (b->bound_group == e->group) b->bound_group = NULL;
+  if (b->rec.bound_group == e->group) b->rec.bound_group = NULL;
   b->p->wgpuBindGroupRelease(e->group);
   e->group = NULL;
   e->used = 0;
-  atomic_fetch_sub(&b->bind_groups_cached, 1);
+  atomic_fetch_sub(&b->rec.bind_groups_cached, 1);
 }
 
 void tfr_wgpu_bind_groups_drop_buffer(tfr_wgpu_backend *b, WGPUBuffer buf) {
-  if (!b->bind_groups || !buf) return;
+  if (!b->rec.bind_groups || !buf) return;
   for (int i = 0; i < TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS; i++) {
-    tfr_wgpu_bg_entry *e = &b->bind_groups[i];
+    tfr_wgpu_bg_entry *e = &b->rec.bind_groups[i];
     if (!e->used) continue;
     for (int k = 0; k < e->nread + e->nwrite; k++)
       if (e->bind[k].buffer == buf) {
@@ -82,31 +82,31 @@ void tfr_wgpu_bind_groups_drop_buffer(tfr_wgpu_backend *b, WGPUBuffer buf) {
 
 void tfr_wgpu_queue_release(tfr_wgpu_backend *b) {
   const tfr_wgpu_procs *p = b->p;
-  if (b->bind_groups)
+  if (b->rec.bind_groups)
     for (int i = 0; i < TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS; i++)
-      tfr_wgpu_bg_evict(b, &b->bind_groups[i]);
-  tfr_free(b->bind_groups);
-  b->bind_groups = NULL;
-  tfr_free(b->slot_batch);
-  tfr_free(b->slot_size);
-  b->slot_batch = NULL;
-  b->slot_size = NULL;
-  if (b->pass) p->wgpuComputePassEncoderRelease(b->pass);
-  if (b->encoder) p->wgpuCommandEncoderRelease(b->encoder);
-  if (b->uniforms) p->wgpuBufferRelease(b->uniforms);
-  b->pass = NULL;
-  b->encoder = NULL;
-  b->uniforms = NULL;
-  tfr_free(b->arena);
-  b->arena = NULL;
+      tfr_wgpu_bg_evict(b, &b->rec.bind_groups[i]);
+  tfr_free(b->rec.bind_groups);
+  b->rec.bind_groups = NULL;
+  tfr_free(b->rec.slot_batch);
+  tfr_free(b->rec.slot_size);
+  b->rec.slot_batch = NULL;
+  b->rec.slot_size = NULL;
+  if (b->rec.pass) p->wgpuComputePassEncoderRelease(b->rec.pass);
+  if (b->rec.encoder) p->wgpuCommandEncoderRelease(b->rec.encoder);
+  if (b->rec.uniforms) p->wgpuBufferRelease(b->rec.uniforms);
+  b->rec.pass = NULL;
+  b->rec.encoder = NULL;
+  b->rec.uniforms = NULL;
+  tfr_free(b->rec.arena);
+  b->rec.arena = NULL;
 }
 
 // Starts a new batch of parameter slots: every slot free again.
 static void tfr_wgpu_next_batch(tfr_wgpu_backend *b) {
-  b->arena_lo = b->arena_hi = 0;
-  if (++b->batch == 0) {  // wrapped: no stale slot may look current
-    memset(b->slot_batch, 0, b->nslots * sizeof *b->slot_batch);
-    b->batch = 1;
+  b->rec.arena_lo = b->rec.arena_hi = 0;
+  if (++b->rec.batch == 0) {  // wrapped: no stale slot may look current
+    memset(b->rec.slot_batch, 0, b->rec.nslots * sizeof *b->rec.slot_batch);
+    b->rec.batch = 1;
   }
 }
 
@@ -131,23 +131,23 @@ static uint64_t tfr_wgpu_hash_bytes(uint64_t h, const void *p, size_t n) {
 static uint32_t tfr_wgpu_param_slot(const tfr_wgpu_backend *b, const void *params, size_t size,
                                     bool *fresh) {
   uint32_t i = (uint32_t)(tfr_wgpu_hash_bytes(1469598103934665603ULL ^ size, params, size) %
-                          b->nslots);
-  for (;; i = i + 1 == b->nslots ? 0 : i + 1) {
-    *fresh = b->slot_batch[i] != b->batch;
+                          b->rec.nslots);
+  for (;; i = i + 1 == b->rec.nslots ? 0 : i + 1) {
+    *fresh = b->rec.slot_batch[i] != b->rec.batch;
     if (*fresh) return i;
-    if (b->slot_size[i] == size &&
-        (size == 0 || memcmp(b->arena + (size_t)i * TFR_WGPU_PARAM_SLOT, params, size) == 0))
+    if (b->rec.slot_size[i] == size &&
+        (size == 0 || memcmp(b->rec.arena + (size_t)i * TFR_WGPU_PARAM_SLOT, params, size) == 0))
       return i;
   }
 }
 
 static void tfr_wgpu_take_slot(tfr_wgpu_backend *b, uint32_t i, const void *params, size_t size) {
   size_t off = (size_t)i * TFR_WGPU_PARAM_SLOT;
-  b->slot_batch[i] = b->batch;
-  b->slot_size[i] = (uint32_t)size;
-  if (size) memcpy(b->arena + off, params, size);
-  if (b->arena_hi == 0 || off < b->arena_lo) b->arena_lo = off;
-  if (off + TFR_WGPU_PARAM_SLOT > b->arena_hi) b->arena_hi = off + TFR_WGPU_PARAM_SLOT;
+  b->rec.slot_batch[i] = b->rec.batch;
+  b->rec.slot_size[i] = (uint32_t)size;
+  if (size) memcpy(b->rec.arena + off, params, size);
+  if (b->rec.arena_hi == 0 || off < b->rec.arena_lo) b->rec.arena_lo = off;
+  if (off + TFR_WGPU_PARAM_SLOT > b->rec.arena_hi) b->rec.arena_hi = off + TFR_WGPU_PARAM_SLOT;
 }
 
 // The hash of a bind group's key.
@@ -167,15 +167,15 @@ static tfr_status tfr_wgpu_bind_group(tfr_wgpu_backend *b, WGPUBindGroupLayout l
                                       WGPUBindGroup *out) {
   int n = nread + nwrite;
   uint64_t h = tfr_wgpu_bg_hash(nread, nwrite, param_offset, param_size, bind);
-  tfr_wgpu_bg_entry *set = &b->bind_groups[(h % TFR_WGPU_BG_SETS) * TFR_WGPU_BG_WAYS];
+  tfr_wgpu_bg_entry *set = &b->rec.bind_groups[(h % TFR_WGPU_BG_SETS) * TFR_WGPU_BG_WAYS];
   tfr_wgpu_bg_entry *victim = &set[0];
   for (int w = 0; w < TFR_WGPU_BG_WAYS; w++) {
     tfr_wgpu_bg_entry *e = &set[w];
     if (e->used && e->hash == h && e->nread == nread && e->nwrite == nwrite &&
         e->param_offset == param_offset && e->param_size == param_size &&
         memcmp(e->bind, bind, (size_t)n * sizeof *bind) == 0) {
-      e->used = ++b->bg_clock;
-      atomic_fetch_add(&b->bind_group_hits, 1);
+      e->used = ++b->rec.bg_clock;
+      atomic_fetch_add(&b->rec.bind_group_hits, 1);
       *out = e->group;
       return TFR_OK;
     }
@@ -184,7 +184,7 @@ static tfr_status tfr_wgpu_bind_group(tfr_wgpu_backend *b, WGPUBindGroupLayout l
   WGPUBindGroupEntry entries[1 + TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE];
   memset(entries, 0, (size_t)(1 + n) * sizeof entries[0]);
   entries[0].binding = 0;
-  entries[0].buffer = b->uniforms;
+  entries[0].buffer = b->rec.uniforms;
   entries[0].offset = param_offset;
   entries[0].size = param_size;
   for (int i = 0; i < n; i++) {
@@ -208,28 +208,28 @@ static tfr_status tfr_wgpu_bind_group(tfr_wgpu_backend *b, WGPUBindGroupLayout l
     TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "webgpu"));
     return tfr_error(TFR_ERR_INTERNAL, "webgpu: wgpuDeviceCreateBindGroup returned NULL");
   }
-  atomic_fetch_add(&b->bind_groups_created, 1);
+  atomic_fetch_add(&b->rec.bind_groups_created, 1);
   tfr_wgpu_bg_evict(b, victim);
   victim->hash = h;
-  victim->used = ++b->bg_clock;
+  victim->used = ++b->rec.bg_clock;
   victim->group = group;
   victim->nread = nread;
   victim->nwrite = nwrite;
   victim->param_offset = param_offset;
   victim->param_size = param_size;
   memcpy(victim->bind, bind, (size_t)n * sizeof *bind);
-  atomic_fetch_add(&b->bind_groups_cached, 1);
+  atomic_fetch_add(&b->rec.bind_groups_cached, 1);
   *out = group;
   return TFR_OK;
 }
 
 static tfr_status tfr_wgpu_open_encoder(tfr_wgpu_backend *b) {
-  if (b->encoder) return TFR_OK;
+  if (b->rec.encoder) return TFR_OK;
   WGPUCommandEncoderDescriptor d;
   memset(&d, 0, sizeof d);
   d.label = tfr_wgpu_str("tenferro session");
-  b->encoder = b->p->wgpuDeviceCreateCommandEncoder(b->device, &d);
-  if (!b->encoder) {
+  b->rec.encoder = b->p->wgpuDeviceCreateCommandEncoder(b->device, &d);
+  if (!b->rec.encoder) {
     TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "webgpu"));
     return tfr_error(TFR_ERR_INTERNAL, "webgpu: wgpuDeviceCreateCommandEncoder returned NULL");
   }
@@ -237,16 +237,16 @@ static tfr_status tfr_wgpu_open_encoder(tfr_wgpu_backend *b) {
 }
 
 static void tfr_wgpu_end_pass(tfr_wgpu_backend *b) {
-  if (!b->pass) return;
-  b->p->wgpuComputePassEncoderEnd(b->pass);
-  b->p->wgpuComputePassEncoderRelease(b->pass);
-  b->pass = NULL;
+  if (!b->rec.pass) return;
+  b->p->wgpuComputePassEncoderEnd(b->rec.pass);
+  b->p->wgpuComputePassEncoderRelease(b->rec.pass);
+  b->rec.pass = NULL;
 }
 
 tfr_status tfr_wgpu_copy_encoder(tfr_wgpu_backend *b, WGPUCommandEncoder *out) {
   TFR_RETURN_IF_ERROR(tfr_wgpu_open_encoder(b));
   tfr_wgpu_end_pass(b);
-  *out = b->encoder;
+  *out = b->rec.encoder;
   return TFR_OK;
 }
 
@@ -281,7 +281,7 @@ tfr_status tfr_wgpu_dispatch_n(tfr_wgpu_backend *b, WGPUComputePipeline pipeline
                                const void *params, size_t params_size,
                                const tfr_wgpu_binding *bindings, int nread, int nwrite,
                                uint64_t groups) {
-  assert(params_size <= TFR_WGPU_PARAM_SLOT && b->recorded < b->per_submit);
+  assert(params_size <= TFR_WGPU_PARAM_SLOT && b->rec.recorded < b->rec.per_submit);
   if (groups == 0) return TFR_OK;
   uint64_t m = b->max_groups_per_dim;
   if (groups > m * m * m)
@@ -291,16 +291,16 @@ tfr_status tfr_wgpu_dispatch_n(tfr_wgpu_backend *b, WGPUComputePipeline pipeline
   TFR_RETURN_IF_ERROR(tfr_wgpu_layout_get(b, nread, nwrite, &layout, NULL));
   const tfr_wgpu_procs *p = b->p;
   TFR_RETURN_IF_ERROR(tfr_wgpu_open_encoder(b));
-  if (!b->pass) {
+  if (!b->rec.pass) {
     WGPUComputePassDescriptor pd;
     memset(&pd, 0, sizeof pd);
-    b->pass = p->wgpuCommandEncoderBeginComputePass(b->encoder, &pd);
-    if (!b->pass) {
+    b->rec.pass = p->wgpuCommandEncoderBeginComputePass(b->rec.encoder, &pd);
+    if (!b->rec.pass) {
       TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "webgpu"));
       return tfr_error(TFR_ERR_INTERNAL, "webgpu: wgpuCommandEncoderBeginComputePass returned NULL");
     }
-    b->bound_pipeline = NULL;
-    b->bound_group = NULL;
+    b->rec.bound_pipeline = NULL;
+    b->rec.bound_group = NULL;
   }
   // Uniform structs are 16-byte multiples; an empty one still binds 16.
   uint32_t param_size = params_size ? (uint32_t)((params_size + 15) & ~(size_t)15) : 16;
@@ -313,49 +313,49 @@ tfr_status tfr_wgpu_dispatch_n(tfr_wgpu_backend *b, WGPUComputePipeline pipeline
   if (fresh) tfr_wgpu_take_slot(b, slot, params, params_size);
   uint32_t grid[3];
   tfr_wgpu_fold_grid(groups, b->max_groups_per_dim, grid);
-  if (b->bound_pipeline != pipeline) {
-    p->wgpuComputePassEncoderSetPipeline(b->pass, pipeline);
-    b->bound_pipeline = pipeline;
+  if (b->rec.bound_pipeline != pipeline) {
+    p->wgpuComputePassEncoderSetPipeline(b->rec.pass, pipeline);
+    b->rec.bound_pipeline = pipeline;
   }
-  if (b->bound_group != group) {
-    p->wgpuComputePassEncoderSetBindGroup(b->pass, 0, group, 0, NULL);
-    b->bound_group = group;
+  if (b->rec.bound_group != group) {
+    p->wgpuComputePassEncoderSetBindGroup(b->rec.pass, 0, group, 0, NULL);
+    b->rec.bound_group = group;
   }
-  p->wgpuComputePassEncoderDispatchWorkgroups(b->pass, grid[0], grid[1], grid[2]);
-  b->recorded++;
-  atomic_fetch_add(&b->dispatches, 1);
-  if (b->recorded >= b->per_submit) return tfr_wgpu_flush(b, "webgpu");
+  p->wgpuComputePassEncoderDispatchWorkgroups(b->rec.pass, grid[0], grid[1], grid[2]);
+  b->rec.recorded++;
+  atomic_fetch_add(&b->rec.dispatches, 1);
+  if (b->rec.recorded >= b->rec.per_submit) return tfr_wgpu_flush(b, "webgpu");
   return TFR_OK;
 }
 
 tfr_status tfr_wgpu_flush(tfr_wgpu_backend *b, const char *op) {
-  if (!b->encoder) return tfr_wgpu_check(b, op);
+  if (!b->rec.encoder) return tfr_wgpu_check(b, op);
   const tfr_wgpu_procs *p = b->p;
   tfr_wgpu_end_pass(b);
-  WGPUCommandBuffer cmd = p->wgpuCommandEncoderFinish(b->encoder, NULL);
-  p->wgpuCommandEncoderRelease(b->encoder);
-  b->encoder = NULL;
+  WGPUCommandBuffer cmd = p->wgpuCommandEncoderFinish(b->rec.encoder, NULL);
+  p->wgpuCommandEncoderRelease(b->rec.encoder);
+  b->rec.encoder = NULL;
   // Before the submit, so that its dispatches read this batch's parameters
   // (the span of the slots it used).
-  if (b->arena_hi)
-    p->wgpuQueueWriteBuffer(b->queue, b->uniforms, b->arena_lo, b->arena + b->arena_lo,
-                            b->arena_hi - b->arena_lo);
+  if (b->rec.arena_hi)
+    p->wgpuQueueWriteBuffer(b->queue, b->rec.uniforms, b->rec.arena_lo, b->rec.arena + b->rec.arena_lo,
+                            b->rec.arena_hi - b->rec.arena_lo);
   if (cmd) {
     p->wgpuQueueSubmit(b->queue, 1, &cmd);
     p->wgpuCommandBufferRelease(cmd);
   }
-  atomic_fetch_add(&b->submits, 1);
-  b->recorded = 0;
+  atomic_fetch_add(&b->rec.submits, 1);
+  b->rec.recorded = 0;
   tfr_wgpu_next_batch(b);
   return tfr_wgpu_check(b, op);
 }
 
 void tfr_wgpu_discard(tfr_wgpu_backend *b) {
-  if (b->pass) b->p->wgpuComputePassEncoderRelease(b->pass);
-  if (b->encoder) b->p->wgpuCommandEncoderRelease(b->encoder);
-  b->pass = NULL;
-  b->encoder = NULL;
-  b->recorded = 0;
+  if (b->rec.pass) b->p->wgpuComputePassEncoderRelease(b->rec.pass);
+  if (b->rec.encoder) b->p->wgpuCommandEncoderRelease(b->rec.encoder);
+  b->rec.pass = NULL;
+  b->rec.encoder = NULL;
+  b->rec.recorded = 0;
   tfr_wgpu_next_batch(b);
 }
 

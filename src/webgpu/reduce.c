@@ -23,7 +23,12 @@
 #include <string.h>
 
 #include "core/reduce_axes.h"
+#include "webgpu/binding.h"
+#include "webgpu/capability.h"
+#include "webgpu/copy.h"
+#include "webgpu/transfer.h"
 #include "webgpu/wgpu.h"
+#include "webgpu/wgsl_types.h"
 
 #define TFR_RED_WG 256
 // Units per invocation in one pass: rows (with TPO invocations per task, each
@@ -41,51 +46,53 @@
 static const char *const tfr_red_names[] = {"add", "multiply", "maximum", "minimum",
                                             "and", "or",       "xor"};
 
-// How a dtype is loaded, combined and stored.
+// How a dtype is loaded, combined and stored (from the WGSL type layer).
 typedef struct tfr_red_type {
   const char *tag, *value_t;
-  const char *src_array, *load, *loadv;           // scalar units
+  const char *src_array;                          // scalar units
+  char load[80], loadv[64];
   int vw;                                         // elements per vec4 (0: no vec4 loads)
-  const char *vsrc_array, *vload, *vloadv;        // vec4 units
-  const char *init_array, *load_init, *init_bits;
-  const char *dst_array, *store;
+  const char *vsrc_array;                         // vec4 units
+  char vload[96], vloadv[96];
+  const char *init_array;
+  char load_init[80], init_bits[48];
+  const char *dst_array;
+  char store[48];
   bool bytes;
 } tfr_red_type;
 
-#define TFR_RED_BYTE(ARR) "((" ARR "[j >> 2u] >> ((j & 3u) * 8u)) & 0xffu)"
-
-static const tfr_red_type *tfr_red_type_of(tfr_dtype dt) {
-  static const tfr_red_type f32 = {
-      "f32", "f32", "array<f32>", "src[j]", "return array<f32, 1>(load(q));",
-      4, "array<vec4<f32>>", "src[j >> 2u][j & 3u]",
-      "let w = src[q];\n  return array<f32, 4>(w.x, w.y, w.z, w.w);",
-      "array<f32>", "initv[j]", "bitcast<f32>(P.init_bits.x)", "array<f32>", "dst[k] = val",
-      false};
-  static const tfr_red_type i32 = {
-      "i32", "i32", "array<i32>", "src[j]", "return array<i32, 1>(load(q));",
-      4, "array<vec4<i32>>", "src[j >> 2u][j & 3u]",
-      "let w = src[q];\n  return array<i32, 4>(w.x, w.y, w.z, w.w);",
-      "array<i32>", "initv[j]", "bitcast<i32>(P.init_bits.x)", "array<i32>", "dst[k] = val",
-      false};
-  static const tfr_red_type c64 = {
-      "c64", "vec2<f32>", "array<vec2<f32>>", "src[j]",
-      "return array<vec2<f32>, 1>(load(q));", 2, "array<vec4<f32>>",
-      "select(src[j >> 1u].xy, src[j >> 1u].zw, (j & 1u) == 1u)",
-      "let w = src[q];\n  return array<vec2<f32>, 2>(w.xy, w.zw);", "array<vec2<f32>>",
-      "initv[j]", "bitcast<vec2<f32>>(P.init_bits.xy)", "array<vec2<f32>>", "dst[k] = val",
-      false};
-  static const tfr_red_type b8 = {
-      "bool", "u32", "array<u32>", TFR_RED_BYTE("src"), "return array<u32, 1>(load(q));",
-      0, NULL, NULL, NULL,
-      "array<u32>", TFR_RED_BYTE("initv"), "(P.init_bits.x & 0xffu)", "array<atomic<u32>>",
-      "tfr_store_u8(k, val)", true};
-  switch (dt) {
-    case TFR_F32: return &f32;
-    case TFR_I32: return &i32;
-    case TFR_C64: return &c64;
-    case TFR_BOOL: return &b8;
-    default: return NULL;
+// Fills *r for `dt`; false where reductions do not compute on it.
+static bool tfr_red_type_of(tfr_dtype dt, tfr_red_type *r) {
+  memset(r, 0, sizeof *r);
+  if (!tfr_wgpu_dtype_computes(TFR_WGPU_REDUCE, dt)) return false;
+  const tfr_wgsl_type *t = tfr_wgsl_type_of(dt);
+  r->tag = t->tag;
+  r->value_t = t->value;
+  r->src_array = r->init_array = t->array;
+  tfr_wgsl_load(t, "src", "j", r->load, sizeof r->load);
+  snprintf(r->loadv, sizeof r->loadv, "return array<%s, 1>(load(q));", t->value);
+  tfr_wgsl_load(t, "initv", "j", r->load_init, sizeof r->load_init);
+  r->dst_array = t->write_array;
+  tfr_wgsl_store(t, "k", "val", r->store, sizeof r->store);
+  r->bytes = t->per_word != 0;
+  if (t->per_word) {  // no vec4 loads
+    snprintf(r->init_bits, sizeof r->init_bits, "(P.init_bits.x & 0x%xu)", t->mask);
+    return true;
   }
+  r->vw = t->per_vec;
+  r->vsrc_array = t->vec_array;
+  if (t->per_vec == 4) {
+    snprintf(r->init_bits, sizeof r->init_bits, "bitcast<%s>(P.init_bits.x)", t->value);
+    snprintf(r->vload, sizeof r->vload, "src[j >> 2u][j & 3u]");
+    snprintf(r->vloadv, sizeof r->vloadv,
+             "let w = src[q];\n  return array<%s, 4>(w.x, w.y, w.z, w.w);", t->value);
+  } else {  // two 8-byte values per vec4
+    snprintf(r->init_bits, sizeof r->init_bits, "bitcast<%s>(P.init_bits.xy)", t->value);
+    snprintf(r->vload, sizeof r->vload, "select(src[j >> 1u].xy, src[j >> 1u].zw, (j & 1u) == 1u)");
+    snprintf(r->vloadv, sizeof r->vloadv, "let w = src[q];\n  return array<%s, 2>(w.xy, w.zw);",
+             t->value);
+  }
+  return true;
 }
 
 // Float maximum (CMP ">", ZERO "&": +0 wins) or minimum ("<", "|": -0 wins),
@@ -194,8 +201,9 @@ _Static_assert(sizeof(tfr_red_params) == 240, "reduce Params layout");
 typedef struct tfr_red_ctx {
   tfr_wgpu_backend *b;
   const tfr_reduce_desc *d;
-  const tfr_red_type *ty;
+  const tfr_red_type *ty;  // NULL: the dtype does not reduce
   char op[48];  // "reduce (add)"
+  tfr_red_type type;
 } tfr_red_ctx;
 
 static tfr_status tfr_red_pipeline(tfr_red_ctx *c, bool vec, bool split, uint32_t ept,
@@ -444,11 +452,15 @@ static tfr_status tfr_red_fill(tfr_red_ctx *c) {
 
 tfr_status tfr_wgpu_reduction(tfr_backend *base, const tfr_reduce_desc *d) {
   tfr_wgpu_backend *b = tfr_wgpu_cast(base);
-  tfr_red_ctx c = {b, d, tfr_red_type_of(d->dtype), ""};
+  tfr_red_ctx c;
+  memset(&c, 0, sizeof c);
+  c.b = b;
+  c.d = d;
+  c.ty = tfr_red_type_of(d->dtype, &c.type) ? &c.type : NULL;
   const char *name =
       (unsigned)d->combiner < sizeof tfr_red_names / sizeof tfr_red_names[0] ? tfr_red_names[d->combiner] : "?";
   snprintf(c.op, sizeof c.op, "reduce (%s)", name);
-  if (!c.ty)
+  if (!c.ty)  // tfr_wgpu_dtype_computes(TFR_WGPU_REDUCE, ...)
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "%s: dtype %s is not supported on the webgpu backend (it reduces f32, i32, "
                      "bool and c64)",

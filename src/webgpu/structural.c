@@ -8,7 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "webgpu/binding.h"
+#include "webgpu/capability.h"
+#include "webgpu/copy.h"
+#include "webgpu/structural.h"
 #include "webgpu/wgpu.h"
+#include "webgpu/wgsl_types.h"
 
 #define TFR_WGPU_STRUCT_WG 256
 #define TFR_WGPU_STRUCT_EPT 4
@@ -41,30 +46,25 @@ tfr_status tfr_wgpu_triangle(tfr_wgpu_backend *b, const tfr_structural_desc *d) 
   const char *op = d->upper ? "triu" : "tril";
   tfr_tensor *out = d->out;
   if (out->numel == 0) return TFR_OK;
-  // Elements by size (1- and 2-byte types share words: atomic stores).
-  static const struct {
-    const char *tag, *array, *store;
-  } by_size[17] = {
-      [1] = {"u8", "array<atomic<u32>>", "tfr_store_u8(k, 0u)"},
-      [2] = {"u16", "array<atomic<u32>>", "tfr_store_u16(k, 0u)"},
-      [4] = {"u32", "array<u32>", "dst[k] = 0u"},
-      [8] = {"u32x2", "array<vec2<u32>>", "dst[k] = vec2<u32>(0u)"},
-      [16] = {"u32x4", "array<vec4<u32>>", "dst[k] = vec4<u32>(0u)"},
-  };
-  size_t es = tfr_dtype_size(out->dtype);
-  if (es > 16 || !by_size[es].tag)
+  // Elements by their bits (1- and 2-byte types share words: atomic stores).
+  const tfr_wgsl_type *t = tfr_wgsl_bits_of(tfr_dtype_size(out->dtype));
+  if (!tfr_wgpu_dtype_computes(TFR_WGPU_TRIANGLE, out->dtype) || !t)
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE, "%s: dtype %s is not supported on the webgpu backend",
                      op, tfr_dtype_name(out->dtype));
+  char zero[24], store[48];
+  if (t->per_word || t->size == 4) snprintf(zero, sizeof zero, "0u");
+  else snprintf(zero, sizeof zero, "%s(0u)", t->bits);
+  tfr_wgsl_store(t, "k", zero, store, sizeof store);
   tfr_wgpu_binding bind;
   uint32_t rel;
   uint64_t groups = 0;
   TFR_RETURN_IF_ERROR(tfr_wgpu_struct_target(b, op, out, &bind, &rel, &groups));
   char variant[64];
-  snprintf(variant, sizeof variant, "triangle[%s]", by_size[es].tag);
+  snprintf(variant, sizeof variant, "triangle[%s]", t->bits_tag);
   const char *snippets[] = {"common/bytes.wgsl", NULL};
-  tfr_wgsl_subst subst[] = {{"DST_ARRAY", by_size[es].array}, {"STORE_ZERO", by_size[es].store}};
+  tfr_wgsl_subst subst[] = {{"DST_ARRAY", t->write_array}, {"STORE_ZERO", store}};
   tfr_wgsl_override ov[] = {{"WG", TFR_WGPU_STRUCT_WG}, {"EPT", TFR_WGPU_STRUCT_EPT}};
-  tfr_wgsl_variant v = {variant, "triangle.wgsl", es <= 2 ? snippets : NULL, subst, 2, ov, 2, 0, 1};
+  tfr_wgsl_variant v = {variant, "triangle.wgsl", t->per_word ? snippets : NULL, subst, 2, ov, 2, 0, 1};
   WGPUComputePipeline pipeline;
   TFR_RETURN_IF_ERROR(tfr_wgpu_pipeline_get(b, &v, &pipeline));
 
@@ -86,24 +86,19 @@ typedef struct tfr_wgpu_iota_params {
 
 tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
   tfr_tensor *out = d->out;
-  const char *array, *value_t, *convert, *store;
-  switch (out->dtype) {
-    case TFR_F32: array = "array<f32>", value_t = "f32", convert = "f32(v)", store = "dst[k] = val"; break;
-    case TFR_I32: array = "array<i32>", value_t = "i32", convert = "i32(v)", store = "dst[k] = val"; break;
-    case TFR_BOOL:
-      array = "array<atomic<u32>>", value_t = "u32", convert = "select(0u, 1u, v != 0u)",
-      store = "tfr_store_u8(k, val)";
-      break;
-    case TFR_C64:
-      array = "array<vec2<f32>>", value_t = "vec2<f32>", convert = "vec2<f32>(f32(v), 0.0)",
-      store = "dst[k] = val";
-      break;
-    default:
-      return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                       "iota: dtype %s is not supported on the webgpu backend (it makes f32, i32, "
-                       "bool and c64)",
-                       tfr_dtype_name(out->dtype));
-  }
+  if (!tfr_wgpu_dtype_computes(TFR_WGPU_IOTA, out->dtype))
+    return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
+                     "iota: dtype %s is not supported on the webgpu backend (it makes f32, i32, "
+                     "bool and c64)",
+                     tfr_dtype_name(out->dtype));
+  const tfr_wgsl_type *t = tfr_wgsl_type_of(out->dtype);
+  // The index v (u32) as a value.
+  const char *convert = out->dtype == TFR_F32   ? "f32(v)"
+                        : out->dtype == TFR_I32 ? "i32(v)"
+                        : out->dtype == TFR_BOOL ? "select(0u, 1u, v != 0u)"
+                                                 : "vec2<f32>(f32(v), 0.0)";
+  char store[48];
+  tfr_wgsl_store(t, "k", "val", store, sizeof store);
   TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "iota"));
   if (out->numel == 0) return TFR_OK;
   int64_t inner = 1;
@@ -116,13 +111,27 @@ tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
   snprintf(variant, sizeof variant, "iota[%s]", tfr_dtype_name(out->dtype));
   const char *snippets[] = {"common/bytes.wgsl", NULL};
   tfr_wgsl_subst subst[] = {
-      {"DST_ARRAY", array}, {"VALUE_T", value_t}, {"CONVERT", convert}, {"STORE", store}};
+      {"DST_ARRAY", t->write_array}, {"VALUE_T", t->value}, {"CONVERT", convert}, {"STORE", store}};
   tfr_wgsl_override ov[] = {{"WG", TFR_WGPU_STRUCT_WG}, {"EPT", TFR_WGPU_STRUCT_EPT}};
-  tfr_wgsl_variant v = {variant, "iota.wgsl", out->dtype == TFR_BOOL ? snippets : NULL, subst, 4, ov,
+  tfr_wgsl_variant v = {variant, "iota.wgsl", t->per_word ? snippets : NULL, subst, 4, ov,
                         2, 0, 1};
   WGPUComputePipeline pipeline;
   TFR_RETURN_IF_ERROR(tfr_wgpu_pipeline_get(b, &v, &pipeline));
   tfr_wgpu_iota_params P = {(uint32_t)out->numel, (uint32_t)inner,
                             (uint32_t)out->shape[d->iota_dimension], rel};
   return tfr_wgpu_dispatch_n(b, pipeline, &P, sizeof P, &bind, 0, 1, groups);
+}
+
+// The vtable's structural entry: convert (copy.c), tril/triu, iota,
+// reduce_precision (copy.c).
+tfr_status tfr_wgpu_structural(tfr_backend *base, const tfr_structural_desc *d) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  switch (d->kind) {
+    case TFR_STRUCT_CONVERT:
+      return tfr_wgpu_copy(b, d->in->dtype == d->out->dtype ? "copy" : "convert", d->in, d->out);
+    case TFR_STRUCT_TRIANGLE: return tfr_wgpu_triangle(b, d);
+    case TFR_STRUCT_IOTA: return tfr_wgpu_iota(b, d);
+    case TFR_STRUCT_REDUCE_PRECISION: return tfr_wgpu_reduce_precision(b, d);
+  }
+  return tfr_error(TFR_ERR_INTERNAL, "webgpu: structural op kind %d is unknown", (int)d->kind);
 }

@@ -1,6 +1,9 @@
 // The webgpu backend's internal interface: the provider's function table, the
-// backend object, and the entry points of each file (loader, device, queue,
-// memory, pipeline, copy kernels).
+// backend object (its parts in pool.h, staging.h, recorder.h and
+// kernel_cache.h, one per owning file), and the entry points of the loader,
+// device, queue, memory and pipeline files. The kernel families' shared
+// helpers have their own headers (binding.h, copy.h, structural.h,
+// wgsl_types.h, wgsl_text.h, wgsl_access.h, capability.h).
 #ifndef TENFERRO_SRC_WEBGPU_WGPU_H_
 #define TENFERRO_SRC_WEBGPU_WGPU_H_
 
@@ -10,6 +13,10 @@
 
 #include "core/backend_impl.h"
 #include "tenferro/webgpu.h"
+#include "webgpu/kernel_cache.h"
+#include "webgpu/pool.h"
+#include "webgpu/recorder.h"
+#include "webgpu/staging.h"
 #include "webgpu/webgpu_abi.h"
 
 // ---------------------------------------------------------------------------
@@ -36,19 +43,6 @@ tfr_status tfr_wgpu_load(const tfr_wgpu_procs **out_procs, const char **out_path
 // The backend object
 // ---------------------------------------------------------------------------
 
-// Buffer size classes: four per power of two, from 256 bytes.
-#define TFR_WGPU_POOL_CLASSES 256
-// Bytes of one slot of the uniform arena: every kernel's parameters fit, and
-// it is a multiple of every minUniformBufferOffsetAlignment (at most 256).
-#define TFR_WGPU_PARAM_SLOT 256
-// Largest piece of one transfer: bounds the staging memory, and keeps every
-// single copy far below the 2 GiB at which lavapipe crashes.
-#define TFR_WGPU_TRANSFER_CHUNK ((uint64_t)64 << 20)
-// Upload staging: TFR_WGPU_UPLOAD_SLOTS mapped buffers of TFR_WGPU_UPLOAD_CHUNK
-// bytes; uploads below TFR_WGPU_UPLOAD_DIRECT_MAX bytes use wgpuQueueWriteBuffer.
-#define TFR_WGPU_UPLOAD_SLOTS 4
-#define TFR_WGPU_UPLOAD_CHUNK ((uint64_t)8 << 20)
-#define TFR_WGPU_UPLOAD_DIRECT_MAX ((uint64_t)256 << 10)
 // copy_strided.wgsl: 256 invocations of 4 elements each (see copy.c).
 #define TFR_WGPU_COPY_WG 256
 #define TFR_WGPU_COPY_EPT 4
@@ -58,72 +52,6 @@ tfr_status tfr_wgpu_load(const tfr_wgpu_procs **out_procs, const char **out_path
 #define TFR_WGPU_TRANSPOSE_VEC true
 #define TFR_WGPU_DEFAULT_POOL_CAP ((size_t)1 << 30)
 #define TFR_WGPU_DISCRETE_POOL_CAP ((size_t)8 << 30)
-#define TFR_WGPU_DEFAULT_PER_SUBMIT 64
-#define TFR_WGPU_MAX_PER_SUBMIT 4096
-// Storage buffers of one kernel: at most this many read-only and read-write
-// ones (and never more in all than the device's
-// maxStorageBuffersPerShaderStage, at least 8 on every WebGPU device). A
-// fused kernel (fusion.c) may have 16 inputs and 8 outputs.
-#define TFR_WGPU_MAX_READ 16
-#define TFR_WGPU_MAX_WRITE 8
-
-typedef struct tfr_wgpu_buffer_list {
-  WGPUBuffer *items;
-  int count;
-  int capacity;
-} tfr_wgpu_buffer_list;
-
-// Elementwise kernels (elementwise.c) by a 64-bit key of (family, op, dtypes,
-// layout): a direct-mapped table in front of the pipeline cache, so that an op
-// whose pipeline exists builds no strings. Not owning: the pipelines are the
-// cache's.
-#define TFR_WGPU_EW_CACHE_BITS 8
-typedef struct tfr_wgpu_ew_slot {
-  uint64_t key;  // 0: empty
-  WGPUComputePipeline pipeline;
-} tfr_wgpu_ew_slot;
-
-// Fused kernels (fusion.c) by the plan's structure (a byte string compared
-// whole). Not owning the pipelines (the cache's).
-typedef struct tfr_wgpu_fusion_entry {
-  uint64_t hash;
-  unsigned char *key;
-  size_t key_len;
-  WGPUComputePipeline pipeline;
-} tfr_wgpu_fusion_entry;
-
-// Bind groups (queue.c) by what they bind: the binding signature, the slot
-// and size of the parameters in the uniform arena and every storage binding
-// (buffer, offset, size). TFR_WGPU_BG_SETS sets of TFR_WGPU_BG_WAYS entries,
-// least recently used replaced; an entry holds a reference to its bind group,
-// hence to its buffers, so every buffer the backend releases has its entries
-// dropped first (tfr_wgpu_bind_groups_drop_buffer).
-#define TFR_WGPU_BG_SETS 64
-#define TFR_WGPU_BG_WAYS 4
-
-// A buffer range bound to a kernel.
-typedef struct tfr_wgpu_binding {
-  WGPUBuffer buffer;
-  uint64_t offset;  // bytes, a multiple of minStorageBufferOffsetAlignment
-  uint64_t size;    // bytes, a multiple of 4
-} tfr_wgpu_binding;
-
-typedef struct tfr_wgpu_bg_entry {
-  uint64_t hash;        // of the key below
-  uint64_t used;        // clock of the last use; 0: empty
-  WGPUBindGroup group;  // owned
-  int nread, nwrite;
-  uint32_t param_offset;  // of the parameter binding in the uniform arena
-  uint32_t param_size;    // bytes of the parameter binding
-  tfr_wgpu_binding bind[TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE];
-} tfr_wgpu_bg_entry;
-
-typedef struct tfr_wgpu_pipeline_entry {
-  uint64_t hash;
-  char *key;  // variant name + override constants
-  WGPUComputePipeline pipeline;
-} tfr_wgpu_pipeline_entry;
-
 typedef struct tfr_wgpu_backend {
   tfr_backend base;  // first
   const tfr_wgpu_procs *p;
@@ -146,36 +74,8 @@ typedef struct tfr_wgpu_backend {
   uint32_t error_type;
   char error_message[1024];
 
-  // Memory (pool_lock guards everything down to `deferred`: storage_free runs
-  // on any thread).
-  pthread_mutex_t pool_lock;
-  bool pool_enabled;
-  size_t pool_cap;
-  size_t pool_bytes;
-  tfr_wgpu_buffer_list pool[TFR_WGPU_POOL_CLASSES];
-  tfr_wgpu_buffer_list deferred;  // released off the session thread: freed later
-  uint64_t deferred_bytes;
-  uint64_t tensor_bytes;
-  uint64_t other_bytes;           // staging + uniform arena
-  uint64_t buffers_created;
-  uint64_t pool_hits;
-  // MapRead|CopyDst buffers for downloads: two, so that the device copies
-  // piece k+1 while the host copies piece k out of the other.
-  WGPUBuffer staging[2];
-  uint64_t staging_size[2];
-  uint64_t transfer_chunk;        // TFR_WGPU_TRANSFER_CHUNK (tests lower it)
-  // MapWrite|CopySrc buffers for uploads, kept mapped between uses: the host
-  // writes piece k into one while the device copies earlier pieces out of the
-  // others (see tfr_wgpu_upload). Reused memory: Dawn's wgpuQueueWriteBuffer
-  // stages a large write in a freshly allocated host buffer every time.
-  WGPUBuffer upload[TFR_WGPU_UPLOAD_SLOTS];
-  uint64_t upload_size;           // bytes of each
-  WGPUFuture upload_future[TFR_WGPU_UPLOAD_SLOTS];
-  bool upload_pending[TFR_WGPU_UPLOAD_SLOTS];   // a map asked for and not yet waited for
-  uint32_t upload_status[TFR_WGPU_UPLOAD_SLOTS];
-  int upload_next;
-  uint64_t upload_chunk;          // TFR_WGPU_UPLOAD_CHUNK (tests lower it)
-  uint64_t upload_direct_max;     // smaller uploads go through wgpuQueueWriteBuffer
+  tfr_wgpu_pool pool;              // memory.c (pool.h)
+  tfr_wgpu_transfers xfer;         // transfer.c (staging.h)
   // Compact-copy tuning (copy.c; environment knobs read at creation):
   // TFR_WEBGPU_COPY_WG / _EPT (invocations per workgroup, elements per
   // invocation), TFR_WEBGPU_COPY_VEC=0 (no 16-byte elements for compact
@@ -193,44 +93,11 @@ typedef struct tfr_wgpu_backend {
   // and TFR_WEBGPU_REDUCE_EPT (2..64, units per invocation of a row reduction).
   uint32_t ew_ept, reduce_ept;
 
-  // Recording (only the session's thread touches these).
-  WGPUCommandEncoder encoder;
-  WGPUComputePassEncoder pass;
-  int per_submit;
-  int recorded;                   // dispatches in the open encoder
-  WGPUBuffer uniforms;            // the uniform arena on the device: nslots slots
-  unsigned char *arena;           // its host image for the open encoder
-  uint32_t nslots;                // 2 * per_submit
-  uint32_t batch;                 // number of the open batch (never 0)
-  uint32_t *slot_batch;           // [nslots]: the batch that last took the slot
-  uint32_t *slot_size;            // [nslots]: bytes of parameters in it
-  size_t arena_lo, arena_hi;      // span of the slots the open batch took (hi 0: none)
-  // What the open compute pass has bound (NULL: nothing yet), so that a
-  // dispatch with the same pipeline or bind group as the one before it does
-  // not record it again.
-  WGPUComputePipeline bound_pipeline;
-  WGPUBindGroup bound_group;
-  tfr_wgpu_bg_entry *bind_groups;  // [TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS]
-  uint64_t bg_clock;
-  atomic_uint_fast64_t dispatches;  // atomics: tfr_webgpu_get_stats reads them anywhere
-  atomic_uint_fast64_t submits;
-  atomic_uint_fast64_t bind_groups_created;
-  atomic_uint_fast64_t bind_group_hits;
-  atomic_int bind_groups_cached;
+  tfr_wgpu_recorder rec;           // queue.c (recorder.h)
 
-  // Pipelines: one bind group layout per binding signature (binding 0 the
-  // uniform parameters, then `nread` read-only storage buffers, then `nwrite`
-  // read-write ones), made on first use; [nread][nwrite].
-  WGPUBindGroupLayout bind_layout[TFR_WGPU_MAX_READ + 1][TFR_WGPU_MAX_WRITE + 1];
-  WGPUPipelineLayout pipeline_layout[TFR_WGPU_MAX_READ + 1][TFR_WGPU_MAX_WRITE + 1];
-  tfr_wgpu_pipeline_entry *pipelines;
-  int npipelines;
-  int pipelines_capacity;
-  atomic_int pipelines_count;     // npipelines, for tfr_webgpu_get_stats
-  tfr_wgpu_ew_slot ew_cache[1 << TFR_WGPU_EW_CACHE_BITS];
+  // Every pipeline and layout (pipeline.c, through kernel_cache.h).
+  tfr_wgpu_kernel_cache kernels;
   int64_t ew_piece;               // compact elementwise dispatch size; 0: default (test hook)
-  tfr_wgpu_fusion_entry *fusion;  // fusion.c's kernels
-  int nfusion, fusion_capacity;
   int fusion_budget;              // storage buffers a fused kernel may use; 0: the device's (test hook)
 } tfr_wgpu_backend;
 
@@ -268,6 +135,11 @@ void tfr_wgpu_set_lost(tfr_wgpu_backend *b, const char *reason, WGPUStringView m
 
 // Copies a WGPUStringView (not NUL-terminated) into dst[cap] with a NUL.
 void tfr_wgpu_copy_view(char *dst, size_t cap, WGPUStringView v);
+
+// Creates a device buffer of `size` bytes (counted in the stats); `what`
+// names it in messages.
+tfr_status tfr_wgpu_buffer_create(tfr_wgpu_backend *b, uint64_t size, WGPUBufferUsage usage,
+                                  const char *what, WGPUBuffer *out);
 
 // ---------------------------------------------------------------------------
 // Recording and submission (queue.c)
@@ -322,15 +194,9 @@ void tfr_wgpu_fold_grid(uint64_t groups, uint32_t max_per_dim, uint32_t grid[3])
 
 tfr_status tfr_wgpu_storage_alloc(tfr_backend *b, size_t nbytes, bool zero, tfr_storage *out);
 void tfr_wgpu_storage_free(tfr_backend *b, tfr_storage *s);
-tfr_status tfr_wgpu_upload(tfr_backend *b, const tfr_tensor *host, tfr_tensor *out);
-tfr_status tfr_wgpu_download(tfr_backend *b, const tfr_tensor *t, tfr_tensor *host_out);
-// Creates a device buffer of `size` bytes (counted in the stats); `what`
-// names it in messages.
-tfr_status tfr_wgpu_buffer_create(tfr_wgpu_backend *b, uint64_t size, WGPUBufferUsage usage,
-                                  const char *what, WGPUBuffer *out);
 // Releases the buffers freed by other threads (session thread only).
 void tfr_wgpu_release_deferred(tfr_wgpu_backend *b);
-// Releases every pooled and deferred buffer and the staging buffers.
+// Releases every pooled and deferred buffer.
 void tfr_wgpu_memory_release(tfr_wgpu_backend *b);
 
 // ---------------------------------------------------------------------------
@@ -377,6 +243,15 @@ tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
 // nothing; the substitutions are not looked at: the variant name must
 // determine them). Lets a caller generate substitutions only on a miss.
 WGPUComputePipeline tfr_wgpu_pipeline_cached(tfr_wgpu_backend *b, const tfr_wgsl_variant *v);
+// The pipeline a generated kernel family cached under (family, key[len]),
+// else NULL: lets the family generate its source only on a miss.
+WGPUComputePipeline tfr_wgpu_kernel_find(tfr_wgpu_backend *b, tfr_wgpu_kernel_family family,
+                                         const void *key, size_t len);
+// Compiles `v` (as tfr_wgpu_pipeline_get does) and caches the pipeline under
+// (family, key[len]) instead of under the variant's text.
+tfr_status tfr_wgpu_kernel_build(tfr_wgpu_backend *b, tfr_wgpu_kernel_family family,
+                                 const void *key, size_t len, const tfr_wgsl_variant *v,
+                                 WGPUComputePipeline *out);
 // Expands `{{NAME}}` placeholders of `tmpl`. `*out` is tfr_alloc'ed.
 tfr_status tfr_wgsl_expand(const char *variant, const char *tmpl, const tfr_wgsl_subst *subst,
                            int nsubst, char **out);
@@ -392,40 +267,17 @@ tfr_status tfr_wgpu_layout_get(tfr_wgpu_backend *b, int nread, int nwrite,
                                WGPUBindGroupLayout *bind, WGPUPipelineLayout *pipeline);
 
 // ---------------------------------------------------------------------------
-// Kernels (copy.c) and the vtable's op entries (backend.c)
+// The vtable's op entries (backend.c fills the vtable with them)
 // ---------------------------------------------------------------------------
 
-// Copies/converts `in` into `out` (same shape, any strides): the structural
-// op TFR_STRUCT_CONVERT, and the gather step of transfers of views.
-tfr_status tfr_wgpu_copy(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
-                         tfr_tensor *out);
 tfr_status tfr_wgpu_structural(tfr_backend *b, const tfr_structural_desc *d);
-// tril/triu and iota (structural.c): `d->out` compact, freshly allocated.
-tfr_status tfr_wgpu_triangle(tfr_wgpu_backend *b, const tfr_structural_desc *d);
-tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d);
-// The other vtable entries, one file each: elementwise.c, reduce.c, dot.c,
-// gather_scatter.c, fusion.c.
+// The other vtable entries, one file each: structural.c, elementwise.c,
+// reduce.c, dot.c, gather_scatter.c, fusion.c.
 tfr_status tfr_wgpu_elementwise(tfr_backend *b, const tfr_elementwise_desc *d);
 tfr_status tfr_wgpu_reduction(tfr_backend *b, const tfr_reduce_desc *d);
 tfr_status tfr_wgpu_dot_general(tfr_backend *b, const tfr_dot_desc *d);
 tfr_status tfr_wgpu_gather(tfr_backend *b, const tfr_gather_desc *d);
 tfr_status tfr_wgpu_scatter(tfr_backend *b, const tfr_scatter_desc *d);
 tfr_status tfr_wgpu_fusion(tfr_backend *b, const tfr_fusion_desc *d);
-// Forgets fusion.c's kernel table (with the pipeline cache, which owns them).
-void tfr_wgpu_fusion_release(tfr_wgpu_backend *b);
-
-// The range of `t`'s buffer that a kernel reading elements [off + lo,
-// off + hi] must bind (aligned outwards to minStorageBufferOffsetAlignment
-// and to `es`), and `*rel`, the element offset `off` relative to the bound
-// range. `es` is the byte size of the kernel's element (the dtype's, or 16 for
-// vec4 accesses); off, lo, hi count such elements. `name` names the tensor in
-// messages. Errors: TFR_ERR_OUT_OF_MEMORY when the range exceeds
-// maxStorageBufferBindingSize.
-tfr_status tfr_wgpu_window(tfr_wgpu_backend *b, const char *op, const char *name,
-                           const tfr_tensor *t, int64_t es, int64_t off, int64_t lo, int64_t hi,
-                           tfr_wgpu_binding *bind, uint32_t *rel);
-// The lowest (<= 0) and highest (>= 0) element offsets, relative to element
-// (0, ..., 0), of a view of `n` axes with `shape` and `stride`.
-void tfr_wgpu_reach(int n, const int64_t *shape, const int64_t *stride, int64_t *lo, int64_t *hi);
 
 #endif  // TENFERRO_SRC_WEBGPU_WGPU_H_

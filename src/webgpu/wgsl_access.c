@@ -1,0 +1,130 @@
+// The access-function generator of the generated elementwise kernels
+// (wgsl_access.h).
+#include "webgpu/wgsl_access.h"
+
+#include <stdio.h>
+
+static bool tfr_wgsl_vec(const tfr_wgsl_operand *o) {
+  return o->compact && o->mode == TFR_WGSL_CHUNK;
+}
+
+const char *tfr_wgsl_operand_array(const tfr_wgsl_operand *o, bool written) {
+  if (written && o->type->per_word) return "array<atomic<u32>>";
+  return tfr_wgsl_vec(o) ? o->type->vec_array : o->type->array;
+}
+
+void tfr_wgsl_put_input(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
+  const tfr_wgsl_type *ty = o->type;
+  const char *s = o->suffix, *v = ty->value, *off = o->off;
+  bool vec = tfr_wgsl_vec(o), bytes = ty->per_word == 4, pair = ty->size == 8;
+  const char *entry = bytes ? "u32" : vec ? ty->vec : v;
+  if (bytes && o->atomic_words)
+    tfr_wgsl_put(t, "fn w%s(w: u32) -> u32 { return atomicLoad(&%s[w]); }\n", s, o->array);
+  else
+    tfr_wgsl_put(t, "fn w%s(w: u32) -> %s { return %s[w]; }\n", s, entry, o->array);
+  if (bytes)
+    tfr_wgsl_put(t, "fn raw%s(j: u32) -> u32 { return (w%s(j >> 2u) >> ((j & 3u) * 8u)) & 0xffu; }\n",
+                 s, s);
+  else if (!vec)
+    tfr_wgsl_put(t, "fn raw%s(j: u32) -> %s { return w%s(j); }\n", s, v, s);
+  else if (pair)
+    tfr_wgsl_put(t,
+                 "fn raw%s(j: u32) -> vec2<f32> { let v = w%s(j >> 1u); "
+                 "return select(v.xy, v.zw, (j & 1u) != 0u); }\n",
+                 s, s);
+  else
+    tfr_wgsl_put(t, "fn raw%s(j: u32) -> %s { return w%s(j >> 2u)[j & 3u]; }\n", s, v, s);
+  if (!o->compact) {
+    if (o->strided_alias) tfr_wgsl_put(t, "fn ld%s(j: u32) -> %s { return raw%s(j); }\n", s, v, s);
+    return;
+  }
+  switch (o->mode) {
+    case TFR_WGSL_BCAST:
+      tfr_wgsl_put(t, "fn ld%s(i: u32) -> %s { return raw%s(%s); }\n", s, v, s, off);
+      tfr_wgsl_put(t,
+                   "fn ldc%s(c: u32) -> array<%s, 4> { let v = raw%s(%s); "
+                   "return array<%s, 4>(v, v, v, v); }\n",
+                   s, v, s, off, v);
+      break;
+    case TFR_WGSL_SCALAR:
+      tfr_wgsl_put(t, "fn ld%s(i: u32) -> %s { return raw%s(%s + i); }\n", s, v, s, off);
+      tfr_wgsl_put(t,
+                   "fn ldc%s(c: u32) -> array<%s, 4> { let j = %s + c * 4u; "
+                   "return array<%s, 4>(raw%s(j), raw%s(j + 1u), raw%s(j + 2u), raw%s(j + 3u)); }\n",
+                   s, v, off, v, s, s, s, s);
+      break;
+    default:  // TFR_WGSL_CHUNK
+      tfr_wgsl_put(t, "fn ld%s(i: u32) -> %s { return raw%s(%s * 4u + i); }\n", s, v, s, off);
+      if (bytes)
+        tfr_wgsl_put(t,
+                     "fn ldc%s(c: u32) -> array<u32, 4> { let w = w%s(%s + c); "
+                     "return array<u32, 4>(w & 0xffu, (w >> 8u) & 0xffu, (w >> 16u) & 0xffu, "
+                     "w >> 24u); }\n",
+                     s, s, off);
+      else if (pair)
+        tfr_wgsl_put(t,
+                     "fn ldc%s(c: u32) -> array<vec2<f32>, 4> { let q = (%s + c) * 2u; "
+                     "let u = w%s(q); let w = w%s(q + 1u); "
+                     "return array<vec2<f32>, 4>(u.xy, u.zw, w.xy, w.zw); }\n",
+                     s, off, s, s);
+      else
+        tfr_wgsl_put(t,
+                     "fn ldc%s(c: u32) -> array<%s, 4> { let v = w%s(%s + c); "
+                     "return array<%s, 4>(v.x, v.y, v.z, v.w); }\n",
+                     s, v, s, off, v);
+      break;
+  }
+}
+
+void tfr_wgsl_put_output(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
+  const tfr_wgsl_type *ty = o->type;
+  const char *s = o->suffix, *v = ty->value, *a = o->array, *off = o->off;
+  bool vec = tfr_wgsl_vec(o), bytes = ty->per_word == 4, pair = ty->size == 8;
+  // rawst<s>(j, v): store at window element index j. Packed bytes share words
+  // with neighbours: clear and set the byte with two atomics, each touching
+  // only its bits (common/bytes.wgsl's tfr_store_u8 does the same on `dst`).
+  if (bytes && o->atomic_words)
+    tfr_wgsl_put(t, "fn rawst%s(j: u32, v: u32) { tfr_store_u8(j, v); }\n", s);
+  else if (bytes)
+    tfr_wgsl_put(t,
+                 "fn rawst%s(j: u32, v: u32) { let w = j >> 2u; let s = (j & 3u) * 8u; "
+                 "atomicAnd(&%s[w], ~(0xffu << s)); atomicOr(&%s[w], (v & 0xffu) << s); }\n",
+                 s, a, a);
+  else if (!vec)
+    tfr_wgsl_put(t, "fn rawst%s(j: u32, v: %s) { %s[j] = v; }\n", s, v, a);
+  else if (pair)
+    tfr_wgsl_put(t,
+                 "fn rawst%s(j: u32, v: vec2<f32>) { let q = j >> 1u; let h = (j & 1u) * 2u; "
+                 "%s[q][h] = v.x; %s[q][h + 1u] = v.y; }\n",
+                 s, a, a);
+  else
+    tfr_wgsl_put(t, "fn rawst%s(j: u32, v: %s) { %s[j >> 2u][j & 3u] = v; }\n", s, v, a);
+  if (!o->compact && o->strided_alias) {
+    tfr_wgsl_put(t, "fn st%s(j: u32, v: %s) { rawst%s(j, v); }\n", s, v, s);
+    return;
+  }
+  if (!vec) {
+    tfr_wgsl_put(t, "fn st%s(i: u32, v: %s) { rawst%s(%s + i, v); }\n", s, v, s, off);
+    if (o->compact)
+      tfr_wgsl_put(t,
+                   "fn stc%s(c: u32, r: array<%s, 4>) { let j = %s + c * 4u; rawst%s(j, r[0]); "
+                   "rawst%s(j + 1u, r[1]); rawst%s(j + 2u, r[2]); rawst%s(j + 3u, r[3]); }\n",
+                   s, v, off, s, s, s, s);
+    return;
+  }
+  tfr_wgsl_put(t, "fn st%s(i: u32, v: %s) { rawst%s(%s * 4u + i, v); }\n", s, v, s, off);
+  if (bytes)
+    tfr_wgsl_put(t,
+                 "fn stc%s(c: u32, r: array<u32, 4>) { atomicStore(&%s[%s + c], "
+                 "(r[0] & 0xffu) | ((r[1] & 0xffu) << 8u) | ((r[2] & 0xffu) << 16u) | "
+                 "(r[3] << 24u)); }\n",
+                 s, a, off);
+  else if (pair)
+    tfr_wgsl_put(t,
+                 "fn stc%s(c: u32, r: array<vec2<f32>, 4>) { let q = (%s + c) * 2u; "
+                 "%s[q] = vec4<f32>(r[0], r[1]); %s[q + 1u] = vec4<f32>(r[2], r[3]); }\n",
+                 s, off, a, a);
+  else
+    tfr_wgsl_put(t, "fn stc%s(c: u32, r: array<%s, 4>) { %s[%s + c] = %s(r[0], r[1], r[2], r[3]); }\n",
+                 s, v, a, off, ty->vec);
+}

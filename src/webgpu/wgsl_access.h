@@ -1,0 +1,48 @@
+// The access-function generator of the generated elementwise kernels (elementwise.c: one op; fusion.c: a fused plan). An
+// input operand reads through w<s>(w) (one entry of its array: a value, a
+// vector chunk, a word of packed bytes), raw<s>(j) (the element at window
+// index j) and, in compact kernels, ld<s>(i) / ldc<s>(c) (element i / chunk
+// c of 4 elements of its run); an output writes through rawst<s>(j, v),
+// st<s>(i, v) and, in compact kernels, stc<s>(c, r). <s> is the operand's
+// suffix.
+#ifndef TENFERRO_SRC_WEBGPU_WGSL_ACCESS_H_
+#define TENFERRO_SRC_WEBGPU_WGSL_ACCESS_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "webgpu/wgsl_text.h"
+#include "webgpu/wgsl_types.h"
+
+// How a compact kernel accesses an operand's run.
+enum {
+  TFR_WGSL_SCALAR = 0,  // element by element (a run not starting on a chunk boundary)
+  TFR_WGSL_CHUNK = 1,   // whole chunks of 4 elements
+  TFR_WGSL_BCAST = 2,   // one element for all (stride 0)
+};
+
+typedef struct tfr_wgsl_operand {
+  const char *suffix;         // of its functions: "0", "3", or "" (a lone output)
+  const tfr_wgsl_type *type;  // f32, i32, bool or c64
+  bool compact;               // a compact kernel (ld/ldc, st/stc over runs)
+  int mode;                   // compact: TFR_WGSL_*; strided: TFR_WGSL_SCALAR
+  const char *array;          // the binding's variable ("in1", "dst", "out0")
+  const char *off;            // WGSL expression of the window offset of its run (compact)
+  // Inputs: the binding is an output's array<atomic<u32>> (read through
+  // atomicLoad). Outputs: store packed bytes with common/bytes.wgsl's
+  // tfr_store_u8 (on `dst`) instead of inline atomics.
+  bool atomic_words;
+  // Strided kernels: ld<s>(j) = raw<s>(j) (inputs), st<s>(j, v) = rawst<s>(j, v)
+  // (outputs), with the element index computed by the template; else the
+  // caller reads raw<s> / stores at off + i.
+  bool strided_alias;
+} tfr_wgsl_operand;
+
+// The array type a binding of `o` declares (read or written).
+const char *tfr_wgsl_operand_array(const tfr_wgsl_operand *o, bool written);
+// The access functions of input `o` (after its binding's declaration).
+void tfr_wgsl_put_input(tfr_wgsl_text *t, const tfr_wgsl_operand *o);
+// The access functions of output `o`.
+void tfr_wgsl_put_output(tfr_wgsl_text *t, const tfr_wgsl_operand *o);
+
+#endif  // TENFERRO_SRC_WEBGPU_WGSL_ACCESS_H_

@@ -1,0 +1,61 @@
+// The WGSL type layer: how each of tenferro's 15 dtypes lives in a storage
+// buffer and in a kernel's registers, for every kernel family (elementwise,
+// fusion, copy/convert, reduce, gather/scatter, dot, structural). Whether a
+// family computes on a dtype is not decided here (capability.h): this table
+// also describes the dtypes no kernel computes on yet.
+//
+// Storage: elements of 4 bytes and more are arrays of their storage type
+// (`storage`, 1, 2 or 4 words). Sub-word elements (1 and 2 bytes) are packed
+// little-endian into u32 words, `per_word` to a word (common/bytes.wgsl): a
+// read shifts and masks, a write is a pair of atomics on
+// array<atomic<u32>>. The 64-bit dtypes WGSL lacks (i64, u64, f64 and the
+// parts of c128) are `emulated`: stored as vec2<u32> words (low word first),
+// their value type the words themselves, until an emulation computes on
+// them.
+#ifndef TENFERRO_SRC_WEBGPU_WGSL_TYPES_H_
+#define TENFERRO_SRC_WEBGPU_WGSL_TYPES_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tenferro/dtype.h"
+
+typedef struct tfr_wgsl_type {
+  const char *tag;        // in variant names ("f32", "bool", "c64", ...)
+  const char *value;      // WGSL type of one value in registers (sub-word: u32)
+  const char *storage;    // WGSL type of one entry of a storage array read element-wise
+  const char *array;      // that array: array<storage>
+  const char *write_array;  // the array written element-wise (sub-word: array<atomic<u32>>,
+                            // for common/bytes.wgsl's stores)
+  const char *vec;        // WGSL type of one vector entry (16 bytes; sub-word: one u32 word)
+  const char *vec_array;  // array<vec>
+  int per_vec;            // elements per `vec` entry
+  int size;               // bytes per element
+  int per_word;           // sub-word: elements per u32 word (4 or 2); else 0
+  unsigned mask;          // sub-word: mask of one element's bits in a word; else 0
+  bool emulated;          // a 64-bit type WGSL lacks (i64, u64, f64, c128)
+  const char *bits_tag;   // the element's bits by size: "u8", "u16", "u32", "u32x2", "u32x4"
+  const char *bits;       // WGSL type of the bits as one value: u32, vec2<u32> or vec4<u32>
+} tfr_wgsl_type;
+
+// The entry of `dt` (every valid dtype has one), NULL for an invalid value.
+const tfr_wgsl_type *tfr_wgsl_type_of(tfr_dtype dt);
+
+// The bits of an element of `size` bytes (1, 2, 4, 8 or 16): the entry of an
+// unsigned integer (or vector of u32) dtype of that size; NULL otherwise.
+const tfr_wgsl_type *tfr_wgsl_bits_of(size_t size);
+
+// The expression loading element `idx` of array `arr` (read element-wise):
+// arr[idx], or for sub-word elements the shift and mask of its word.
+const char *tfr_wgsl_load(const tfr_wgsl_type *t, const char *arr, const char *idx, char *buf,
+                          size_t cap);
+// The expression loading element `idx` of the kernel's `dst` (written
+// element-wise, so sub-word words are atomics).
+const char *tfr_wgsl_load_dst(const tfr_wgsl_type *t, const char *idx, char *buf, size_t cap);
+// The statement storing `val` at element `idx` of the kernel's `dst`
+// (written element-wise): dst[idx] = val, or common/bytes.wgsl's
+// tfr_store_u8 / tfr_store_u16.
+const char *tfr_wgsl_store(const tfr_wgsl_type *t, const char *idx, const char *val, char *buf,
+                           size_t cap);
+
+#endif  // TENFERRO_SRC_WEBGPU_WGSL_TYPES_H_
