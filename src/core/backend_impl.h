@@ -325,10 +325,6 @@ typedef struct tfr_backend_vtable {
   bool (*supports)(tfr_backend *b, uint32_t op, tfr_dtype dtype);
 } tfr_backend_vtable;
 
-// The webgpu backend's `supports` entry (src/webgpu/capability.c), declared
-// here until src/webgpu/ has a header for it (it is being restructured).
-bool tfr_wgpu_supports(tfr_backend *b, uint32_t op, tfr_dtype dtype);
-
 // Number of function pointers in the vtable (a unit test checks none is NULL).
 #define TFR_BACKEND_VTABLE_SLOTS (sizeof(tfr_backend_vtable) / sizeof(void (*)(void)))
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "webgpu/capability.h"
 #include "webgpu/transfer.h"
 #include "webgpu/wgpu.h"
 #include "webgpu/wgpu_testing.h"

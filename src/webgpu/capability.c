@@ -1,8 +1,9 @@
-// The webgpu capability table: which ops of the registry
-// (src/core/op_registry.def) this backend runs on which dtypes. It encodes
-// the TFR_ERR_UNSUPPORTED_DTYPE gates of the kernels, one answer per op
-// family (tests/unit/test_webgpu_registry.c runs every op x dtype and checks
-// that the answers agree):
+// The webgpu capability table (capability.h): which dtypes each kernel family
+// computes on, and from it which ops of the registry (src/core/op_registry.def)
+// this backend runs on which dtypes. Every dtype gate of src/webgpu/ and
+// tfr_backend_supports read this one table;
+// tests/unit/test_webgpu_registry.c runs every op x dtype and checks that
+// the answers agree with what the op returns.
 //   * elementwise (elementwise.c, fusion.c), convert (copy.c), iota
 //     (structural.c), reductions (reduce.c), and the window ops (composed
 //     of elementwise ops by the core): bool, i32, f32 and c64, the dtypes
@@ -11,41 +12,62 @@
 //   * reduce_precision (copy.c): f32;
 //   * data movement (copy, transpose, slice, pad, ..., tril/triu by element
 //     size in structural.c), gather and scatter with `replace`
-//     (gather_scatter.c): every dtype, since they move bits.
-#include "core/backend_impl.h"
+//     (gather_scatter.c): every dtype, since they move bits; scatter's
+//     add/multiply also on i64 (32-bit words), maximum/minimum also on i64
+//     and f64 (compared as bits).
+#include "webgpu/capability.h"
+
 #include "core/op_registry.h"
 
-#define TFR_WGPU_COMPUTE (TFR_DT(TFR_BOOL) | TFR_DT(TFR_I32) | TFR_DT(TFR_F32) | TFR_DT(TFR_C64))
-#define TFR_WGPU_DOT (TFR_DT(TFR_I32) | TFR_DT(TFR_F32) | TFR_DT(TFR_C64))
+// f32, i32, bool and c64: the value types of the elementwise kernels.
+static bool tfr_wgpu_is_word_type(tfr_dtype dt) {
+  return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_BOOL || dt == TFR_C64;
+}
 
-static uint32_t tfr_wgpu_op_dtypes(tfr_op_id op) {
-  const tfr_op_info *info = tfr_op_info_of(op);
-  if (!info) return 0;
+bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
+  if ((unsigned)dt >= TFR_DTYPE_COUNT) return false;
+  switch (family) {
+    case TFR_WGPU_ELEMENTWISE:
+    case TFR_WGPU_CONVERT:
+    case TFR_WGPU_REDUCE:
+    case TFR_WGPU_IOTA: return tfr_wgpu_is_word_type(dt);
+    case TFR_WGPU_DOT: return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_C64;
+    case TFR_WGPU_REDUCE_PRECISION: return dt == TFR_F32;
+    case TFR_WGPU_TRIANGLE:
+    case TFR_WGPU_SCATTER_REPLACE: return true;  // bits, by element size
+    case TFR_WGPU_SCATTER_ARITHMETIC: return tfr_wgpu_is_word_type(dt) || dt == TFR_I64;
+    case TFR_WGPU_SCATTER_MINMAX:
+      return tfr_wgpu_is_word_type(dt) || dt == TFR_I64 || dt == TFR_F64;
+  }
+  return false;
+}
+
+// The kernel family that runs registry op `op` (for scatter: `replace`, the
+// combiner every dtype has; for convert: a change of dtype).
+static tfr_wgpu_family tfr_wgpu_family_of(const tfr_op_info *info, tfr_op_id op) {
   switch (info->family) {
+    case TFR_FAMILY_CONVERT: return TFR_WGPU_CONVERT;
+    case TFR_FAMILY_REDUCE: return TFR_WGPU_REDUCE;
+    case TFR_FAMILY_DOT: return TFR_WGPU_DOT;
+    case TFR_FAMILY_GATHER:
+    case TFR_FAMILY_SCATTER: return TFR_WGPU_SCATTER_REPLACE;
+    case TFR_FAMILY_STRUCTURAL:
+      if (op == TFR_OPID_REDUCE_PRECISION) return TFR_WGPU_REDUCE_PRECISION;
+      if (op == TFR_OPID_IOTA) return TFR_WGPU_IOTA;
+      return TFR_WGPU_TRIANGLE;  // data movement: every dtype
     case TFR_FAMILY_UNARY:
     case TFR_FAMILY_BINARY:
     case TFR_FAMILY_COMPARE:
     case TFR_FAMILY_SELECT:
     case TFR_FAMILY_CLAMP:
-    case TFR_FAMILY_CONVERT:
-    case TFR_FAMILY_REDUCE:
-    case TFR_FAMILY_WINDOW:
-      return TFR_WGPU_COMPUTE;
-    case TFR_FAMILY_DOT:
-      return TFR_WGPU_DOT;
-    case TFR_FAMILY_STRUCTURAL:
-      if (op == TFR_OPID_REDUCE_PRECISION) return TFR_DT(TFR_F32);
-      if (op == TFR_OPID_IOTA) return TFR_WGPU_COMPUTE;
-      return TFR_DT_ALL;
-    case TFR_FAMILY_GATHER:
-    case TFR_FAMILY_SCATTER:
-      return TFR_DT_ALL;
+    case TFR_FAMILY_WINDOW: break;
   }
-  return 0;
+  return TFR_WGPU_ELEMENTWISE;
 }
 
-bool tfr_wgpu_supports(tfr_backend *b, uint32_t op, tfr_dtype dtype) {
+bool tfr_wgpu_supports(tfr_backend *b, tfr_op_id op, tfr_dtype dtype) {
   (void)b;
   const tfr_op_info *info = tfr_op_info_of(op);
-  return info && (info->dtypes & tfr_wgpu_op_dtypes(op) & TFR_DT(dtype)) != 0;
+  if (!info || (unsigned)dtype >= TFR_DTYPE_COUNT || !(info->dtypes & TFR_DT(dtype))) return false;
+  return tfr_wgpu_dtype_computes(tfr_wgpu_family_of(info, op), dtype);
 }

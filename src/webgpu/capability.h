@@ -1,5 +1,5 @@
-// Which dtypes each webgpu kernel family computes on: the one place every
-// dtype gate of src/webgpu/ asks (the callers keep their error messages,
+// Which dtypes each webgpu kernel family computes on (capability.c): the one
+// place every dtype gate of src/webgpu/ and tfr_backend_supports ask (the callers keep their error messages,
 // which name the op, the dtype and the backend). Storage, transfers and
 // copies of views move bits and take every dtype.
 #ifndef TENFERRO_SRC_WEBGPU_CAPABILITY_H_
@@ -7,7 +7,9 @@
 
 #include <stdbool.h>
 
+#include "core/backend_impl.h"
 #include "tenferro/dtype.h"
+#include "tenferro/registry.h"
 
 typedef enum tfr_wgpu_family {
   TFR_WGPU_ELEMENTWISE,        // unary, binary, compare, select, clamp; fused plans
@@ -24,5 +26,9 @@ typedef enum tfr_wgpu_family {
 
 // Whether `family` has kernels for `dt`.
 bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt);
+
+// The backend's `supports` vtable entry: whether registry op `op` runs on
+// operands of `dtype` here (the op's kernel family, by the table above).
+bool tfr_wgpu_supports(tfr_backend *b, tfr_op_id op, tfr_dtype dtype);
 
 #endif  // TENFERRO_SRC_WEBGPU_CAPABILITY_H_

@@ -96,6 +96,8 @@ typedef struct tfr_ew_row {
 #define FN_FC(name) \
   {{FM("tfr_" name "_f32(a)"), CM("tfr_" name "_c64(a)")}}
 #define FN_F(name) {{FM("tfr_" name "_f32(a)")}}
+// The special functions (common/math_special_f32.wgsl), f32 only.
+#define FN_S(name) {{[TFR_EW_F32] = {"tfr_" name "_f32(a)", TFR_EW_LIB_F32 | TFR_EW_LIB_SPECIAL}}}
 
 static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
     [TFR_NEGATE] = {{F_("tfr_ew_neg_f32(a)"), I_("tfr_ew_neg_i32(a)"), C_("tfr_ew_neg_c64(a)")}},
@@ -134,6 +136,10 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
     [TFR_ATANH] = FN_FC("atanh"),
     [TFR_ERFC] = FN_F("erfc"),
     [TFR_POPCNT] = {{I_("countOneBits(a)")}},
+    [TFR_LGAMMA] = FN_S("lgamma"),
+    [TFR_DIGAMMA] = FN_S("digamma"),
+    [TFR_ERF_INV] = FN_S("erf_inv"),
+    [TFR_BESSEL_I1E] = FN_S("bessel_i1e"),
 };
 
 static const tfr_ew_row tfr_ew_binary_rows[TFR_BINARY_OP_COUNT] = {
@@ -200,6 +206,7 @@ static const tfr_ew_row tfr_ew_clamp_row = {
 #undef CM
 #undef FN_FC
 #undef FN_F
+#undef FN_S
 
 static const char *tfr_ew_op_name(const tfr_elementwise_desc *d) {
   switch (d->kind) {
@@ -382,13 +389,8 @@ static tfr_status tfr_ew_build(tfr_wgpu_backend *b, const tfr_ew_kernel *k, cons
     return st;
   }
 
-  const char *snippets[8];
-  int ns = 0;
-  snippets[ns++] = "common/convert.wgsl";  // tfr_f32_is_nan
-  snippets[ns++] = "common/ew_exact.wgsl";
-  if (x->lib & (TFR_EW_LIB_F32 | TFR_EW_LIB_C64)) snippets[ns++] = "common/math_f32.wgsl";
-  if (x->lib & TFR_EW_LIB_C64) snippets[ns++] = "common/math_c64.wgsl";
-  if (x->lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
+  const char *snippets[TFR_EW_MAX_LIB_SNIPPETS + 2];
+  int ns = tfr_ew_lib_snippets(x->lib, snippets);
   if (k->out_type == TFR_EW_B8) snippets[ns++] = "common/bytes.wgsl";
   snippets[ns] = NULL;
   tfr_wgsl_subst subst[] = {{"ACCESS", access.buf ? access.buf : ""},
@@ -638,6 +640,18 @@ static tfr_status tfr_ew_strided(tfr_wgpu_backend *b, const char *op, tfr_ew_ker
     if (a == nh) break;
   }
   return TFR_OK;
+}
+
+int tfr_ew_lib_snippets(unsigned lib, const char **snippets) {
+  int ns = 0;
+  snippets[ns++] = "common/convert.wgsl";  // tfr_f32_is_nan
+  snippets[ns++] = "common/ew_exact.wgsl";
+  if (lib & (TFR_EW_LIB_F32 | TFR_EW_LIB_C64 | TFR_EW_LIB_SPECIAL))
+    snippets[ns++] = "common/math_f32.wgsl";
+  if (lib & TFR_EW_LIB_SPECIAL) snippets[ns++] = "common/math_special_f32.wgsl";
+  if (lib & TFR_EW_LIB_C64) snippets[ns++] = "common/math_c64.wgsl";
+  if (lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
+  return ns;
 }
 
 tfr_status tfr_wgpu_elementwise(tfr_backend *base, const tfr_elementwise_desc *d) {

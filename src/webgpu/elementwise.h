@@ -27,7 +27,16 @@ enum {
   TFR_EW_LIB_F32 = 1,      // common/math_f32.wgsl
   TFR_EW_LIB_C64 = 2,      // common/math_c64.wgsl (and math_f32)
   TFR_EW_LIB_COMPLEX = 4,  // common/ew_complex.wgsl (needs math_c64)
+  TFR_EW_LIB_SPECIAL = 8,  // common/math_special_f32.wgsl (and math_f32)
 };
+// At most this many snippets come from tfr_ew_lib_snippets.
+#define TFR_EW_MAX_LIB_SNIPPETS 6
+
+// Writes the snippets of an elementwise or fused kernel whose expressions need
+// `lib` (an OR of TFR_EW_LIB_*) into `snippets`, in dependency order, starting
+// with common/convert.wgsl and common/ew_exact.wgsl; returns their number
+// (<= TFR_EW_MAX_LIB_SNIPPETS). No NULL terminator is written.
+int tfr_ew_lib_snippets(unsigned lib, const char **snippets);
 
 typedef struct tfr_ew_expr {
   const char *e;  // WGSL expression of a, b, c (the operands' value types)

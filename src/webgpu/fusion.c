@@ -327,13 +327,8 @@ static tfr_status fu_build(tfr_wgpu_backend *b, const fu_setup *s, const fu_key 
     }
   }
   if (!st) {
-    const char *snippets[8];
-    int ns = 0;
-    snippets[ns++] = "common/convert.wgsl";  // tfr_f32_is_nan
-    snippets[ns++] = "common/ew_exact.wgsl";
-    if (lib & (TFR_EW_LIB_F32 | TFR_EW_LIB_C64)) snippets[ns++] = "common/math_f32.wgsl";
-    if (lib & TFR_EW_LIB_C64) snippets[ns++] = "common/math_c64.wgsl";
-    if (lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
+    const char *snippets[TFR_EW_MAX_LIB_SNIPPETS + 1];
+    int ns = tfr_ew_lib_snippets(lib, snippets);
     snippets[ns] = NULL;
     tfr_wgsl_subst compact_subst[] = {
         {"ACCESS", access.buf ? access.buf : ""}, {"EVAL", eval.buf ? eval.buf : ""},
