@@ -40,11 +40,17 @@
 // class. Every dtype can be stored and transferred (the bytes are those of the
 // host layout; bool is one byte per element, packed four to a 32-bit word).
 //
-// Ops. This version runs copies of any view (any dtype, any rank, strides of
-// any sign, stride 0), transposition (tiled through workgroup memory) and
-// `convert` among f32, i32 and bool. Every other op, and `convert` to or from
-// other dtypes, fails with TFR_ERR_UNSUPPORTED_DTYPE naming the op, the dtype
-// and "webgpu".
+// Ops. Every op of ops.h runs here for bool, i32, f32 and c64: elementwise
+// and analytic functions (our own WGSL math library, accuracy in
+// docs/accuracy.md), fused elementwise plans, reductions, dot_general (f32,
+// i32, c64), gather/scatter and the indexing and window ops, and every data
+// movement op (copy, transpose, slice, pad, concatenate, ... and convert's
+// storage side) for every dtype. Ops that compute on 64-bit (i64, u64, f64,
+// c128) or narrow (i8, i16, u8, u16, u32, f16, bf16) dtypes fail with
+// TFR_ERR_UNSUPPORTED_DTYPE naming the op, the dtype and "webgpu" (except
+// scatter's maximum/minimum on i64/f64 and add/multiply on i64). Ask before
+// running: tfr_backend_supports (tenferro/registry.h) answers from the same
+// table the kernels check; `tenferro info --ops` prints it.
 //
 // Device loss. Once the device is lost, every later call on the backend fails
 // with TFR_ERR_DEVICE_LOST (the message has Dawn's reason); releasing tensors
