@@ -63,6 +63,7 @@ mounts_under() { findmnt -rn -o TARGET 2>/dev/null | awk -v r="$root" 'index($0,
 cleanup() {
   local rc=$? m left
   set +e
+  [ "$rc" -eq 0 ] || echo "fresh-check: FAILED (exit $rc) in step: ${step_name:-setup}" >&2
   for m in $(mounts_under); do
     umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
   done
