@@ -362,3 +362,7 @@ int tfr_test_webgpu_exit(int failed) {
   if (failed == 0 && tfr_test_gpu_skipped > 0) return 77;
   return failed;
 }
+
+double tfr_test_abs_floor_f32(int op) {
+  return op == TFR_LGAMMA || op == TFR_DIGAMMA ? 8.0 * FLT_EPSILON : 0.0;
+}

@@ -49,6 +49,14 @@ double tfr_test_rand_uniform(uint64_t *state, double lo, double hi);
 tfr_tensor *tfr_test_random_tensor(tfr_dtype dtype, int rank, const int64_t *shape,
                                    uint64_t seed);
 
+// The absolute error (beyond the relative "function" tolerance) that the
+// math libraries may make for unary op `op` (a tfr_unary_op) on f32 arguments
+// in tfr_test_random_tensor's range [-2, 2]: lgamma and digamma compute x < 0
+// by the reflection formula, whose error is a few ulps of its largest term
+// (docs/accuracy.md, "Special functions"); near their zeros there that term
+// is below 1 in magnitude, so 8 FLT_EPSILON. 0 for every other op.
+double tfr_test_abs_floor_f32(int op);
+
 // Distance in units in the last place between two floats/doubles (0 for
 // identical values and for two NaNs, INT64_MAX for NaN vs number or
 // different infinities).
