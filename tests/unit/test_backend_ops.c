@@ -11,7 +11,8 @@
 //     subnormals, the largest finite value; integer edge values) and the op's
 //     attributes, in each layout of the inputs (compact; strided: a step-2
 //     slice of a larger tensor; stride 0: a broadcast_in_dim view; negative
-//     strides: a reverse view; rank 0; empty), and the op runs through the
+//     strides: a reverse view; transposed: the last two axes of a transpose
+//     view, the copy kernels' tiled path; rank 0; empty), and the op runs through the
 //     public API. The reference is the cpu backend's result on the same
 //     values as compact tensors: on the cpu this checks layout invariance, on
 //     webgpu agreement with the cpu. Some builders have variants (comparison
@@ -72,9 +73,9 @@ static const bo_known_failure bo_known_failures[] = {
 // ---------------------------------------------------------------------------
 
 enum { K_NORMAL, K_RANK0, K_EMPTY };  // the shapes a builder makes
-enum { L_COMPACT, L_STRIDED, L_STRIDE0, L_NEGATIVE, L_RANK0, L_EMPTY, L_COUNT };
-static const char *const bo_layout_names[L_COUNT] = {"compact", "strided", "stride0",
-                                                     "negative", "rank0", "empty"};
+enum { L_COMPACT, L_STRIDED, L_STRIDE0, L_NEGATIVE, L_TRANSPOSED, L_RANK0, L_EMPTY, L_COUNT };
+static const char *const bo_layout_names[L_COUNT] = {"compact", "strided", "stride0", "negative",
+                                                     "transposed", "rank0", "empty"};
 
 #define BO_MAXIN 3
 #define BO_MAXAUX 3
@@ -289,8 +290,12 @@ static int bo_build_structural(const tfr_op_info *info, bo_case *c) {
     }
     return -1;
   }
+  // Variants: two index dtypes for the dynamic slices; three permutations,
+  // four axis pairs for the diagonals.
   bool dyn = !strcmp(n, "dynamic_slice") || !strcmp(n, "dynamic_update_slice");
-  if (c->variant > (dyn ? 1 : 0)) return -1;
+  int nvariants = dyn ? 2 : !strcmp(n, "transpose") ? 3
+                  : (!strcmp(n, "extract_diagonal") || !strcmp(n, "embed_diagonal")) ? 4 : 1;
+  if (c->variant >= nvariants) return -1;
   if (!strcmp(n, "copy") || !strcmp(n, "reverse")) {
     bo_in_kind(c, 3, sh3);
   } else if (!strcmp(n, "transpose") || !strcmp(n, "reshape") ||
@@ -326,6 +331,7 @@ static int bo_build_structural(const tfr_op_info *info, bo_case *c) {
   } else {
     fail_msg("no case builder for structural op %s: add one to bo_build_structural", n);
   }
+  if (nvariants > 1 && !dyn) snprintf(c->desc, sizeof c->desc, "attributes %d", c->variant);
   return 1;
 }
 
@@ -341,7 +347,10 @@ static tfr_status bo_run_structural(tfr_session *s, const tfr_op_info *info, con
   if (!strcmp(n, "bitcast_convert")) return tfr_bitcast_convert(s, x, c->target, out);
   if (!strcmp(n, "copy")) return tfr_copy(s, x, out);
   if (!strcmp(n, "reverse")) return tfr_reverse(s, x, r == 0 ? 0 : 2, (const int64_t[]){0, 2}, out);
-  if (!strcmp(n, "transpose")) return tfr_transpose(s, x, r == 0 ? all : (const int64_t[]){2, 0, 1}, out);
+  if (!strcmp(n, "transpose")) {
+    static const int64_t perms[3][3] = {{2, 0, 1}, {1, 0, 2}, {0, 2, 1}};
+    return tfr_transpose(s, x, r == 0 ? all : perms[c->variant], out);
+  }
   if (!strcmp(n, "reshape")) {
     if (r == 0) return tfr_reshape(s, x, 1, (const int64_t[]){1}, out);
     return tfr_reshape(s, x, 2, (const int64_t[]){sh[2], sh[0] * sh[1]}, out);
@@ -374,8 +383,12 @@ static tfr_status bo_run_structural(tfr_session *s, const tfr_op_info *info, con
     const tfr_tensor *starts[2] = {r ? aux[0] : NULL, r ? aux[1] : NULL};
     return tfr_dynamic_update_slice(s, x, in[1], starts, out);
   }
-  if (!strcmp(n, "extract_diagonal")) return tfr_extract_diagonal(s, x, 2, 1, out);
-  if (!strcmp(n, "embed_diagonal")) return tfr_embed_diagonal(s, x, 1, 3, out);
+  static const int diags[4][2] = {{2, 1}, {0, 1}, {2, 0}, {0, 2}};
+  static const int embeds[4][2] = {{1, 3}, {0, 0}, {2, 1}, {0, 2}};
+  if (!strcmp(n, "extract_diagonal"))
+    return tfr_extract_diagonal(s, x, diags[c->variant][0], diags[c->variant][1], out);
+  if (!strcmp(n, "embed_diagonal"))
+    return tfr_embed_diagonal(s, x, embeds[c->variant][0], embeds[c->variant][1], out);
   if (!strcmp(n, "tril")) return tfr_tril(s, x, 1, out);
   if (!strcmp(n, "triu")) return tfr_triu(s, x, -1, out);
   if (!strcmp(n, "iota")) return tfr_iota(s, c->dt, 2, c->a[0], 1, out);
@@ -844,6 +857,25 @@ static void bo_input_make(bo_input *in, const bo_case *c, int i, int layout, uin
       in->logical = v;
       break;
     }
+    case L_TRANSPOSED: {
+      // v's last two axes swapped in memory (rank 1: compact).
+      if (r < 2) {
+        in->layout = L_COMPACT;
+        in->logical = v;
+        tfr_tensor_retain(v);
+        in->base = v;
+        break;
+      }
+      int64_t perm[4] = {0, 1, 2, 3};
+      perm[r - 2] = r - 1;
+      perm[r - 1] = r - 2;
+      tfr_tensor *tr = NULL;
+      TFR_ASSERT_OK(tfr_tensor_view_transpose(v, perm, &tr));
+      in->base = bo_compact_of(tr);
+      tfr_tensor_release(tr);
+      in->logical = v;
+      break;
+    }
     default:
       in->logical = v;
       tfr_tensor_retain(v);
@@ -871,6 +903,13 @@ static tfr_tensor *bo_input_view(tfr_session *s, const bo_input *in) {
       TFR_ASSERT_OK(tfr_tensor_view_broadcast_in_dim(d, in->rank, in->shape, dims, &v));
       break;
     case L_NEGATIVE: TFR_ASSERT_OK(tfr_tensor_view_reverse(d, in->rank, dims, &v)); break;
+    case L_TRANSPOSED: {
+      int64_t perm[4] = {0, 1, 2, 3};
+      perm[in->rank - 2] = in->rank - 1;
+      perm[in->rank - 1] = in->rank - 2;
+      TFR_ASSERT_OK(tfr_tensor_view_transpose(d, perm, &v));
+      break;
+    }
     default: return d;
   }
   tfr_tensor_release(d);
