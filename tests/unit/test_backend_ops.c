@@ -344,7 +344,8 @@ static tfr_status bo_run_structural(tfr_session *s, const tfr_op_info *info, con
   int r = c->nin > 0 ? c->in_rank[0] : 0;
   const int64_t *sh = c->nin > 0 ? c->in_shape[0] : NULL;
   const int64_t all[3] = {0, 1, 2};
-  if (!strcmp(n, "reduce_precision")) return tfr_reduce_precision(s, x, c->iattr[0], c->iattr[1], out);
+  if (!strcmp(n, "reduce_precision"))
+    return tfr_reduce_precision(s, x, c->iattr[0], c->iattr[1], out);
   if (!strcmp(n, "bitcast_convert")) return tfr_bitcast_convert(s, x, c->target, out);
   if (!strcmp(n, "copy")) return tfr_copy(s, x, out);
   if (!strcmp(n, "reverse")) return tfr_reverse(s, x, r == 0 ? 0 : 2, (const int64_t[]){0, 2}, out);
@@ -600,8 +601,8 @@ static int bo_build_window(const tfr_op_info *info, bo_case *c) {
                                      : (c->variant ? TFR_LE : TFR_GE);
   c->nterms = rw ? 6 : 4;
   if (rw) c->tol = comb <= TFR_REDUCE_MULTIPLY ? TFR_TOL_ACCUMULATE : TFR_TOL_EXACT;
-  snprintf(c->desc, sizeof c->desc, "%s%s%s", rw ? "" : (c->variant ? "LE/NE, " : "GE/EQ, "),
-           bo_reduce_names[comb] + 7, "");
+  snprintf(c->desc, sizeof c->desc, "%s%s", rw ? "" : (c->variant ? "LE/NE, " : "GE/EQ, "),
+           bo_reduce_names[comb] + strlen("reduce_"));
   return 1;
 }
 
@@ -1018,7 +1019,8 @@ static int64_t bo_part_ulp(tfr_dtype dt, const unsigned char *a, const unsigned 
       memcpy(&y, b + 2 * k, 2);
       return bo_ulp16(x, y, dt);
     }
-    case TFR_F32: case TFR_C64: return tfr_test_ulp_f32((float)bo_part(dt, a, k), (float)bo_part(dt, b, k));
+    case TFR_F32: case TFR_C64:
+      return tfr_test_ulp_f32((float)bo_part(dt, a, k), (float)bo_part(dt, b, k));
     default: return tfr_test_ulp_f64(bo_part(dt, a, k), bo_part(dt, b, k));
   }
 }
