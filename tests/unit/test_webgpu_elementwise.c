@@ -660,58 +660,6 @@ static void test_select_clamp(void **state) {
   ew_check_family(EW_CLAMP, 1, false, false);
 }
 
-// Rank-0 predicate and bounds (validation broadcasts them as stride-0 views).
-static void test_rank0_pred_and_bounds(void **state) {
-  (void)state;
-  TFR_TEST_NEED_GPU();
-  int64_t n = 37, zero = 0;
-  float lo = -0.5f, hi = 0.75f;
-  unsigned char t = 1;
-  tfr_tensor *hx = ew_base(TFR_F32, n, 0, 3), *hy = ew_base(TFR_F32, n, 1, 3);
-  tfr_tensor *hlo = tfr_test_tensor(TFR_F32, 0, &zero, &lo);
-  tfr_tensor *hhi = tfr_test_tensor(TFR_F32, 0, &zero, &hi);
-  tfr_tensor *hp = tfr_test_tensor(TFR_BOOL, 0, &zero, &t);
-  tfr_tensor *want[2], *got[2];
-  for (int pass = 0; pass < 2; pass++) {
-    tfr_session *s = tfr_test_begin(pass ? tfr_test_gpu : tfr_test_cpu);
-    tfr_tensor *x = pass ? tfr_test_upload(s, hx) : hx, *y = pass ? tfr_test_upload(s, hy) : hy;
-    tfr_tensor *l = pass ? tfr_test_upload(s, hlo) : hlo, *h = pass ? tfr_test_upload(s, hhi) : hhi;
-    tfr_tensor *p = pass ? tfr_test_upload(s, hp) : hp;
-    tfr_tensor *r0 = NULL, *r1 = NULL;
-    TFR_ASSERT_OK(tfr_clamp(s, l, x, h, &r0));
-    TFR_ASSERT_OK(tfr_select(s, p, x, y, &r1));
-    if (pass) {
-      got[0] = tfr_test_download(s, r0);
-      got[1] = tfr_test_download(s, r1);
-      tfr_tensor_release(r0);
-      tfr_tensor_release(r1);
-      tfr_tensor_release(x);
-      tfr_tensor_release(y);
-      tfr_tensor_release(l);
-      tfr_tensor_release(h);
-      tfr_tensor_release(p);
-    } else {
-      want[0] = r0;
-      want[1] = r1;
-    }
-    tfr_test_end(s);
-  }
-  ew_stats st = {0};
-  ew_failures = 0;
-  ew_compare(want[0], got[0], 0, &st, "clamp with rank-0 bounds");
-  ew_compare(want[1], got[1], 0, &st, "select with a rank-0 predicate");
-  assert_int_equal(ew_failures, 0);
-  for (int i = 0; i < 2; i++) {
-    tfr_tensor_release(want[i]);
-    tfr_tensor_release(got[i]);
-  }
-  tfr_tensor_release(hx);
-  tfr_tensor_release(hy);
-  tfr_tensor_release(hlo);
-  tfr_tensor_release(hhi);
-  tfr_tensor_release(hp);
-}
-
 // 64-bit dtypes have no kernels yet: the error names op, dtype and backend.
 static void test_unsupported_dtypes(void **state) {
   (void)state;
@@ -816,7 +764,6 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_unsupported_dtypes, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_pipeline_reuse, tfr_test_teardown_session),
-      cmocka_unit_test_teardown(test_rank0_pred_and_bounds, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_pieces_and_grid_folding, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_compare, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_select_clamp, tfr_test_teardown_session),

@@ -1,10 +1,10 @@
 // Tests of the webgpu structural ops: convert among f32, i32, bool and c64
 // (every pair, special values, strided views), tril/triu (every dtype, batch
 // axes, diagonal offsets far out of range), iota (every webgpu dtype, rank
-// and iota_dimension), and the ops the core builds from views and copies
-// (transpose, reshape of non-contiguous views, broadcast_in_dim, copy,
-// extract_diagonal, embed_diagonal). Each result must equal the cpu
-// backend's bit for bit.
+// and iota_dimension), reduce_precision. Each result must equal the cpu
+// backend's bit for bit. The ops the core builds from views and copies
+// (transpose, reshape, broadcast_in_dim, copy, extract/embed_diagonal) on
+// every dtype and layout are in test_backend_ops.c.
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -305,64 +305,6 @@ static void test_iota(void **state) {
   tfr_test_end(s);
 }
 
-// ---------------------------------------------------------------------------
-// Ops made of views and copies in the core
-// ---------------------------------------------------------------------------
-
-static tfr_status op_transpose(tfr_session *s, const tfr_tensor *x, const void *ctx,
-                               tfr_tensor **out) {
-  return tfr_transpose(s, x, (const int64_t *)ctx, out);
-}
-
-static tfr_status op_copy(tfr_session *s, const tfr_tensor *x, const void *ctx, tfr_tensor **out) {
-  (void)ctx;
-  return tfr_copy(s, x, out);
-}
-
-// Reshape to (rows * cols) / 6 x 6 x ...: a copy when x is not contiguous.
-static tfr_status op_reshape(tfr_session *s, const tfr_tensor *x, const void *ctx,
-                             tfr_tensor **out) {
-  (void)ctx;
-  int64_t n = tfr_tensor_numel(x), shape[2] = {n / 6, 6};
-  tfr_tensor *v = NULL;
-  tfr_status st0 = tfr_reshape(s, x, 2, shape, &v);
-  if (st0) return st0;
-  // A view of a contiguous operand: copy it so that the download compares
-  // the values, not the layout.
-  tfr_status st = tfr_copy(s, v, out);
-  tfr_tensor_release(v);
-  return st;
-}
-
-static tfr_status op_broadcast(tfr_session *s, const tfr_tensor *x, const void *ctx,
-                               tfr_tensor **out) {
-  (void)ctx;
-  // (a, b) -> (a, 3, b, 2) with x's axes at 0 and 2.
-  int64_t shape[4] = {tfr_tensor_shape(x)[0], 3, tfr_tensor_shape(x)[1], 2}, dims[2] = {0, 2};
-  tfr_tensor *v = NULL;
-  tfr_status st0 = tfr_broadcast_in_dim(s, x, 4, shape, dims, &v);
-  if (st0) return st0;
-  tfr_status st = tfr_copy(s, v, out);
-  tfr_tensor_release(v);
-  return st;
-}
-
-typedef struct diag_ctx {
-  int a, b;
-} diag_ctx;
-
-static tfr_status op_extract_diagonal(tfr_session *s, const tfr_tensor *x, const void *ctx,
-                                      tfr_tensor **out) {
-  const diag_ctx *c = ctx;
-  return tfr_extract_diagonal(s, x, c->a, c->b, out);
-}
-
-static tfr_status op_embed_diagonal(tfr_session *s, const tfr_tensor *x, const void *ctx,
-                                    tfr_tensor **out) {
-  const diag_ctx *c = ctx;
-  return tfr_embed_diagonal(s, x, c->a, c->b, out);
-}
-
 // reduce_precision of f32 (on the bits) against the cpu: formats from bf16
 // and f16 to wider-than-f32 widths, special values (NaN with and without
 // mantissa bits, infinities, zeros, subnormals, values that round up into
@@ -411,39 +353,6 @@ static void test_reduce_precision(void **state) {
   tfr_tensor_release(h);
 }
 
-static void test_view_ops(void **state) {
-  (void)state;
-  TFR_TEST_NEED_GPU();
-  int64_t s3[3] = {6, 7, 8}, s2[2] = {9, 12};
-  const int64_t perms[3][3] = {{2, 0, 1}, {1, 0, 2}, {0, 2, 1}};
-  const diag_ctx diags[4] = {{0, 1}, {2, 0}, {1, 2}, {0, 2}};
-  const diag_ctx embeds[4] = {{0, 0}, {1, 3}, {2, 1}, {0, 2}};
-  for (int dt = 0; dt < TFR_DTYPE_COUNT; dt++) {
-    tfr_tensor *h3 = tfr_test_random_tensor((tfr_dtype)dt, 3, s3, 40 + (uint64_t)dt);
-    tfr_tensor *h2 = tfr_test_random_tensor((tfr_dtype)dt, 2, s2, 50 + (uint64_t)dt);
-    for (int p = 0; p < 3; p++) {
-      check_op(h3, NULL, op_transpose, perms[p], "transpose");
-      check_op(h3, view_rev_t, op_transpose, perms[p], "transpose of a view");
-    }
-    check_op(h3, NULL, op_copy, NULL, "copy");
-    check_op(h3, view_rev_t, op_copy, NULL, "copy of a view");
-    check_op(h3, view_step2, op_copy, NULL, "copy of a strided view");
-    check_op(h3, NULL, op_reshape, NULL, "reshape");
-    check_op(h3, view_rev_t, op_reshape, NULL, "reshape of a view");
-    check_op(h3, view_step2, op_reshape, NULL, "reshape of a strided view");
-    check_op(h2, NULL, op_broadcast, NULL, "broadcast_in_dim");
-    check_op(h2, view_rev_t, op_broadcast, NULL, "broadcast_in_dim of a view");
-    for (int k = 0; k < 4; k++) {
-      check_op(h3, NULL, op_extract_diagonal, &diags[k], "extract_diagonal");
-      check_op(h3, view_rev_t, op_extract_diagonal, &diags[k], "extract_diagonal of a view");
-      check_op(h3, NULL, op_embed_diagonal, &embeds[k], "embed_diagonal");
-      check_op(h3, view_step2, op_embed_diagonal, &embeds[k], "embed_diagonal of a view");
-    }
-    tfr_tensor_release(h2);
-    tfr_tensor_release(h3);
-  }
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_convert_pairs, tfr_test_teardown_session),
@@ -452,7 +361,6 @@ int main(void) {
       cmocka_unit_test_teardown(test_triangle_extreme_k, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_iota, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_reduce_precision, tfr_test_teardown_session),
-      cmocka_unit_test_teardown(test_view_ops, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);
 }
