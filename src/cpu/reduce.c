@@ -633,12 +633,14 @@ static tfr_status tfr_red_half(tfr_backend *b, const tfr_reduce_desc *d) {
 
 tfr_status tfr_cpu_reduction(tfr_backend *b, const tfr_reduce_desc *d) {
   const tfr_tensor *x = d->in, *o = d->out;
-  if ((d->dtype == TFR_F16 || d->dtype == TFR_BF16) && o->numel > 0) return tfr_red_half(b, d);
+  // An empty result has nothing to compute, whatever the dtype (f16/bf16 have
+  // no rows in the kernel table: they reduce in f32 through tfr_red_half).
+  if (o->numel == 0) return TFR_OK;
+  if (d->dtype == TFR_F16 || d->dtype == TFR_BF16) return tfr_red_half(b, d);
   if ((unsigned)d->combiner > TFR_REDUCE_XOR || (unsigned)d->dtype >= TFR_DTYPE_COUNT ||
       !tfr_red_table[d->combiner][d->dtype])
     return tfr_error(TFR_ERR_INTERNAL, "cpu reduce: no kernel for combiner %d, dtype %s",
                      (int)d->combiner, tfr_dtype_name(d->dtype));
-  if (o->numel == 0) return TFR_OK;
   size_t es = tfr_dtype_size(d->dtype);
   const void *init = d->init ? (const void *)tfr_tensor_host_ptr(d->init) : d->init_bytes;
   // A reduced axis of extent 0: every output is the init value.

@@ -1,9 +1,9 @@
 // The webgpu capability table (capability.h): which dtypes each kernel family
 // computes on, and from it which ops of the registry (src/core/op_registry.def)
 // this backend runs on which dtypes. Every dtype gate of src/webgpu/ and
-// tfr_backend_supports read this one table;
-// tests/unit/test_webgpu_registry.c runs every op x dtype and checks that
-// the answers agree with what the op returns.
+// tfr_backend_supports read this one table; tests/unit/test_backend_ops.c
+// runs every op x dtype and checks that the answers agree with what the op
+// returns.
 //   * elementwise (elementwise.c, fusion.c), convert (copy.c), iota
 //     (structural.c), reductions (reduce.c), and the window ops (composed
 //     of elementwise ops by the core): bool, i32, f32 and c64, the dtypes
