@@ -124,12 +124,18 @@ copy_if /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 # apt: the image's sources replace debootstrap's one-line sources.list.
 rm -f "$root/etc/apt/sources.list"
 copy_if /etc/apt/sources.list /etc/apt/sources.list
+# Not the project's own: the bookworm-backports source that setup-webgpu.sh
+# adds (tenferro-*) must be added inside the root, as on a new machine.
 for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+  case "$(basename "$f")" in tenferro-*) continue ;; esac
   [ -f "$f" ] && copy_if "$f" "$f"
 done
 for f in /etc/apt/apt.conf.d/*; do
   [ -f "$f" ] && copy_if "$f" "$f"
 done
+if grep -rqs "bookworm-backports" "$root/etc/apt/sources.list" "$root/etc/apt/sources.list.d/"; then
+  die "the root's apt sources name bookworm-backports before any README command ran"
+fi
 copy_if "${HOME:-/root}/.npmrc" /root/.npmrc
 copy_if /etc/pip.conf /etc/pip.conf
 copy_if /etc/resolv.conf /etc/resolv.conf
