@@ -293,7 +293,7 @@ static void tfr_ew_put_access(tfr_wgsl_text *t, const tfr_ew_kernel *k) {
   static const char *const offset[4] = {"P.offset.x", "P.offset.y", "P.offset.z", "P.offset.w"};
   int binding = 1;
   for (int i = 0; i < k->nin; i++) {
-    char array[8];
+    char array[16];
     snprintf(array, sizeof array, "in%d", i);
     tfr_wgsl_operand o = {suffix[i], tfr_ew_wgsl(k->in_type[i]), k->compact, k->in_mode[i],
                           k->aliased[i] ? "dst" : array, offset[i + 1], k->aliased[i] != 0, true};

@@ -118,7 +118,7 @@ static void fu_off(char *buf, size_t n, int j) {
 // writes through out<g>, with the suffix <o>.
 static void fu_put_access(tfr_wgsl_text *t, const fu_setup *s) {
   tfr_wgsl_operand ops[FU_MAX_OPS];
-  char suffix[FU_MAX_OPS][8], array[FU_MAX_OPS][8], off[FU_MAX_OPS][32];
+  char suffix[FU_MAX_OPS][16], array[FU_MAX_OPS][16], off[FU_MAX_OPS][32];
   for (int j = 0; j < s->nops; j++) {
     bool out = j < s->nout;
     snprintf(suffix[j], sizeof suffix[j], "%d", out ? j : s->input_id[j - s->nout]);
