@@ -1,6 +1,7 @@
 // The strided iterator (see cpu.h).
 #include <stdlib.h>
 
+#include "core/plan_axes.h"
 #include "cpu/cpu.h"
 
 #ifdef _OPENMP
@@ -12,45 +13,12 @@ void tfr_cpu_iter_init(tfr_cpu_iter *it, int nops, const tfr_tensor *const *ops)
   it->nops = nops;
   it->numel = o->numel;
   for (int i = 0; i < nops; i++) it->base[i] = tfr_tensor_host_ptr(ops[i]);
-  // Collect axes of extent > 1, ordered by the output's |stride| ascending
-  // (ties: later axes first, keeping row-major order for broadcast outputs).
-  int axes[TFR_MAX_RANK];
-  int n = 0;
-  for (int k = o->rank - 1; k >= 0; k--) {
-    if (o->shape[k] == 1) continue;
-    int64_t a = llabs(o->strides[k]);
-    int j = n++;
-    while (j > 0 && llabs(o->strides[axes[j - 1]]) > a) {
-      axes[j] = axes[j - 1];
-      j--;
-    }
-    axes[j] = k;
-  }
-  // Copy, merging an axis into the previous (inner) one when every operand
-  // steps over the inner axis exactly.
-  int nd = 0;
-  for (int j = 0; j < n; j++) {
-    int k = axes[j];
-    if (nd > 0) {
-      bool merge = true;
-      for (int i = 0; i < nops && merge; i++) {
-        int64_t es = (int64_t)tfr_dtype_size(ops[i]->dtype);
-        merge = ops[i]->strides[k] * es == it->strides[i][nd - 1] * it->shape[nd - 1];
-      }
-      if (merge) {
-        it->shape[nd - 1] *= o->shape[k];
-        continue;
-      }
-    }
-    it->shape[nd] = o->shape[k];
-    for (int i = 0; i < nops; i++)
-      it->strides[i][nd] = ops[i]->strides[k] * (int64_t)tfr_dtype_size(ops[i]->dtype);
-    nd++;
-  }
-  if (nd == 0) {  // rank 0, or all extents 1: one element
-    it->shape[0] = 1;
-    for (int i = 0; i < nops; i++) it->strides[i][0] = (int64_t)tfr_dtype_size(ops[i]->dtype);
-    nd = 1;
+  // The shared planner works in elements; the iterator steps in bytes.
+  int nd;
+  tfr_plan_axes(nops, ops, &nd, it->shape, &it->strides[0][0]);
+  for (int i = 0; i < nops; i++) {
+    int64_t es = (int64_t)tfr_dtype_size(ops[i]->dtype);
+    for (int d = 0; d < nd; d++) it->strides[i][d] *= es;
   }
   it->ndim = nd;
 }

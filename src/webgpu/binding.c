@@ -1,6 +1,8 @@
 // How a kernel sees a tensor view (binding.h).
 #include "webgpu/binding.h"
 
+#include "core/plan_axes.h"
+
 #include <stdlib.h>
 
 // The bound range of `t`'s buffer that elements [off + lo, off + hi] need,
@@ -42,39 +44,5 @@ void tfr_wgpu_reach(int n, const int64_t *shape, const int64_t *stride, int64_t 
 
 void tfr_wgpu_plan_axes_n(int nops, const tfr_tensor *const *ops, int *out_nd, int64_t *shape,
                           int64_t *stride) {
-  const tfr_tensor *o = ops[0];
-  int axes[TFR_MAX_RANK];
-  int n = 0;
-  for (int k = o->rank - 1; k >= 0; k--) {
-    if (o->shape[k] == 1) continue;
-    int64_t a = llabs(o->strides[k]);
-    int j = n++;
-    while (j > 0 && llabs(o->strides[axes[j - 1]]) > a) {
-      axes[j] = axes[j - 1];
-      j--;
-    }
-    axes[j] = k;
-  }
-  int nd = 0;
-  for (int j = 0; j < n; j++) {
-    int k = axes[j];
-    if (nd > 0) {
-      bool merge = true;
-      for (int i = 0; i < nops && merge; i++)
-        merge = ops[i]->strides[k] == stride[i * TFR_MAX_RANK + nd - 1] * shape[nd - 1];
-      if (merge) {
-        shape[nd - 1] *= o->shape[k];
-        continue;
-      }
-    }
-    shape[nd] = o->shape[k];
-    for (int i = 0; i < nops; i++) stride[i * TFR_MAX_RANK + nd] = ops[i]->strides[k];
-    nd++;
-  }
-  if (nd == 0) {  // rank 0, or every extent 1: one element
-    shape[0] = 1;
-    for (int i = 0; i < nops; i++) stride[i * TFR_MAX_RANK] = 1;
-    nd = 1;
-  }
-  *out_nd = nd;
+  tfr_plan_axes(nops, ops, out_nd, shape, stride);
 }

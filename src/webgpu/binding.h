@@ -20,7 +20,7 @@ tfr_status tfr_wgpu_window(tfr_wgpu_backend *b, const char *op, const char *name
 // (0, ..., 0), of a view of `n` axes with `shape` and `stride`.
 void tfr_wgpu_reach(int n, const int64_t *shape, const int64_t *stride, int64_t *lo, int64_t *hi);
 
-// Plans the axes of `nops` operands of one shape as src/cpu/strided.c does:
+// Plans the axes of `nops` operands of one shape (core/plan_axes.h, as the cpu does):
 // extent-1 axes dropped, the rest ordered by ops[0]'s |stride|, neighbours
 // merged when every operand steps over the inner axis exactly. Fills *nd
 // (>= 1; innermost first), shape[nd] and stride[i * TFR_MAX_RANK + axis].
