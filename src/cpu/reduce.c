@@ -313,15 +313,40 @@ TFR_RED_BITWISE(xor, TFR_RED_XOR)
   [TFR_C128] = &tfr_red_##OPN##_c128
 #define TFR_RED_BITWISE_ROW(OPN) [TFR_BOOL] = &tfr_red_##OPN##_b8, TFR_RED_INT_ROW(OPN, b8)
 
-// [combiner][dtype]; NULL where validation rejects the pair.
+// The row of a registry dtype group (src/core/op_registry.def); f16 and
+// bf16, in NUMERIC and BIF, reduce in f32 (tfr_red_half). A REDUCE row with
+// another group fails to compile here until its kernels exist.
+#define TFR_RED_ROW_NUMERIC(OPN) TFR_RED_NUMERIC_ROW(OPN)
+#define TFR_RED_ROW_BIF(OPN) TFR_RED_ORDERED_ROW(OPN)
+#define TFR_RED_ROW_BI(OPN) TFR_RED_BITWISE_ROW(OPN)
+// What the cpu adds per combiner: the name of its kernels above.
+#define TFR_CPU_RED_REDUCE_ADD add
+#define TFR_CPU_RED_REDUCE_MULTIPLY mul
+#define TFR_CPU_RED_REDUCE_MAXIMUM max
+#define TFR_CPU_RED_REDUCE_MINIMUM min
+#define TFR_CPU_RED_REDUCE_AND and
+#define TFR_CPU_RED_REDUCE_OR or
+#define TFR_CPU_RED_REDUCE_XOR xor
+// One pass over the registry: the REDUCE rows, each [combiner] = its row.
+#define TFR_RED_FAM_REDUCE(ID, D, param) [param] = {TFR_RED_ROW_##D(TFR_CPU_RED_##ID)},
+#define TFR_RED_FAM_UNARY(ID, D, param)
+#define TFR_RED_FAM_BINARY(ID, D, param)
+#define TFR_RED_FAM_COMPARE(ID, D, param)
+#define TFR_RED_FAM_SELECT(ID, D, param)
+#define TFR_RED_FAM_CLAMP(ID, D, param)
+#define TFR_RED_FAM_CONVERT(ID, D, param)
+#define TFR_RED_FAM_STRUCTURAL(ID, D, param)
+#define TFR_RED_FAM_DOT(ID, D, param)
+#define TFR_RED_FAM_GATHER(ID, D, param)
+#define TFR_RED_FAM_SCATTER(ID, D, param)
+#define TFR_RED_FAM_WINDOW(ID, D, param)
+
+// [combiner][dtype]; NULL where the registry rejects the pair.
 static const tfr_red_kernels *const tfr_red_table[TFR_REDUCE_XOR + 1][TFR_DTYPE_COUNT] = {
-    [TFR_REDUCE_ADD] = {TFR_RED_NUMERIC_ROW(add)},
-    [TFR_REDUCE_MULTIPLY] = {TFR_RED_NUMERIC_ROW(mul)},
-    [TFR_REDUCE_MAXIMUM] = {TFR_RED_ORDERED_ROW(max)},
-    [TFR_REDUCE_MINIMUM] = {TFR_RED_ORDERED_ROW(min)},
-    [TFR_REDUCE_AND] = {TFR_RED_BITWISE_ROW(and)},
-    [TFR_REDUCE_OR] = {TFR_RED_BITWISE_ROW(or)},
-    [TFR_REDUCE_XOR] = {TFR_RED_BITWISE_ROW(xor)},
+#define X(ID, name, FAMILY, ORIGIN, arity, DTYPES, RESULT, TOL, param, attrs) \
+  TFR_RED_FAM_##FAMILY(ID, DTYPES, param)
+#include "core/op_registry.def"
+#undef X
 };
 
 // ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 // tfr_backend_supports read this one table; tests/unit/test_backend_ops.c
 // runs every op x dtype and checks that the answers agree with what the op
 // returns.
-//   * elementwise (elementwise.c, fusion.c), convert (copy.c), iota
+//   * elementwise (elementwise.c, ew_kernel.c), convert (copy.c), iota
 //     (structural.c), reductions (reduce.c), and the window ops (composed
 //     of elementwise ops by the core): bool, i32, f32 and c64, the dtypes
 //     WGSL computes on (no 64-bit or narrow types yet);

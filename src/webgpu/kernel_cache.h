@@ -16,7 +16,7 @@
 // Storage buffers of one kernel: at most this many read-only and read-write
 // ones (and never more in all than the device's
 // maxStorageBuffersPerShaderStage, at least 8 on every WebGPU device). A
-// fused kernel (fusion.c) may have 16 inputs and 8 outputs.
+// fused kernel (ew_kernel.c) may have 16 inputs and 8 outputs.
 #define TFR_WGPU_MAX_READ 16
 #define TFR_WGPU_MAX_WRITE 8
 
@@ -26,12 +26,10 @@ typedef enum tfr_wgpu_kernel_family {
   // signature (pipeline.c; every family whose variant name determines its
   // source).
   TFR_WGPU_KERNELS_NAMED = 0,
-  // Generated fused elementwise kernels (fusion.c): the plan's structure.
-  TFR_WGPU_KERNELS_FUSION = 1,
-  // Generated single elementwise kernels (elementwise.c): the whole
-  // tfr_ew_kernel (zeroed padding).
-  TFR_WGPU_KERNELS_ELEMENTWISE = 2,
-  TFR_WGPU_KERNEL_FAMILIES = 3,
+  // Generated elementwise kernels, single ops and fused plans (ew_kernel.c):
+  // the plan's structure.
+  TFR_WGPU_KERNELS_ELEMENTWISE = 1,
+  TFR_WGPU_KERNEL_FAMILIES = 2,
 } tfr_wgpu_kernel_family;
 
 typedef struct tfr_wgpu_kernel_entry {

@@ -272,7 +272,7 @@ tfr_status tfr_wgpu_layout_get(tfr_wgpu_backend *b, int nread, int nwrite,
 
 tfr_status tfr_wgpu_structural(tfr_backend *b, const tfr_structural_desc *d);
 // The other vtable entries, one file each: structural.c, elementwise.c,
-// reduce.c, dot.c, gather_scatter.c, fusion.c.
+// reduce.c, dot.c, gather_scatter.c (elementwise.c holds the fusion entry too).
 tfr_status tfr_wgpu_elementwise(tfr_backend *b, const tfr_elementwise_desc *d);
 tfr_status tfr_wgpu_reduction(tfr_backend *b, const tfr_reduce_desc *d);
 tfr_status tfr_wgpu_dot_general(tfr_backend *b, const tfr_dot_desc *d);

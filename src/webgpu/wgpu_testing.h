@@ -48,12 +48,13 @@ uint64_t tfr_wgpu_test_transpose_vec_dispatches(tfr_backend *backend);
 // the split into several dispatches without gigabyte tensors.
 void tfr_wgpu_test_ew_piece(tfr_backend *backend, int64_t elements);
 
-// Storage buffers a fused kernel may bind (0 restores the device's limit), so
-// that tests reach the packing of inputs and outputs (fusion.c) with few
-// operands.
+// Storage buffers an elementwise kernel may bind (0 restores the device's
+// limit), so that tests reach the packing of inputs and outputs (ew_kernel.c)
+// with few operands.
 void tfr_wgpu_test_fusion_budget(tfr_backend *backend, int buffers);
 
-// Fused kernels in the backend's table (fusion.c), for tests of its key.
-int tfr_wgpu_test_fusion_kernels(tfr_backend *backend);
+// Generated elementwise kernels (single ops and fused plans) in the backend's
+// table (ew_kernel.c), for tests of its key.
+int tfr_wgpu_test_elementwise_kernels(tfr_backend *backend);
 
 #endif  // TENFERRO_SRC_WEBGPU_WGPU_TESTING_H_

@@ -18,7 +18,7 @@ void tfr_wgsl_put_input(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
   const char *s = o->suffix, *v = ty->value, *off = o->off;
   bool vec = tfr_wgsl_vec(o), bytes = ty->per_word == 4, pair = ty->size == 8;
   const char *entry = bytes ? "u32" : vec ? ty->vec : v;
-  if (bytes && o->atomic_words)
+  if (bytes && o->output_binding)
     tfr_wgsl_put(t, "fn w%s(w: u32) -> u32 { return atomicLoad(&%s[w]); }\n", s, o->array);
   else
     tfr_wgsl_put(t, "fn w%s(w: u32) -> %s { return %s[w]; }\n", s, entry, o->array);
@@ -34,10 +34,7 @@ void tfr_wgsl_put_input(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
                  s, s);
   else
     tfr_wgsl_put(t, "fn raw%s(j: u32) -> %s { return w%s(j >> 2u)[j & 3u]; }\n", s, v, s);
-  if (!o->compact) {
-    if (o->strided_alias) tfr_wgsl_put(t, "fn ld%s(j: u32) -> %s { return raw%s(j); }\n", s, v, s);
-    return;
-  }
+  if (!o->compact) return;
   switch (o->mode) {
     case TFR_WGSL_BCAST:
       tfr_wgsl_put(t, "fn ld%s(i: u32) -> %s { return raw%s(%s); }\n", s, v, s, off);
@@ -82,10 +79,8 @@ void tfr_wgsl_put_output(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
   bool vec = tfr_wgsl_vec(o), bytes = ty->per_word == 4, pair = ty->size == 8;
   // rawst<s>(j, v): store at window element index j. Packed bytes share words
   // with neighbours: clear and set the byte with two atomics, each touching
-  // only its bits (common/bytes.wgsl's tfr_store_u8 does the same on `dst`).
-  if (bytes && o->atomic_words)
-    tfr_wgsl_put(t, "fn rawst%s(j: u32, v: u32) { tfr_store_u8(j, v); }\n", s);
-  else if (bytes)
+  // only its bits.
+  if (bytes)
     tfr_wgsl_put(t,
                  "fn rawst%s(j: u32, v: u32) { let w = j >> 2u; let s = (j & 3u) * 8u; "
                  "atomicAnd(&%s[w], ~(0xffu << s)); atomicOr(&%s[w], (v & 0xffu) << s); }\n",
@@ -99,17 +94,13 @@ void tfr_wgsl_put_output(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
                  s, a, a);
   else
     tfr_wgsl_put(t, "fn rawst%s(j: u32, v: %s) { %s[j >> 2u][j & 3u] = v; }\n", s, v, a);
-  if (!o->compact && o->strided_alias) {
-    tfr_wgsl_put(t, "fn st%s(j: u32, v: %s) { rawst%s(j, v); }\n", s, v, s);
-    return;
-  }
+  if (!o->compact) return;
   if (!vec) {
     tfr_wgsl_put(t, "fn st%s(i: u32, v: %s) { rawst%s(%s + i, v); }\n", s, v, s, off);
-    if (o->compact)
-      tfr_wgsl_put(t,
-                   "fn stc%s(c: u32, r: array<%s, 4>) { let j = %s + c * 4u; rawst%s(j, r[0]); "
-                   "rawst%s(j + 1u, r[1]); rawst%s(j + 2u, r[2]); rawst%s(j + 3u, r[3]); }\n",
-                   s, v, off, s, s, s, s);
+    tfr_wgsl_put(t,
+                 "fn stc%s(c: u32, r: array<%s, 4>) { let j = %s + c * 4u; rawst%s(j, r[0]); "
+                 "rawst%s(j + 1u, r[1]); rawst%s(j + 2u, r[2]); rawst%s(j + 3u, r[3]); }\n",
+                 s, v, off, s, s, s, s);
     return;
   }
   tfr_wgsl_put(t, "fn st%s(i: u32, v: %s) { rawst%s(%s * 4u + i, v); }\n", s, v, s, off);

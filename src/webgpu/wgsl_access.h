@@ -1,10 +1,10 @@
-// The access-function generator of the generated elementwise kernels (elementwise.c: one op; fusion.c: a fused plan). An
-// input operand reads through w<s>(w) (one entry of its array: a value, a
-// vector chunk, a word of packed bytes), raw<s>(j) (the element at window
-// index j) and, in compact kernels, ld<s>(i) / ldc<s>(c) (element i / chunk
-// c of 4 elements of its run); an output writes through rawst<s>(j, v),
-// st<s>(i, v) and, in compact kernels, stc<s>(c, r). <s> is the operand's
-// suffix.
+// The access-function generator of the generated elementwise kernels
+// (ew_kernel.c: single ops and fused plans). An input operand reads through
+// w<s>(w) (one entry of its array: a value, a vector chunk, a word of packed
+// bytes), raw<s>(j) (the element at window index j) and, in compact
+// kernels, ld<s>(i) / ldc<s>(c) (element i / chunk c of 4 elements of its
+// run); an output writes through rawst<s>(j, v) and, in compact kernels,
+// st<s>(i, v) / stc<s>(c, r). <s> is the operand's suffix.
 #ifndef TENFERRO_SRC_WEBGPU_WGSL_ACCESS_H_
 #define TENFERRO_SRC_WEBGPU_WGSL_ACCESS_H_
 
@@ -26,16 +26,11 @@ typedef struct tfr_wgsl_operand {
   const tfr_wgsl_type *type;  // f32, i32, bool or c64
   bool compact;               // a compact kernel (ld/ldc, st/stc over runs)
   int mode;                   // compact: TFR_WGSL_*; strided: TFR_WGSL_SCALAR
-  const char *array;          // the binding's variable ("in1", "dst", "out0")
+  const char *array;          // the binding's variable ("in1", "out0")
   const char *off;            // WGSL expression of the window offset of its run (compact)
-  // Inputs: the binding is an output's array<atomic<u32>> (read through
-  // atomicLoad). Outputs: store packed bytes with common/bytes.wgsl's
-  // tfr_store_u8 (on `dst`) instead of inline atomics.
-  bool atomic_words;
-  // Strided kernels: ld<s>(j) = raw<s>(j) (inputs), st<s>(j, v) = rawst<s>(j, v)
-  // (outputs), with the element index computed by the template; else the
-  // caller reads raw<s> / stores at off + i.
-  bool strided_alias;
+  // Inputs only: the binding is an output's (the input is read in place), so
+  // packed bytes are words of an array<atomic<u32>>, read with atomicLoad.
+  bool output_binding;
 } tfr_wgsl_operand;
 
 // The array type a binding of `o` declares (read or written).

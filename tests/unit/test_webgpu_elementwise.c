@@ -1,4 +1,4 @@
-// The webgpu elementwise kernels (src/webgpu/elementwise.c) against the cpu
+// The webgpu elementwise kernels (src/webgpu/elementwise.c, ew_kernel.c) against the cpu
 // backend: every unary, binary, compare, select and clamp op on f32, i32, bool
 // and c64, over layouts that take each kernel path (compact with whole
 // chunks, compact element by element, broadcast operands, strided views,

@@ -1,4 +1,4 @@
-// Fused plans on the webgpu backend (src/webgpu/fusion.c), differential:
+// Fused plans on the webgpu backend (src/webgpu/ew_kernel.c), differential:
 //   * against the cpu backend's fusion of the same plan (exact ops bit for
 //     bit, any NaN matching any NaN; analytic functions within the webgpu
 //     "function" tolerance of tools/tenferro/conformance/tolerance.c: 16 ulp,
@@ -867,7 +867,7 @@ static void test_kernel_table(void **state) {
   tfr_fusion_plan *p1 = tp_build(&tp), *p2 = tp_build(&tp);
   TFR_ASSERT_OK(tfr_fusion_execute(s, p1, (const tfr_tensor *[]){x, x}, &r));
   tfr_tensor_release(r);
-  int k0 = tfr_wgpu_test_fusion_kernels(tfr_test_gpu);
+  int k0 = tfr_wgpu_test_elementwise_kernels(tfr_test_gpu);
   tfr_webgpu_stats a, b;
   TFR_ASSERT_OK(tfr_webgpu_get_stats(tfr_test_gpu, &a));
   TFR_ASSERT_OK(tfr_fusion_execute(s, p2, (const tfr_tensor *[]){y, y}, &r));
@@ -875,7 +875,7 @@ static void test_kernel_table(void **state) {
   TFR_ASSERT_OK(tfr_fusion_execute(s, p1, (const tfr_tensor *[]){x, x}, &r));
   tfr_tensor_release(r);
   TFR_ASSERT_OK(tfr_webgpu_get_stats(tfr_test_gpu, &b));
-  assert_int_equal(tfr_wgpu_test_fusion_kernels(tfr_test_gpu), k0);
+  assert_int_equal(tfr_wgpu_test_elementwise_kernels(tfr_test_gpu), k0);
   assert_int_equal(a.pipelines, b.pipelines);
   assert_int_equal(b.dispatches - a.dispatches, 2);
   // A reversed input: the strided kernel, a new entry.
@@ -883,14 +883,14 @@ static void test_kernel_table(void **state) {
   TFR_ASSERT_OK(tfr_tensor_view_reverse(x, 1, (int64_t[]){0}, &rev));
   TFR_ASSERT_OK(tfr_fusion_execute(s, p1, (const tfr_tensor *[]){x, rev}, &r));
   tfr_tensor_release(r);
-  assert_int_equal(tfr_wgpu_test_fusion_kernels(tfr_test_gpu), k0 + 1);
+  assert_int_equal(tfr_wgpu_test_elementwise_kernels(tfr_test_gpu), k0 + 1);
   // Another op: another entry.
   t_plan tq = tp;
   tq.ins[0].op = TFR_POWER;
   tfr_fusion_plan *p3 = tp_build(&tq);
   TFR_ASSERT_OK(tfr_fusion_execute(s, p3, (const tfr_tensor *[]){x, x}, &r));
   tfr_tensor_release(r);
-  assert_int_equal(tfr_wgpu_test_fusion_kernels(tfr_test_gpu), k0 + 2);
+  assert_int_equal(tfr_wgpu_test_elementwise_kernels(tfr_test_gpu), k0 + 2);
   tfr_test_end(s);
   tfr_fusion_plan_release(p1);
   tfr_fusion_plan_release(p2);

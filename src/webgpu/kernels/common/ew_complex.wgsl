@@ -1,4 +1,4 @@
-// Complex atan2 for src/webgpu/elementwise.c, on top of common/math_c64.wgsl:
+// Complex atan2 for src/webgpu/ew_table.c, on top of common/math_c64.wgsl:
 // atan2(y, x) = -i log((x + iy) / sqrt(x^2 + y^2)), the definition XLA uses
 // and the cpu backend follows (src/cpu/scalar_math.h). Both operands are
 // first scaled by one power of two (exact; the quotient does not change) so

@@ -1,4 +1,4 @@
-// The exact elementwise functions of src/webgpu/elementwise.c: the same
+// The exact elementwise functions of src/webgpu/ew_table.c: the same
 // results as the cpu backend (src/cpu/scalar_math.h) bit for bit, whatever
 // shortcuts a driver takes with floating point. NaN, zero and signs are
 // decided on the bits (tfr_f32_is_nan of common/convert.wgsl), integer

@@ -1,10 +1,11 @@
-// What elementwise.c shares with the fused kernels (fusion.c): the value
-// types of the elementwise kernels and the op tables (one WGSL expression of
-// the inputs a, b, c per (op, operand dtype)).
-#ifndef TENFERRO_SRC_WEBGPU_ELEMENTWISE_H_
-#define TENFERRO_SRC_WEBGPU_ELEMENTWISE_H_
+// The elementwise op table of the webgpu backend: the value types of the
+// elementwise kernels and one WGSL expression of the inputs a, b, c per (op,
+// operand dtype), read by the one elementwise kernel generator (ew_kernel.c)
+// for single ops and fused plans alike.
+#ifndef TENFERRO_SRC_WEBGPU_EW_TABLE_H_
+#define TENFERRO_SRC_WEBGPU_EW_TABLE_H_
 
-#include "webgpu/wgpu.h"
+#include "core/backend_impl.h"
 #include "webgpu/wgsl_types.h"
 
 typedef enum tfr_ew_type {
@@ -47,4 +48,8 @@ typedef struct tfr_ew_expr {
 // for select), or NULL where the core's op table rejects the dtype.
 const tfr_ew_expr *tfr_ew_expr_of(tfr_ew_kind kind, int op, int type);
 
-#endif  // TENFERRO_SRC_WEBGPU_ELEMENTWISE_H_
+// The op's name for labels and messages: the unary/binary op's name, else
+// "compare", "select" or "clamp".
+const char *tfr_ew_op_name(tfr_ew_kind kind, int op);
+
+#endif  // TENFERRO_SRC_WEBGPU_EW_TABLE_H_

@@ -1,0 +1,198 @@
+// The elementwise op table of the webgpu backend (ew_table.h): one WGSL
+// expression per (op, operand dtype), over the exact helpers of
+// common/ew_exact.wgsl and the math library (common/math_f32.wgsl,
+// common/math_c64.wgsl, common/math_special_f32.wgsl) for the analytic
+// functions, correctly rounded f32 division and fmod. The semantics are the
+// cpu backend's (src/cpu/scalar_math.h).
+#include "webgpu/ew_table.h"
+
+#include <stddef.h>
+
+// ---------------------------------------------------------------------------
+// Value types
+// ---------------------------------------------------------------------------
+
+// The dtype of each kernel value type.
+static const tfr_dtype tfr_ew_dtypes[TFR_EW_NTYPES] = {
+    [TFR_EW_F32] = TFR_F32, [TFR_EW_I32] = TFR_I32, [TFR_EW_B8] = TFR_BOOL, [TFR_EW_C64] = TFR_C64};
+
+const tfr_wgsl_type *tfr_ew_wgsl(int type) { return tfr_wgsl_type_of(tfr_ew_dtypes[type]); }
+
+int tfr_ew_type_of(tfr_dtype dt) {
+  switch (dt) {
+    case TFR_F32: return TFR_EW_F32;
+    case TFR_I32: return TFR_EW_I32;
+    case TFR_BOOL: return TFR_EW_B8;
+    case TFR_C64: return TFR_EW_C64;
+    default: return -1;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The op tables: one WGSL expression of the inputs a, b, c per (op, operand
+// dtype), with the snippets it needs. NULL where the op table of the core
+// (src/core/elementwise_table.c) rejects the dtype.
+// ---------------------------------------------------------------------------
+
+typedef struct tfr_ew_row {
+  tfr_ew_expr t[TFR_EW_NTYPES];
+} tfr_ew_row;
+
+#define F_(e) [TFR_EW_F32] = {e, 0}
+#define FM(e) [TFR_EW_F32] = {e, TFR_EW_LIB_F32}
+#define I_(e) [TFR_EW_I32] = {e, 0}
+#define B_(e) [TFR_EW_B8] = {e, 0}
+#define C_(e) [TFR_EW_C64] = {e, 0}
+#define CM(e) [TFR_EW_C64] = {e, TFR_EW_LIB_C64}
+// An analytic function of the math library on f32 and c64 / on f32 only.
+#define FN_FC(name) \
+  {{FM("tfr_" name "_f32(a)"), CM("tfr_" name "_c64(a)")}}
+#define FN_F(name) {{FM("tfr_" name "_f32(a)")}}
+// The special functions (common/math_special_f32.wgsl), f32 only.
+#define FN_S(name) {{[TFR_EW_F32] = {"tfr_" name "_f32(a)", TFR_EW_LIB_F32 | TFR_EW_LIB_SPECIAL}}}
+
+static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
+    [TFR_NEGATE] = {{F_("tfr_ew_neg_f32(a)"), I_("tfr_ew_neg_i32(a)"), C_("tfr_ew_neg_c64(a)")}},
+    [TFR_ABS] = {{F_("tfr_ew_abs_f32(a)"), I_("tfr_ew_abs_i32(a)"), CM("tfr_abs_c64(a)")}},
+    [TFR_SIGN] = {{F_("tfr_ew_sign_f32(a)"), I_("tfr_ew_sign_i32(a)"), CM("tfr_sign_c64(a)")}},
+    [TFR_CONJ] = {{F_("a"), I_("a"), C_("tfr_ew_conj_c64(a)")}},
+    [TFR_NOT] = {{I_("~a"), B_("a ^ 1u")}},
+    [TFR_FLOOR] = {{F_("floor(a)")}},
+    [TFR_CEIL] = {{F_("ceil(a)")}},
+    // WGSL's round() rounds halves to even.
+    [TFR_ROUND_NEAREST_EVEN] = {{F_("round(a)")}},
+    [TFR_ROUND_NEAREST_AFZ] = {{F_("tfr_ew_round_afz_f32(a)")}},
+    [TFR_IS_FINITE] = {{F_("select(0u, 1u, tfr_ew_is_finite_f32(a))")}},
+    [TFR_REAL] = {{F_("a"), C_("a.x")}},
+    [TFR_IMAG] = {{F_("0.0"), C_("a.y")}},
+    [TFR_EXP] = FN_FC("exp"),
+    [TFR_LOG] = FN_FC("log"),
+    [TFR_SIN] = FN_FC("sin"),
+    [TFR_COS] = FN_FC("cos"),
+    [TFR_TAN] = FN_FC("tan"),
+    [TFR_TANH] = FN_FC("tanh"),
+    [TFR_SQRT] = FN_FC("sqrt"),
+    [TFR_RSQRT] = FN_FC("rsqrt"),
+    [TFR_CBRT] = FN_F("cbrt"),
+    [TFR_EXPM1] = FN_FC("expm1"),
+    [TFR_LOG1P] = FN_FC("log1p"),
+    [TFR_ERF] = FN_F("erf"),
+    [TFR_LOGISTIC] = FN_FC("logistic"),
+    [TFR_ASIN] = FN_FC("asin"),
+    [TFR_ACOS] = FN_FC("acos"),
+    [TFR_ATAN] = FN_FC("atan"),
+    [TFR_SINH] = FN_FC("sinh"),
+    [TFR_COSH] = FN_FC("cosh"),
+    [TFR_ASINH] = FN_FC("asinh"),
+    [TFR_ACOSH] = FN_FC("acosh"),
+    [TFR_ATANH] = FN_FC("atanh"),
+    [TFR_ERFC] = FN_F("erfc"),
+    [TFR_POPCNT] = {{I_("countOneBits(a)")}},
+    [TFR_LGAMMA] = FN_S("lgamma"),
+    [TFR_DIGAMMA] = FN_S("digamma"),
+    [TFR_ERF_INV] = FN_S("erf_inv"),
+    [TFR_BESSEL_I1E] = FN_S("bessel_i1e"),
+};
+
+static const tfr_ew_row tfr_ew_binary_rows[TFR_BINARY_OP_COUNT] = {
+    [TFR_ADD] = {{F_("a + b"), I_("tfr_ew_add_i32(a, b)"), C_("a + b")}},
+    [TFR_SUBTRACT] = {{F_("a - b"), I_("tfr_ew_sub_i32(a, b)"), C_("a - b")}},
+    [TFR_MULTIPLY] = {{F_("a * b"), I_("tfr_ew_mul_i32(a, b)"), CM("tfr_mul_c64(a, b)")}},
+    // WGSL's f32 `/` is only within 2.5 ulp: the library's is correctly rounded.
+    [TFR_DIVIDE] = {{FM("tfr_div_f32(a, b)"), I_("tfr_ew_div_i32(a, b)"),
+                     CM("tfr_div_c64(a, b)")}},
+    [TFR_REMAINDER] = {{FM("tfr_fmod_f32(a, b)"), I_("tfr_ew_rem_i32(a, b)")}},
+    [TFR_MAXIMUM] = {{F_("tfr_ew_max_f32(a, b)"), I_("max(a, b)"), B_("a | b"),
+                      C_("tfr_ew_max_c64(a, b)")}},
+    [TFR_MINIMUM] = {{F_("tfr_ew_min_f32(a, b)"), I_("min(a, b)"), B_("a & b"),
+                      C_("tfr_ew_min_c64(a, b)")}},
+    [TFR_POWER] = {{FM("tfr_pow_f32(a, b)"), I_("tfr_ew_pow_i32(a, b)"),
+                    CM("tfr_pow_c64(a, b)")}},
+    [TFR_AND] = {{I_("a & b"), B_("a & b")}},
+    [TFR_OR] = {{I_("a | b"), B_("a | b")}},
+    [TFR_XOR] = {{I_("a ^ b"), B_("a ^ b")}},
+    [TFR_ATAN2] = {{FM("tfr_atan2_f32(a, b)"),
+                    [TFR_EW_C64] = {"tfr_ew_atan2_c64(a, b)", TFR_EW_LIB_C64 | TFR_EW_LIB_COMPLEX}}},
+    [TFR_SHIFT_LEFT] = {{I_("tfr_ew_shl_i32(a, b)")}},
+    [TFR_SHIFT_RIGHT_ARITHMETIC] = {{I_("tfr_ew_shr_arithmetic_i32(a, b)")}},
+    [TFR_SHIFT_RIGHT_LOGICAL] = {{I_("tfr_ew_shr_logical_i32(a, b)")}},
+    [TFR_NEXT_AFTER] = {{F_("tfr_ew_next_after_f32(a, b)")}},
+    [TFR_COMPLEX] = {{F_("vec2<f32>(a, b)")}},
+};
+
+// IEEE comparisons: every ordered one is false with a NaN, NE true. NaN is
+// decided on the bits, so no driver shortcut changes the answer; bool
+// compares as unsigned.
+#define CMP_ROW(op)                                                               \
+  {{F_("select(0u, 1u, tfr_ew_ordered_f32(a, b) && a " op " b)"),                \
+    I_("select(0u, 1u, a " op " b)"), B_("select(0u, 1u, a " op " b)")}}
+static const tfr_ew_row tfr_ew_compare_rows[TFR_GE + 1] = {
+    [TFR_EQ] = {{F_("select(0u, 1u, tfr_ew_ordered_f32(a, b) && a == b)"),
+                 I_("select(0u, 1u, a == b)"), B_("select(0u, 1u, a == b)"),
+                 C_("select(0u, 1u, tfr_ew_eq_c64(a, b))")}},
+    [TFR_NE] = {{F_("select(0u, 1u, !tfr_ew_ordered_f32(a, b) || a != b)"),
+                 I_("select(0u, 1u, a != b)"), B_("select(0u, 1u, a != b)"),
+                 C_("select(0u, 1u, !tfr_ew_eq_c64(a, b))")}},
+    [TFR_LT] = CMP_ROW("<"),
+    [TFR_LE] = CMP_ROW("<="),
+    [TFR_GT] = CMP_ROW(">"),
+    [TFR_GE] = CMP_ROW(">="),
+};
+#undef CMP_ROW
+
+// select(pred, on_true, on_false) copies one value; the row is indexed by
+// on_true's dtype.
+static const tfr_ew_row tfr_ew_select_row = {
+    {F_("select(c, b, a != 0u)"), I_("select(c, b, a != 0u)"), B_("select(c, b, a != 0u)"),
+     C_("select(c, b, a != 0u)")}};
+
+// clamp(min, operand, max) = minimum(maximum(operand, min), max).
+static const tfr_ew_row tfr_ew_clamp_row = {
+    {F_("tfr_ew_clamp_f32(a, b, c)"), I_("tfr_ew_clamp_i32(a, b, c)"), B_("(b | a) & c")}};
+
+#undef F_
+#undef FM
+#undef I_
+#undef B_
+#undef C_
+#undef CM
+#undef FN_FC
+#undef FN_F
+#undef FN_S
+
+const char *tfr_ew_op_name(tfr_ew_kind kind, int op) {
+  switch (kind) {
+    case TFR_EW_UNARY: return tfr_unary_op_name((tfr_unary_op)op);
+    case TFR_EW_BINARY: return tfr_binary_op_name((tfr_binary_op)op);
+    case TFR_EW_COMPARE: return "compare";
+    case TFR_EW_SELECT: return "select";
+    case TFR_EW_CLAMP: return "clamp";
+  }
+  return "elementwise";
+}
+
+const tfr_ew_expr *tfr_ew_expr_of(tfr_ew_kind kind, int op_, int type) {
+  const tfr_ew_row *row = NULL;
+  unsigned op = (unsigned)op_;
+  switch (kind) {
+    case TFR_EW_UNARY: row = op < TFR_UNARY_OP_COUNT ? &tfr_ew_unary_rows[op] : NULL; break;
+    case TFR_EW_BINARY: row = op < TFR_BINARY_OP_COUNT ? &tfr_ew_binary_rows[op] : NULL; break;
+    case TFR_EW_COMPARE: row = op <= TFR_GE ? &tfr_ew_compare_rows[op] : NULL; break;
+    case TFR_EW_SELECT: row = &tfr_ew_select_row; break;
+    case TFR_EW_CLAMP: row = &tfr_ew_clamp_row; break;
+  }
+  if (!row || type < 0 || type >= TFR_EW_NTYPES || !row->t[type].e) return NULL;
+  return &row->t[type];
+}
+
+int tfr_ew_lib_snippets(unsigned lib, const char **snippets) {
+  int ns = 0;
+  snippets[ns++] = "common/convert.wgsl";  // tfr_f32_is_nan
+  snippets[ns++] = "common/ew_exact.wgsl";
+  if (lib & (TFR_EW_LIB_F32 | TFR_EW_LIB_C64 | TFR_EW_LIB_SPECIAL))
+    snippets[ns++] = "common/math_f32.wgsl";
+  if (lib & TFR_EW_LIB_SPECIAL) snippets[ns++] = "common/math_special_f32.wgsl";
+  if (lib & TFR_EW_LIB_C64) snippets[ns++] = "common/math_c64.wgsl";
+  if (lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
+  return ns;
+}
