@@ -2,9 +2,13 @@
 //
 // Grammar and semantics are numpy's `einsum`: "ij,jk->ik"; implicit output
 // ("ij,jk" = the labels that appear exactly once, in code-point order);
-// ellipsis "..." for broadcast-free leading/trailing axes shared in order;
-// repeated labels in one operand take a diagonal ("ii->i"), a label absent
-// from the output is summed over ("ii->" is the trace). Labels are any
+// ellipsis "..." for the axes the labels leave unnamed, right-aligned across
+// operands with numpy's broadcasting (extent 1 against n); repeated labels in
+// one operand take a diagonal ("ii->i"), a label absent from the output is
+// summed over ("ii->" is the trace), and so are the ellipsis axes when the
+// output has no "..." ("...i->i" sums all but the last axis; numpy 1.24
+// refuses that string). Bool operands follow numpy's logical einsum: the
+// result is bool, a product is AND and a sum is OR. Labels are any
 // Unicode characters (the string is UTF-8) other than ',', '-', '>', '.' and
 // white space; real networks use hundreds of distinct labels. An interface
 // with integer labels avoids strings entirely.
@@ -121,13 +125,15 @@ TFR_API const int32_t *tfr_einsum_plan_path(const tfr_einsum_plan *plan);
 
 // Contracts `operands` along the plan.
 //   operands  n tensors on the session's backend, with the shapes the plan
-//             was made for, one dtype (any numeric dtype), any strides.
+//             was made for, one dtype (any dtype; bool is logical: AND of
+//             products, OR of sums), any strides.
 //   The progress callback of the options the plan was made with is called
 //   after each step.
 //   out       a new compact tensor of that dtype with the output's shape.
 // Intermediates are released as soon as no later step needs them.
 // Errors: TFR_ERR_INVALID_ARGUMENT (a shape differs from the plan's, dtypes
-//         differ, bool), and those of the ops it runs.
+//         differ), and those of the ops it runs (e.g. TFR_ERR_UNSUPPORTED_DTYPE
+//         for a dtype the session's backend does not compute).
 TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_execute(tfr_session *session,
                                                          const tfr_einsum_plan *plan,
                                                          const tfr_tensor *const *operands,

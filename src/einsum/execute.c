@@ -1,6 +1,10 @@
 // Executing an einsum plan through the public op API: views for diagonals
 // and broadcast axes, reduce_sum for labels only one operand still needs,
-// one dot_general per path step, one transpose at the end.
+// one dot_general per path step, one transpose at the end. Bool operands
+// follow numpy's logical einsum: a sum is an OR (reduce_max on bool), a
+// product an AND, and a dot_general step counts in integers (exact: a count
+// never exceeds the step's contracted size) and converts back with x != 0,
+// so no count carries over from one step to the next.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +72,10 @@ static tfr_status tfr_item_sum_local(tfr_session *s, tfr_item *it, int *refs) {
   }
   if (na == 0) return TFR_OK;
   tfr_tensor *r = NULL;
-  TFR_RETURN_IF_ERROR(tfr_reduce_sum(s, it->t, na, axes, &r));
+  if (tfr_tensor_dtype(it->t) == TFR_BOOL)  // or: maximum of bools
+    TFR_RETURN_IF_ERROR(tfr_reduce_max(s, it->t, na, axes, &r));
+  else
+    TFR_RETURN_IF_ERROR(tfr_reduce_sum(s, it->t, na, axes, &r));
   tfr_tensor_release(it->t);
   it->t = r;
   it->rank = keep;
@@ -345,9 +352,31 @@ static tfr_status tfr_multiply_pair(tfr_session *s, const tfr_consumer *cons, co
   tfr_tensor *va = NULL, *vb = NULL;
   tfr_status st = tfr_item_broadcast_view(a, nr, out->labels, shape, &va);
   if (!st) st = tfr_item_broadcast_view(b, nr, out->labels, shape, &vb);
-  if (!st) st = tfr_multiply(s, va, vb, &out->t);
+  if (!st)
+    st = tfr_tensor_dtype(va) == TFR_BOOL ? tfr_binary(s, TFR_AND, va, vb, &out->t)
+                                          : tfr_multiply(s, va, vb, &out->t);
   tfr_tensor_release(va);
   tfr_tensor_release(vb);
+  return st;
+}
+
+// dot_general of bool operands: the number of true products per result
+// element, in i32 when the contracted size stays below 2^31 (i64 beyond),
+// then x != 0.
+static tfr_status tfr_dot_logical(tfr_session *s, const tfr_tensor *lhs, const tfr_tensor *rhs,
+                                  const tfr_dot_config *cfg, tfr_tensor **out) {
+  double contracted = 1;
+  for (int q = 0; q < cfg->num_contracting_dims; q++)
+    contracted *= (double)tfr_tensor_shape(lhs)[cfg->lhs_contracting_dimensions[q]];
+  tfr_dtype count = contracted < 2147483648.0 ? TFR_I32 : TFR_I64;
+  tfr_tensor *l = NULL, *r = NULL, *c = NULL;
+  tfr_status st = tfr_convert(s, lhs, count, &l);
+  if (!st) st = tfr_convert(s, rhs, count, &r);
+  if (!st) st = tfr_dot_general(s, l, r, cfg, &c);
+  if (!st) st = tfr_convert(s, c, TFR_BOOL, out);
+  tfr_tensor_release(l);
+  tfr_tensor_release(r);
+  tfr_tensor_release(c);
   return st;
 }
 
@@ -486,6 +515,7 @@ static tfr_status tfr_dot_pair(tfr_session *s, const tfr_consumer *cons, tfr_ite
     if (tfr_find_label(lhs, rhs->labels[k]) < 0) out->labels[nr++] = rhs->labels[k];
   out->rank = nr;
   tfr_dot_config cfg = {nb, lb, rb, nc, lc, rc, false, false};
+  if (tfr_tensor_dtype(lhs->t) == TFR_BOOL) return tfr_dot_logical(s, lhs->t, rhs->t, &cfg, &out->t);
   return tfr_dot_general(s, lhs->t, rhs->t, &cfg, &out->t);
 }
 
@@ -525,8 +555,6 @@ tfr_status tfr_einsum_plan_execute(tfr_session *session, const tfr_einsum_plan *
       return tfr_error(TFR_ERR_INVALID_ARGUMENT,
                        "einsum: operand %d's shape differs from the one the plan was made for", i);
   }
-  if (tfr_tensor_dtype(operands[0]) == TFR_BOOL)
-    return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE, "einsum: not defined for dtype bool (convert first)");
   if (!tfr_session_backend(session))
     return tfr_error(TFR_ERR_NO_SESSION, "einsum: the session is not active on this thread");
 

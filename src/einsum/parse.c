@@ -233,11 +233,10 @@ static tfr_status tfr_einsum_parse_terms(const char *s, tfr_einsum_expr *e, tfr_
   tfr_status st = TFR_OK;
   if (*explicit_out) {
     tfr_term *o = &terms[n];
-    if (E > 0 && o->ellipsis_at < 0)
-      st = tfr_error(TFR_ERR_INVALID_ARGUMENT,
-                     "einsum: the operands have %d broadcast (ellipsis) dimension(s) but the output "
-                     "has no \"...\"", E);
-    bool *used = st ? NULL : tfr_calloc((size_t)e->num_labels + 1, sizeof(bool));
+    // Without "..." in the output, the ellipsis axes are summed over like
+    // any label the output lacks (numpy 1.24, Debian 12's, refuses such a
+    // string).
+    bool *used = tfr_calloc((size_t)e->num_labels + 1, sizeof(bool));
     if (!st && !used) st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
     for (int j = 0; !st && j <= o->count; j++) {
       if (j == o->ellipsis_at)
