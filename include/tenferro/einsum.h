@@ -83,6 +83,13 @@ typedef struct tfr_einsum_path_info {
   // caller holds them) plus the intermediates not yet consumed, the step's
   // result included. Element count, not bytes (times the dtype's size).
   double peak_live_elements;
+  // Slicing (tfr_einsum_plan_slice): the number of slices, the flops of all
+  // of them together (>= flops: the overhead of slicing is sliced_flops /
+  // flops) and the largest intermediate of one slice. Without slicing: 1,
+  // flops and largest_intermediate.
+  int64_t num_slices;
+  double sliced_flops;
+  int64_t sliced_largest_intermediate;
 } tfr_einsum_path_info;
 
 typedef struct tfr_einsum_plan tfr_einsum_plan;
@@ -123,12 +130,68 @@ TFR_API const tfr_einsum_path_info *tfr_einsum_plan_info(const tfr_einsum_plan *
 // borrowed, valid while the plan lives.
 TFR_API const int32_t *tfr_einsum_plan_path(const tfr_einsum_plan *plan);
 
+// ---------------------------------------------------------------------------
+// Slicing: the network is contracted once per value of the sliced labels
+// (cotengra's and tenferro-rs's "slicing"), along the plan's path, each
+// operand seen through a view with its sliced axes fixed; an intermediate
+// then lacks the sliced labels, so the largest one shrinks by their extents
+// while the total flops grow where a step no longer shares work across
+// slices. A slice's result is the output's block at the fixed values of the
+// sliced output labels; slices that differ only in sliced summed labels add
+// into the same block (bool operands: OR). tfr_einsum_plan_execute runs all
+// slices one after another into one result; tfr_einsum_plan_execute_slice
+// runs one, so that a caller can spread them over threads, devices or
+// processes and combine them itself.
+// ---------------------------------------------------------------------------
+
+// The most labels one plan may slice.
+#define TFR_EINSUM_MAX_SLICED 64
+
+// Slices the plan over `labels`, characters of the plan's subscripts (UTF-8;
+// white space ignored; "" removes the slicing). Replaces any earlier slicing
+// and updates tfr_einsum_plan_info's num_slices, sliced_flops and
+// sliced_largest_intermediate.
+// Errors: TFR_ERR_INVALID_ARGUMENT (NULL argument, invalid UTF-8, a label
+//         that is not one of the plan's, a label listed twice, more than
+//         TFR_EINSUM_MAX_SLICED labels or 2^63 slices); the plan is then
+//         unchanged.
+TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_slice(tfr_einsum_plan *plan, const char *labels);
+
+// As tfr_einsum_plan_slice with labels as int32 values: those of
+// tfr_einsum_plan_create_labels, or the code points of a string plan's
+// labels (an ellipsis axis of a string plan is -1 for the first, -2, ...).
+//   num  0 .. TFR_EINSUM_MAX_SLICED (0 removes the slicing).
+TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_slice_labels(tfr_einsum_plan *plan, int num,
+                                                              const int32_t *labels);
+
+// The number of slices: the product of the sliced labels' extents (0 when
+// one is 0), 1 for a plan without slicing (0 for NULL).
+TFR_API int64_t tfr_einsum_plan_num_slices(const tfr_einsum_plan *plan);
+
+// Contracts slice k (0 <= k < tfr_einsum_plan_num_slices) of the plan.
+//   operands   as tfr_einsum_plan_execute.
+//   out_start  int64[rank of the output]: receives where the slice's block
+//              starts in the output (the slice's value of each sliced output
+//              label, 0 on the other axes).
+//   out        a new tensor of the output's rank: extent 1 on the sliced
+//              output axes, the output's extents elsewhere; its values are
+//              the block's (all of it when no summed label is sliced, else
+//              this slice's share, to be added to the others of the block).
+// Errors: those of tfr_einsum_plan_execute; TFR_ERR_INVALID_ARGUMENT for k
+//         out of range or a NULL out_start.
+TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_execute_slice(tfr_session *session,
+                                                               const tfr_einsum_plan *plan,
+                                                               const tfr_tensor *const *operands,
+                                                               int64_t k, int64_t *out_start,
+                                                               tfr_tensor **out);
+
 // Contracts `operands` along the plan.
 //   operands  n tensors on the session's backend, with the shapes the plan
 //             was made for, one dtype (any dtype; bool is logical: AND of
 //             products, OR of sums), any strides.
 //   The progress callback of the options the plan was made with is called
-//   after each step.
+//   after each step (for a sliced plan: after each slice, with the slices
+//   done and their number in place of the steps).
 //   out       a new compact tensor of that dtype with the output's shape.
 // Intermediates are released as soon as no later step needs them.
 // Errors: TFR_ERR_INVALID_ARGUMENT (a shape differs from the plan's, dtypes

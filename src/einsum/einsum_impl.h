@@ -19,6 +19,10 @@ typedef struct tfr_einsum_expr {
   int *out_labels;       // int[num_out]
   int num_labels;
   int64_t *extent;       // int64[num_labels]: the label's extent (max over axes)
+  // int32[num_labels]: each label's name, as the caller wrote it: its code
+  // point (string expressions; the ellipsis axes are -1, -2, ...) or the
+  // caller's int32 label.
+  int32_t *names;
 } tfr_einsum_expr;
 
 struct tfr_einsum_plan {
@@ -37,6 +41,13 @@ struct tfr_einsum_plan {
   int *partner;
   void (*progress)(void *ctx, int steps_done, int num_steps, double flops_done);
   void *progress_ctx;
+  // Slicing (slice.c): the sliced labels, those of the output first, each
+  // group ascending; slice k's index of sliced label j is digit j of k in
+  // the mixed radix of their extents, the last label fastest.
+  int num_sliced;
+  int *sliced;            // int[num_sliced] label ids
+  int num_sliced_open;    // how many of them the output has
+  int64_t num_slices;     // the product of their extents (1 without slicing)
 };
 
 // Parses a numpy einsum string against operand ranks/shapes into `e`
@@ -54,6 +65,32 @@ tfr_status tfr_einsum_from_labels(int n, const int *ranks, const int64_t *const 
 tfr_status tfr_einsum_check_extents(tfr_einsum_expr *e);
 
 void tfr_einsum_expr_free(tfr_einsum_expr *e);
+
+// Parses a list of labels in the notation of the plan's string (UTF-8, white
+// space ignored) into their names (code points): *out is int32[*n], freed by
+// the caller with tfr_free (NULL when *n is 0).
+tfr_status tfr_einsum_parse_label_list(const char *labels, int32_t **out, int *n);
+
+// Checks `operands` against the plan (non-NULL, one dtype, the plan's
+// shapes) and that the session is active.
+tfr_status tfr_einsum_check_operands(tfr_session *session, const tfr_einsum_plan *plan,
+                                     const tfr_tensor *const *operands);
+
+// Runs the plan's path on `operands` (already checked against the plan)
+// into *out. Output labels marked in `dropped` (bool[num_labels], NULL:
+// none) are absent from the result (a slice fixed them): the result has the
+// output's other axes, in order.
+tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
+                          const tfr_tensor *const *operands, const bool *dropped,
+                          tfr_tensor **out);
+
+// Fills the slicing fields of plan->info from the path's statistics and the
+// sliced labels (no slicing: 1 slice, the path's own figures).
+void tfr_einsum_slice_stats(tfr_einsum_plan *plan);
+
+// Executes a sliced plan: every slice, written into or summed into *out.
+tfr_status tfr_einsum_execute_sliced(tfr_session *session, const tfr_einsum_plan *plan,
+                                     const tfr_tensor *const *operands, tfr_tensor **out);
 
 // Finds a path for `e` (greedy or optimal) or validates the given one, and
 // computes its statistics. Fills plan->path, num_steps, info.

@@ -535,12 +535,8 @@ static tfr_status tfr_contract_pair(tfr_session *s, const tfr_consumer *cons, tf
   return TFR_OK;
 }
 
-tfr_status tfr_einsum_plan_execute(tfr_session *session, const tfr_einsum_plan *plan,
-                                   const tfr_tensor *const *operands, tfr_tensor **out) {
-  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: out is NULL");
-  *out = NULL;
-  if (!plan || !operands)
-    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: %s is NULL", plan ? "operands" : "plan");
+tfr_status tfr_einsum_check_operands(tfr_session *session, const tfr_einsum_plan *plan,
+                                     const tfr_tensor *const *operands) {
   const tfr_einsum_expr *e = &plan->expr;
   for (int i = 0; i < e->n; i++) {
     const tfr_tensor *t = operands[i];
@@ -557,7 +553,13 @@ tfr_status tfr_einsum_plan_execute(tfr_session *session, const tfr_einsum_plan *
   }
   if (!tfr_session_backend(session))
     return tfr_error(TFR_ERR_NO_SESSION, "einsum: the session is not active on this thread");
+  return TFR_OK;
+}
 
+tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
+                          const tfr_tensor *const *operands, const bool *dropped,
+                          tfr_tensor **out) {
+  const tfr_einsum_expr *e = &plan->expr;
   int n = e->n;
   tfr_item *items = tfr_calloc((size_t)n, sizeof(tfr_item));
   int *refs = tfr_calloc((size_t)e->num_labels + 1, sizeof(int));
@@ -575,7 +577,8 @@ tfr_status tfr_einsum_plan_execute(tfr_session *session, const tfr_einsum_plan *
   for (int i = 0; !st && i < n; i++) st = tfr_item_normalise(&items[i], e->labels[i], e);
   for (int i = 0; !st && i < n; i++)
     for (int k = 0; k < items[i].rank; k++) refs[items[i].labels[k]]++;
-  for (int j = 0; j < e->num_out; j++) refs[e->out_labels[j]]++;
+  for (int j = 0; j < e->num_out; j++)
+    if (!dropped || !dropped[e->out_labels[j]]) refs[e->out_labels[j]]++;
 
   int len = n;
   double flops_done = 0;
@@ -602,10 +605,13 @@ tfr_status tfr_einsum_plan_execute(tfr_session *session, const tfr_einsum_plan *
     tfr_item *it = &items[0];
     st = tfr_item_sum_local(session, it, refs);
     int64_t perm[TFR_MAX_RANK];
+    int nperm = 0;
     bool identity = true;
     for (int j = 0; !st && j < e->num_out; j++) {
-      perm[j] = tfr_find_label(it, e->out_labels[j]);
-      if (perm[j] != j) identity = false;
+      if (dropped && dropped[e->out_labels[j]]) continue;
+      perm[nperm] = tfr_find_label(it, e->out_labels[j]);
+      if (perm[nperm] != nperm) identity = false;
+      nperm++;
     }
     if (!st) {
       // Operands are the caller's: a result that still is one (or a view of
@@ -625,82 +631,3 @@ tfr_status tfr_einsum_plan_execute(tfr_session *session, const tfr_einsum_plan *
   return st;
 }
 
-tfr_status tfr_einsum_plan_create(const char *subscripts, int n, const int *ranks,
-                                  const int64_t *const *shapes, const tfr_einsum_options *options,
-                                  tfr_einsum_plan **out) {
-  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: out is NULL");
-  *out = NULL;
-  tfr_einsum_plan *p = tfr_calloc(1, sizeof *p);
-  if (!p) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
-  tfr_status st = tfr_einsum_parse(subscripts, n, ranks, shapes, &p->expr);
-  if (!st) st = tfr_einsum_find_path(p, options);
-  if (st) {
-    tfr_einsum_plan_release(p);
-    return st;
-  }
-  *out = p;
-  return TFR_OK;
-}
-
-tfr_status tfr_einsum_plan_create_labels(int n, const int *ranks, const int64_t *const *shapes,
-                                         const int32_t *const *labels, int num_out,
-                                         const int32_t *out_labels,
-                                         const tfr_einsum_options *options, tfr_einsum_plan **out) {
-  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: out is NULL");
-  *out = NULL;
-  tfr_einsum_plan *p = tfr_calloc(1, sizeof *p);
-  if (!p) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
-  tfr_status st = tfr_einsum_from_labels(n, ranks, shapes, labels, num_out, out_labels, &p->expr);
-  if (!st) st = tfr_einsum_find_path(p, options);
-  if (st) {
-    tfr_einsum_plan_release(p);
-    return st;
-  }
-  *out = p;
-  return TFR_OK;
-}
-
-const tfr_einsum_path_info *tfr_einsum_plan_info(const tfr_einsum_plan *plan) { return &plan->info; }
-
-const int32_t *tfr_einsum_plan_path(const tfr_einsum_plan *plan) { return plan->path; }
-
-void tfr_einsum_plan_release(tfr_einsum_plan *plan) {
-  if (!plan) return;
-  tfr_einsum_expr_free(&plan->expr);
-  tfr_free(plan->path);
-  tfr_free(plan->step_flops);
-  for (int i = 0; plan->node_labels && i < plan->num_nodes; i++) tfr_free(plan->node_labels[i]);
-  tfr_free(plan->node_labels);
-  tfr_free(plan->node_count);
-  tfr_free(plan->consumer);
-  tfr_free(plan->partner);
-  tfr_free(plan);
-}
-
-tfr_status tfr_einsum(tfr_session *session, const char *subscripts, int n,
-                      const tfr_tensor *const *operands, const tfr_einsum_options *options,
-                      tfr_tensor **out) {
-  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: out is NULL");
-  *out = NULL;
-  if (n < 1 || !operands)
-    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: %d operands (need at least 1)", n);
-  int *ranks = tfr_calloc((size_t)n, sizeof(int));
-  const int64_t **shapes = tfr_calloc((size_t)n, sizeof(int64_t *));
-  tfr_status st = (!ranks || !shapes) ? tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory")
-                                      : TFR_OK;
-  for (int i = 0; !st && i < n; i++) {
-    if (!operands[i]) {
-      st = tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: operand %d is NULL", i);
-      break;
-    }
-    ranks[i] = tfr_tensor_rank(operands[i]);
-    shapes[i] = tfr_tensor_shape(operands[i]);
-  }
-  tfr_einsum_plan *plan = NULL;
-  if (!st) st = tfr_einsum_plan_create(subscripts, n, ranks, shapes, options, &plan);
-  if (!st) st = tfr_einsum_plan_execute(session, plan, operands, out);
-  tfr_einsum_plan_release(plan);
-  tfr_free(ranks);
-  tfr_free(shapes);
-  return st;
-}

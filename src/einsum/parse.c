@@ -12,6 +12,7 @@ void tfr_einsum_expr_free(tfr_einsum_expr *e) {
   tfr_free(e->ranks);
   tfr_free(e->out_labels);
   tfr_free(e->extent);
+  tfr_free(e->names);
   memset(e, 0, sizeof *e);
 }
 
@@ -221,6 +222,10 @@ static tfr_status tfr_einsum_parse_terms(const char *s, tfr_einsum_expr *e, tfr_
     }
   }
   e->num_labels = E + map->count;
+  e->names = tfr_alloc(((size_t)e->num_labels + 1) * sizeof(int32_t));
+  if (!e->names) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
+  for (int q = 0; q < E; q++) e->names[q] = -1 - q;
+  for (int m = 0; m < map->count; m++) e->names[E + m] = map->cps[m];
   int *counts = tfr_calloc((size_t)e->num_labels + 1, sizeof(int));
   if (!counts) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
   for (int i = 0; i < n; i++)
@@ -311,13 +316,19 @@ tfr_status tfr_einsum_from_labels(int n, const int *ranks, const int64_t *const 
   }
   e->num_labels = map.count;
   if (!st) {
+    e->names = map.cps;  // the caller's labels, by id
+    map.cps = NULL;
+    if (!e->names) e->names = tfr_calloc(1, sizeof(int32_t));
+    if (!e->names) st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
+  }
+  if (!st) {
     e->out_labels = tfr_calloc((size_t)num_out + 1, sizeof(int));
     if (!e->out_labels) st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
   }
   for (int j = 0; !st && j < num_out; j++) {
     int id = -1;
     for (int m = 0; m < map.count; m++)
-      if (map.cps[m] == out_labels[j]) id = m;
+      if (e->names[m] == out_labels[j]) id = m;
     if (id < 0) {
       st = tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: output label %" PRId32 " appears in no operand",
                      out_labels[j]);
@@ -332,4 +343,30 @@ tfr_status tfr_einsum_from_labels(int n, const int *ranks, const int64_t *const 
   tfr_free(map.cps);
   if (!st) st = tfr_einsum_check_extents(e);
   return st;
+}
+
+tfr_status tfr_einsum_parse_label_list(const char *labels, int32_t **out, int *n) {
+  *out = NULL;
+  *n = 0;
+  const unsigned char *u = (const unsigned char *)labels;
+  size_t len = strlen(labels), pos = 0;
+  int32_t *cps = tfr_alloc((len + 1) * sizeof(int32_t));
+  if (!cps) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
+  int count = 0;
+  while (u[pos]) {
+    size_t at = pos;
+    int32_t cp = tfr_utf8_next(u, &pos);
+    if (cp < 0) {
+      tfr_free(cps);
+      return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: invalid UTF-8 at byte %zu of the labels", at);
+    }
+    if (!tfr_is_space(cp)) cps[count++] = cp;
+  }
+  if (count == 0) {
+    tfr_free(cps);
+    cps = NULL;
+  }
+  *out = cps;
+  *n = count;
+  return TFR_OK;
 }

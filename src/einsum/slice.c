@@ -1,0 +1,309 @@
+// Slicing a plan (einsum.h): the network is contracted once per value of
+// the sliced labels, along the same path, each operand seen through a view
+// that fixes its sliced axes (extent 1 there, which the executor drops as a
+// broadcast axis). A slice's result is the output's block at the fixed
+// values of the sliced output labels; slices that differ only in sliced
+// summed labels add into the same block (bool: OR).
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/backend_impl.h"  // tfr_tensor_alloc: the result on the session's backend
+#include "einsum/einsum_impl.h"
+#include "tenferro/ops.h"
+
+static bool tfr_slice_is_output(const tfr_einsum_expr *e, int l) {
+  for (int j = 0; j < e->num_out; j++)
+    if (e->out_labels[j] == l) return true;
+  return false;
+}
+
+static int tfr_cmp_int_asc(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+// Whether sorted label list `ls` (count n) has label l.
+static bool tfr_slice_has(const int *ls, int n, int l) {
+  for (int i = 0; i < n; i++)
+    if (ls[i] == l) return true;
+  return false;
+}
+
+// The extent product of the sliced labels among ls (the factor a slice
+// divides a tensor or step by).
+static double tfr_slice_factor(const tfr_einsum_plan *plan, const int *ls, int n) {
+  double f = 1;
+  for (int j = 0; j < plan->num_sliced; j++)
+    if (tfr_slice_has(ls, n, plan->sliced[j])) f *= (double)plan->expr.extent[plan->sliced[j]];
+  return f;
+}
+
+void tfr_einsum_slice_stats(tfr_einsum_plan *plan) {
+  tfr_einsum_path_info *info = &plan->info;
+  int n = plan->expr.n;
+  info->num_slices = tfr_einsum_plan_num_slices(plan);
+  info->sliced_flops = info->flops;
+  info->sliced_largest_intermediate = info->largest_intermediate;
+  if (plan->num_sliced == 0 || !plan->node_labels || info->num_slices == 0) return;
+  double flops = 0, largest = 0;
+  for (int step = 0; step < plan->num_steps; step++) {
+    // The step's pair: the two tensors it consumes; its labels, their union.
+    int in[2] = {-1, -1}, m = 0;
+    for (int v = 0; v < n + step && m < 2; v++)
+      if (plan->consumer[v] == step) in[m++] = v;
+    int u[2 * TFR_MAX_RANK + 2], nu = 0;
+    for (int q = 0; q < m; q++)
+      for (int i = 0; i < plan->node_count[in[q]]; i++)
+        if (!tfr_slice_has(u, nu, plan->node_labels[in[q]][i]) && nu < 2 * TFR_MAX_RANK + 2)
+          u[nu++] = plan->node_labels[in[q]][i];
+    flops += plan->step_flops[step] / tfr_slice_factor(plan, u, nu);
+    int r = n + step;
+    double size = 1;
+    for (int i = 0; i < plan->node_count[r]; i++)
+      size *= (double)plan->expr.extent[plan->node_labels[r][i]];
+    size /= tfr_slice_factor(plan, plan->node_labels[r], plan->node_count[r]);
+    if (size > largest) largest = size;
+  }
+  info->sliced_flops = flops * (double)info->num_slices;
+  info->sliced_largest_intermediate = (int64_t)largest;
+}
+
+tfr_status tfr_einsum_plan_slice_labels(tfr_einsum_plan *plan, int num, const int32_t *labels) {
+  if (!plan) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: plan is NULL");
+  if (num < 0 || num > TFR_EINSUM_MAX_SLICED || (num > 0 && !labels))
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: slice: %d labels%s (0 .. %d)", num,
+                     num > 0 && !labels ? " but the list is NULL" : "", TFR_EINSUM_MAX_SLICED);
+  const tfr_einsum_expr *e = &plan->expr;
+  int *ids = tfr_alloc(((size_t)num + 1) * sizeof(int));
+  if (!ids) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
+  tfr_status st = TFR_OK;
+  int64_t slices = 1;
+  for (int i = 0; !st && i < num; i++) {
+    int id = -1;
+    for (int l = 0; l < e->num_labels && id < 0; l++)
+      if (e->names[l] == labels[i]) id = l;
+    if (id < 0) {
+      st = tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: slice: label %d (%" PRId32 ") is not a "
+                     "label of the plan", i, labels[i]);
+      break;
+    }
+    for (int q = 0; q < i; q++)
+      if (ids[q] == id)
+        st = tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: slice: label %d (%" PRId32 ") is listed "
+                       "twice", i, labels[i]);
+    ids[i] = id;
+    int64_t x = e->extent[id];
+    if (!st && x > 0 && slices > INT64_MAX / x)
+      st = tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: slice: more than 2^63 slices");
+    slices *= x;
+  }
+  if (st) {
+    tfr_free(ids);
+    return st;
+  }
+  // The output's labels first, then the summed ones, each ascending.
+  int open = 0;
+  for (int i = 0; i < num; i++)
+    if (tfr_slice_is_output(e, ids[i])) {
+      int t = ids[open];
+      ids[open] = ids[i];
+      ids[i] = t;
+      open++;
+    }
+  qsort(ids, (size_t)open, sizeof(int), tfr_cmp_int_asc);
+  qsort(ids + open, (size_t)(num - open), sizeof(int), tfr_cmp_int_asc);
+  tfr_free(plan->sliced);
+  plan->sliced = num ? ids : NULL;
+  if (!num) tfr_free(ids);
+  plan->num_sliced = num;
+  plan->num_sliced_open = open;
+  plan->num_slices = slices;
+  tfr_einsum_slice_stats(plan);
+  return TFR_OK;
+}
+
+tfr_status tfr_einsum_plan_slice(tfr_einsum_plan *plan, const char *labels) {
+  if (!plan || !labels)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: %s is NULL", plan ? "labels" : "plan");
+  int32_t *names = NULL;
+  int n = 0;
+  TFR_RETURN_IF_ERROR(tfr_einsum_parse_label_list(labels, &names, &n));
+  tfr_status st = tfr_einsum_plan_slice_labels(plan, n, names);
+  tfr_free(names);
+  return st;
+}
+
+int64_t tfr_einsum_plan_num_slices(const tfr_einsum_plan *plan) {
+  if (!plan) return 0;
+  return plan->num_sliced ? plan->num_slices : 1;
+}
+
+// The value of each sliced label in slice k (the last label fastest).
+static void tfr_slice_digits(const tfr_einsum_plan *plan, int64_t k, int64_t *value) {
+  for (int j = plan->num_sliced - 1; j >= 0; j--) {
+    int64_t x = plan->expr.extent[plan->sliced[j]];
+    value[j] = k % x;
+    k /= x;
+  }
+}
+
+// Views of the operands with every sliced axis fixed at `value` (extent 1).
+// views[i] is owned by the caller.
+static tfr_status tfr_slice_views(const tfr_einsum_plan *plan, const tfr_tensor *const *operands,
+                                  const int64_t *value, tfr_tensor **views) {
+  const tfr_einsum_expr *e = &plan->expr;
+  for (int i = 0; i < e->n; i++) {
+    const tfr_tensor *t = operands[i];
+    int r = tfr_tensor_rank(t);
+    int64_t shape[TFR_MAX_RANK], off = tfr_tensor_offset(t);
+    const int64_t *st = tfr_tensor_strides(t);
+    for (int k = 0; k < r; k++) {
+      shape[k] = tfr_tensor_shape(t)[k];
+      for (int j = 0; j < plan->num_sliced; j++)
+        if (e->labels[i][k] == plan->sliced[j] && shape[k] != 1) {
+          shape[k] = 1;
+          off += value[j] * st[k];
+        }
+    }
+    TFR_RETURN_IF_ERROR(tfr_tensor_view(t, r, shape, st, off, &views[i]));
+  }
+  return TFR_OK;
+}
+
+// Runs slice k: *out has the output's axes but the sliced ones; `dropped`
+// marks the sliced output labels (bool[num_labels]).
+static tfr_status tfr_slice_run(tfr_session *s, const tfr_einsum_plan *plan,
+                                const tfr_tensor *const *operands, int64_t k, const bool *dropped,
+                                tfr_tensor **out) {
+  int n = plan->expr.n;
+  int64_t vals[TFR_EINSUM_MAX_SLICED];
+  tfr_tensor **views = tfr_calloc((size_t)n, sizeof(tfr_tensor *));
+  tfr_status st = !views ? tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory") : TFR_OK;
+  if (!st) {
+    tfr_slice_digits(plan, k, vals);
+    st = tfr_slice_views(plan, operands, vals, views);
+  }
+  // Progress is reported per slice (tfr_einsum_execute_sliced), not per step.
+  tfr_einsum_plan quiet = *plan;
+  quiet.progress = NULL;
+  if (!st) st = tfr_einsum_run(s, &quiet, (const tfr_tensor *const *)views, dropped, out);
+  for (int i = 0; views && i < n; i++) tfr_tensor_release(views[i]);
+  tfr_free(views);
+  return st;
+}
+
+static tfr_status tfr_slice_dropped(const tfr_einsum_plan *plan, bool **out) {
+  *out = tfr_calloc((size_t)plan->expr.num_labels + 1, sizeof(bool));
+  if (!*out) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
+  for (int j = 0; j < plan->num_sliced_open; j++) (*out)[plan->sliced[j]] = true;
+  return TFR_OK;
+}
+
+tfr_status tfr_einsum_plan_execute_slice(tfr_session *session, const tfr_einsum_plan *plan,
+                                         const tfr_tensor *const *operands, int64_t k,
+                                         int64_t *out_start, tfr_tensor **out) {
+  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: out is NULL");
+  *out = NULL;
+  if (!plan || !operands || !out_start)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: %s is NULL",
+                     !plan ? "plan" : !operands ? "operands" : "out_start");
+  int64_t total = tfr_einsum_plan_num_slices(plan);
+  if (k < 0 || k >= total)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: slice %" PRId64 " of a plan of %" PRId64
+                     " slice(s)", k, total);
+  const tfr_einsum_expr *e = &plan->expr;
+  TFR_RETURN_IF_ERROR(tfr_einsum_check_operands(session, plan, operands));
+  if (plan->num_sliced == 0) {
+    for (int j = 0; j < e->num_out; j++) out_start[j] = 0;
+    return tfr_einsum_run(session, plan, operands, NULL, out);
+  }
+  bool *dropped = NULL;
+  TFR_RETURN_IF_ERROR(tfr_slice_dropped(plan, &dropped));
+  tfr_tensor *r = NULL;
+  tfr_status st = tfr_slice_run(session, plan, operands, k, dropped, &r);
+  if (!st) {
+    // The block: extent 1 on the sliced output axes, at the slice's values.
+    int64_t vals[TFR_EINSUM_MAX_SLICED];
+    {
+      tfr_slice_digits(plan, k, vals);
+      int64_t shape[TFR_MAX_RANK], strides[TFR_MAX_RANK];
+      int m = 0;
+      for (int j = 0; j < e->num_out; j++) {
+        int l = e->out_labels[j];
+        out_start[j] = 0;
+        if (dropped[l]) {
+          for (int q = 0; q < plan->num_sliced_open; q++)
+            if (plan->sliced[q] == l) out_start[j] = vals[q];
+          shape[j] = 1;
+          strides[j] = 0;
+        } else {
+          shape[j] = tfr_tensor_shape(r)[m];
+          strides[j] = tfr_tensor_strides(r)[m];
+          m++;
+        }
+      }
+      st = tfr_tensor_view(r, e->num_out, shape, strides, tfr_tensor_offset(r), out);
+    }
+  }
+  tfr_tensor_release(r);
+  tfr_free(dropped);
+  return st;
+}
+
+tfr_status tfr_einsum_execute_sliced(tfr_session *session, const tfr_einsum_plan *plan,
+                                     const tfr_tensor *const *operands, tfr_tensor **out) {
+  const tfr_einsum_expr *e = &plan->expr;
+  tfr_dtype dt = tfr_tensor_dtype(operands[0]);
+  if (plan->num_slices == 0)  // an empty sliced label: the plain path, on empty tensors
+    return tfr_einsum_run(session, plan, operands, NULL, out);
+  int64_t shape[TFR_MAX_RANK], closed = 1;
+  for (int j = 0; j < e->num_out; j++) shape[j] = e->extent[e->out_labels[j]];
+  for (int j = plan->num_sliced_open; j < plan->num_sliced; j++) closed *= e->extent[plan->sliced[j]];
+  bool *dropped = NULL;
+  TFR_RETURN_IF_ERROR(tfr_slice_dropped(plan, &dropped));
+  tfr_tensor *res = NULL;
+  tfr_status st = tfr_tensor_alloc(tfr_session_backend(session), dt, e->num_out, shape, false, &res);
+  int64_t vals[TFR_EINSUM_MAX_SLICED];
+  for (int64_t k = 0; !st && k < plan->num_slices; k++) {
+    tfr_tensor *r = NULL, *block = NULL;
+    st = tfr_slice_run(session, plan, operands, k, dropped, &r);
+    if (!st) {
+      // The block of `res` this slice's open values select, without the
+      // sliced output axes (r's axes).
+      tfr_slice_digits(plan, k, vals);
+      int64_t bshape[TFR_MAX_RANK], bstrides[TFR_MAX_RANK], off = tfr_tensor_offset(res);
+      int m = 0;
+      for (int j = 0; j < e->num_out; j++) {
+        int l = e->out_labels[j];
+        int q = 0;
+        while (q < plan->num_sliced_open && plan->sliced[q] != l) q++;
+        if (q < plan->num_sliced_open) {
+          off += vals[q] * tfr_tensor_strides(res)[j];
+          continue;
+        }
+        bshape[m] = shape[j];
+        bstrides[m] = tfr_tensor_strides(res)[j];
+        m++;
+      }
+      st = tfr_tensor_view(res, m, bshape, bstrides, off, &block);
+    }
+    // The first summed slice of a block writes it, the others add to it.
+    if (!st && k % closed == 0) st = tfr_copy_into(session, r, block);
+    else if (!st)
+      st = tfr_binary_into(session, dt == TFR_BOOL ? TFR_OR : TFR_ADD, block, r, block);
+    tfr_tensor_release(r);
+    tfr_tensor_release(block);
+    if (!st && plan->progress)
+      plan->progress(plan->progress_ctx, (int)(k + 1 < INT32_MAX ? k + 1 : INT32_MAX),
+                     (int)(plan->num_slices < INT32_MAX ? plan->num_slices : INT32_MAX),
+                     (double)(k + 1) * plan->info.flops / (double)plan->num_slices);
+  }
+  tfr_free(dropped);
+  if (st) {
+    tfr_tensor_release(res);
+    return st;
+  }
+  *out = res;
+  return TFR_OK;
+}

@@ -1,0 +1,243 @@
+// Sliced contraction (einsum.h, src/einsum/slice.c): on the 300 random numpy
+// expressions of tests/ref/gen_einsum.py (every dtype, open and summed
+// labels, diagonals, broadcast axes, ellipses) and the bool ones of
+// gen_einsum_grammar.py, slicing 1 to 3 random labels gives numpy's result
+// (as the unsliced plan does) through tfr_einsum_plan_execute, and the
+// slices run one by one with tfr_einsum_plan_execute_slice and combined here
+// (written into their blocks, summed where they share one) give it too. The
+// statistics: slices = the product of the extents, sliced flops >= flops, the
+// largest intermediate no larger. Bad slicings are refused.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+static const void *sl_data(const tfr_tensor *t) {
+  void *p = NULL;
+  TFR_ASSERT_OK(tfr_tensor_host_data(t, &p));
+  return p;
+}
+
+// Combines the slices of `plan` on the host: each block written at its
+// start, or added (OR for bool) to what earlier slices of the block wrote.
+static tfr_tensor *sl_combine(tfr_session *s, const tfr_einsum_plan *plan, int n,
+                              const tfr_tensor *const *ops, const tfr_tensor *like) {
+  int rank = tfr_tensor_rank(like);
+  tfr_dtype dt = tfr_tensor_dtype(like);
+  size_t es = tfr_dtype_size(dt);
+  tfr_tensor *acc = NULL;
+  TFR_ASSERT_OK(tfr_tensor_zeros_host(dt, rank, tfr_tensor_shape(like), &acc));
+  char *a = (char *)sl_data(acc);
+  int64_t total = tfr_einsum_plan_num_slices(plan);
+  (void)n;
+  for (int64_t k = 0; k < total; k++) {
+    int64_t start[TFR_MAX_RANK];
+    tfr_tensor *part = NULL, *compact = NULL;
+    TFR_ASSERT_OK(tfr_einsum_plan_execute_slice(s, plan, ops, k, start, &part));
+    assert_int_equal(tfr_tensor_rank(part), rank);
+    TFR_ASSERT_OK(tfr_copy(s, part, &compact));
+    const char *p = sl_data(compact);
+    const int64_t *ps = tfr_tensor_shape(part), *os = tfr_tensor_shape(like);
+    int64_t idx[TFR_MAX_RANK] = {0};
+    for (int64_t e = 0; e < tfr_tensor_numel(part); e++) {
+      int64_t flat = 0;
+      for (int d = 0; d < rank; d++) flat = flat * os[d] + start[d] + idx[d];
+      char *dst = a + (size_t)flat * es;
+      const char *src = p + (size_t)e * es;
+      switch (dt) {
+        case TFR_F64: *(double *)dst += *(const double *)src; break;
+        case TFR_F32: *(float *)dst += *(const float *)src; break;
+        case TFR_C128: ((double *)dst)[0] += ((const double *)src)[0];
+                       ((double *)dst)[1] += ((const double *)src)[1]; break;
+        case TFR_C64: ((float *)dst)[0] += ((const float *)src)[0];
+                      ((float *)dst)[1] += ((const float *)src)[1]; break;
+        case TFR_I32: *(int32_t *)dst += *(const int32_t *)src; break;
+        case TFR_I64: *(int64_t *)dst += *(const int64_t *)src; break;
+        case TFR_BOOL: *(uint8_t *)dst |= *(const uint8_t *)src; break;
+        default: fail_msg("dtype %s", tfr_dtype_name(dt));
+      }
+      for (int d = rank - 1; d >= 0; d--) {
+        if (++idx[d] < ps[d]) break;
+        idx[d] = 0;
+      }
+    }
+    tfr_tensor_release(part);
+    tfr_tensor_release(compact);
+  }
+  return acc;
+}
+
+static void sl_expect(const tfr_tensor *got, const tfr_tensor *want, const char *what) {
+  if (tfr_tensor_dtype(want) == TFR_BOOL) {
+    assert_int_equal(tfr_tensor_numel(got), tfr_tensor_numel(want));
+    const uint8_t *g = sl_data(got), *w = sl_data(want);
+    for (int64_t i = 0; i < tfr_tensor_numel(want); i++)
+      if (g[i] != w[i]) fail_msg("%s: element %lld", what, (long long)i);
+    return;
+  }
+  tfr_test_expect_close(got, want, what);
+}
+
+// Cases whose plan had more than one slice.
+static int sl_multi;
+
+// One data set: cases.txt lines "ID DTYPE N EXPR [UNICODE]".
+static int sl_run_set(const char *sub, int fields) {
+  char dir[1024], path[1200];
+  snprintf(dir, sizeof dir, "%s/%s", TFR_TEST_DATA_DIR, sub);
+  snprintf(path, sizeof path, "%s/cases.txt", dir);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char id[32], dt[16], expr[256], uni[512];
+  int n, count = 0;
+  uint64_t rng = 20261201;
+  while (fscanf(f, "%31s %15s %d %255s", id, dt, &n, expr) == 4) {
+    if (fields == 5) assert_int_equal(fscanf(f, "%511s", uni), 1);
+    if (strcmp(expr, "-") == 0) expr[0] = '\0';
+    tfr_tensor *ops[8] = {0}, *want = NULL;
+    int ranks[8];
+    const int64_t *shapes[8];
+    for (int k = 0; k < n; k++) {
+      snprintf(path, sizeof path, "%s/%s_in%d.npy", dir, id, k);
+      TFR_ASSERT_OK(tfr_npy_load(path, &ops[k]));
+      ranks[k] = tfr_tensor_rank(ops[k]);
+      shapes[k] = tfr_tensor_shape(ops[k]);
+    }
+    snprintf(path, sizeof path, "%s/%s_out.npy", dir, id);
+    TFR_ASSERT_OK(tfr_npy_load(path, &want));
+    // 1 to 3 distinct labels of the expression (letters), at random.
+    char letters[16] = {0}, pick[8] = {0};
+    int nl = 0;
+    for (const char *c = expr; *c && *c != '-'; c++)
+      if (*c >= 'a' && *c <= 'z' && !strchr(letters, *c)) letters[nl++] = *c;
+    int np_ = nl ? 1 + (int)(tfr_test_rand_u64(&rng) % 3) : 0;
+    if (np_ > nl) np_ = nl;
+    for (int q = 0; q < np_; q++) {
+      int at = (int)(tfr_test_rand_u64(&rng) % (uint64_t)(nl - q));
+      pick[q] = letters[at];
+      letters[at] = letters[nl - q - 1];
+      letters[nl - q - 1] = pick[q];
+    }
+    tfr_einsum_plan *plan = NULL;
+    TFR_ASSERT_OK(tfr_einsum_plan_create(expr, n, ranks, shapes, NULL, &plan));
+    tfr_einsum_path_info flat = *tfr_einsum_plan_info(plan);
+    assert_int_equal(flat.num_slices, 1);
+    TFR_ASSERT_OK(tfr_einsum_plan_slice(plan, pick));
+    const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
+    assert_int_equal(info->num_slices, tfr_einsum_plan_num_slices(plan));
+    sl_multi += info->num_slices > 1;
+    if (info->num_slices > 0) {
+      assert_true(info->sliced_flops >= flat.flops * (1 - 1e-12));
+      assert_true(info->sliced_largest_intermediate <= flat.largest_intermediate);
+    }
+    tfr_session *s = tfr_test_begin(tfr_test_cpu);
+    tfr_tensor *got = NULL;
+    tfr_status st = tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &got);
+    if (st) fail_msg("case %s %s sliced over \"%s\": %s", id, expr, pick, tfr_last_error_message());
+    char what[400];
+    snprintf(what, sizeof what, "case %s %s (%s) sliced over \"%s\"", id, expr, dt, pick);
+    sl_expect(got, want, what);
+    if (info->num_slices > 0) {
+      tfr_tensor *comb = sl_combine(s, plan, n, (const tfr_tensor *const *)ops, want);
+      snprintf(what, sizeof what, "case %s %s (%s), slices over \"%s\" combined", id, expr, dt, pick);
+      sl_expect(comb, want, what);
+      tfr_tensor_release(comb);
+    }
+    tfr_test_end(s);
+    tfr_tensor_release(got);
+    tfr_einsum_plan_release(plan);
+    for (int k = 0; k < n; k++) tfr_tensor_release(ops[k]);
+    tfr_tensor_release(want);
+    count++;
+  }
+  fclose(f);
+  return count;
+}
+
+static void test_numpy_cases(void **state) {
+  (void)state;
+  assert_int_equal(sl_run_set("einsum", 5), 300);
+  assert_int_equal(sl_run_set("einsum_grammar", 4), 180);
+  print_message("%d of 480 plans had more than one slice\n", sl_multi);
+  assert_true(sl_multi >= 300);
+}
+
+// A hand-derived case: C = A B with A, B 4x4, sliced over the summed label j
+// (4 slices, each a rank-1 update) and the open label i (4 row blocks).
+static void test_hand_derived_and_errors(void **state) {
+  (void)state;
+  int64_t sh[2] = {4, 4};
+  double av[16], bv[16], cv[16] = {0};
+  for (int i = 0; i < 16; i++) {
+    av[i] = i + 1;
+    bv[i] = 16 - i;
+  }
+  for (int i = 0; i < 4; i++)
+    for (int k = 0; k < 4; k++)
+      for (int j = 0; j < 4; j++) cv[i * 4 + k] += av[i * 4 + j] * bv[j * 4 + k];
+  tfr_tensor *a = tfr_test_tensor(TFR_F64, 2, sh, av), *b = tfr_test_tensor(TFR_F64, 2, sh, bv);
+  tfr_tensor *c = tfr_test_tensor(TFR_F64, 2, sh, cv);
+  const tfr_tensor *ops[2] = {a, b};
+  int ranks[2] = {2, 2};
+  const int64_t *shapes[2] = {sh, sh};
+  tfr_einsum_plan *plan = NULL;
+  TFR_ASSERT_OK(tfr_einsum_plan_create("ij,jk->ik", 2, ranks, shapes, NULL, &plan));
+  TFR_ASSERT_OK(tfr_einsum_plan_slice(plan, "j i"));
+  assert_int_equal(tfr_einsum_plan_num_slices(plan), 16);
+  const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
+  assert_true(info->sliced_flops == info->flops);  // 16 slices of 2*1*1*4 flops
+  assert_int_equal(info->sliced_largest_intermediate, 4);
+  tfr_session *s = tfr_test_begin(tfr_test_cpu);
+  tfr_tensor *r = NULL;
+  TFR_ASSERT_OK(tfr_einsum_plan_execute(s, plan, ops, &r));
+  const double *rv = sl_data(r), *want = sl_data(c);
+  for (int i = 0; i < 16; i++) assert_true(rv[i] == want[i]);
+  tfr_tensor_release(r);
+  // Slice 6: i = 1, j = 2 (the output's label first, the last fastest).
+  int64_t start[2] = {-1, -1};
+  TFR_ASSERT_OK(tfr_einsum_plan_execute_slice(s, plan, ops, 6, start, &r));
+  assert_int_equal(start[0], 1);
+  assert_int_equal(start[1], 0);
+  assert_int_equal(tfr_tensor_shape(r)[0], 1);
+  assert_int_equal(tfr_tensor_shape(r)[1], 4);
+  tfr_tensor *rc = NULL;
+  TFR_ASSERT_OK(tfr_copy(s, r, &rc));
+  rv = sl_data(rc);
+  for (int k = 0; k < 4; k++) assert_true(rv[k] == av[1 * 4 + 2] * bv[2 * 4 + k]);
+  tfr_tensor_release(rc);
+  tfr_tensor_release(r);
+  // Errors: the plan stays as it was.
+  TFR_ASSERT_ERROR(tfr_einsum_plan_slice(plan, "x"), TFR_ERR_INVALID_ARGUMENT, "not a label");
+  TFR_ASSERT_ERROR(tfr_einsum_plan_slice(plan, "jj"), TFR_ERR_INVALID_ARGUMENT, "twice");
+  TFR_ASSERT_ERROR(tfr_einsum_plan_slice(plan, "\xff"), TFR_ERR_INVALID_ARGUMENT, "UTF-8");
+  TFR_ASSERT_ERROR(tfr_einsum_plan_slice(NULL, "i"), TFR_ERR_INVALID_ARGUMENT, "plan");
+  TFR_ASSERT_ERROR(tfr_einsum_plan_slice_labels(plan, -1, NULL), TFR_ERR_INVALID_ARGUMENT, "-1");
+  TFR_ASSERT_ERROR(tfr_einsum_plan_slice_labels(plan, 65, (int32_t[65]){0}),
+                   TFR_ERR_INVALID_ARGUMENT, "65");
+  assert_int_equal(tfr_einsum_plan_num_slices(plan), 16);
+  TFR_ASSERT_ERROR(tfr_einsum_plan_execute_slice(s, plan, ops, 16, start, &r),
+                   TFR_ERR_INVALID_ARGUMENT, "slice 16", "16 slice");
+  assert_null(r);
+  TFR_ASSERT_ERROR(tfr_einsum_plan_execute_slice(s, plan, ops, -1, start, &r),
+                   TFR_ERR_INVALID_ARGUMENT, "slice -1");
+  TFR_ASSERT_ERROR(tfr_einsum_plan_execute_slice(s, plan, ops, 0, NULL, &r),
+                   TFR_ERR_INVALID_ARGUMENT, "out_start");
+  // "" removes the slicing.
+  TFR_ASSERT_OK(tfr_einsum_plan_slice(plan, ""));
+  assert_int_equal(tfr_einsum_plan_num_slices(plan), 1);
+  assert_int_equal(tfr_einsum_plan_info(plan)->num_slices, 1);
+  tfr_test_end(s);
+  tfr_einsum_plan_release(plan);
+  tfr_tensor_release(a);
+  tfr_tensor_release(b);
+  tfr_tensor_release(c);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_numpy_cases, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_hand_derived_and_errors, tfr_test_teardown_session),
+  };
+  return TFR_TEST_RUN_WEBGPU(tests);  // sets up tfr_test_cpu (the webgpu device goes unused)
+}
