@@ -55,7 +55,7 @@ tfr_status tfr_einsum_check_extents(tfr_einsum_expr *e);
 
 void tfr_einsum_expr_free(tfr_einsum_expr *e);
 
-// Finds a path for `e` (greedy or optimal) or validates the given one, and
+// Finds a path for `e` (the optimiser of the options) or validates the given one, and
 // computes its statistics. Fills plan->path, num_steps, info.
 tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options *options);
 
