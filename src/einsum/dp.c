@@ -18,6 +18,7 @@
 
 typedef struct tfr_dp_entry {
   uint64_t set;      // operands of the component (bit i: its i-th)
+  uint64_t next;     // operands outside set sharing a label with it
   double cost, size;
   int left, right;   // entries split into; -1 for an operand
 } tfr_dp_entry;
@@ -38,8 +39,10 @@ typedef struct tfr_dp_state {
   uint64_t *kept;       // words per entry: the entry's labels
   int *table;           // open addressing: entry index or -1
   size_t tcap;
-  int **by_size;        // by_size[k]: entries of k operands
-  size_t *bs_n, *bs_cap;
+  // Entry lists: list k * (count + 1) + count holds the entries of k
+  // operands, list k * (count + 1) + o those of them that contain operand o.
+  int **lists;
+  size_t *ln, *lcap;
   uint64_t *tmp;        // 2 * words
 } tfr_dp_state;
 
@@ -59,6 +62,18 @@ static int tfr_dp_find(const tfr_dp_state *d, uint64_t set) {
     int e = d->table[h];
     if (e < 0 || d->ent[e].set == set) return e;
   }
+}
+
+static tfr_status tfr_dp_list_push(tfr_dp_state *d, size_t li, int e) {
+  if (d->ln[li] == d->lcap[li]) {
+    size_t cap = d->lcap[li] ? 2 * d->lcap[li] : 16;
+    int *b = tfr_realloc(d->lists[li], cap * sizeof(int));
+    if (!b) return tfr_dp_oom();
+    d->lists[li] = b;
+    d->lcap[li] = cap;
+  }
+  d->lists[li][d->ln[li]++] = e;
+  return TFR_OK;
 }
 
 static tfr_status tfr_dp_add(tfr_dp_state *d, uint64_t set, double cost, double size, int left,
@@ -91,21 +106,20 @@ static tfr_status tfr_dp_add(tfr_dp_state *d, uint64_t set, double cost, double 
       t[h] = (int)e;
     }
   }
-  int k = __builtin_popcountll(set);
-  if (d->bs_n[k] == d->bs_cap[k]) {
-    size_t cap = d->bs_cap[k] ? 2 * d->bs_cap[k] : 64;
-    int *b = tfr_realloc(d->by_size[k], cap * sizeof(int));
-    if (!b) return tfr_dp_oom();
-    d->by_size[k] = b;
-    d->bs_cap[k] = cap;
-  }
-  size_t e = d->nent++;
-  d->ent[e] = (tfr_dp_entry){set, cost, size, left, right};
+  size_t e = d->nent;
+  size_t base = (size_t)__builtin_popcountll(set) * (size_t)(d->count + 1);
+  TFR_RETURN_IF_ERROR(tfr_dp_list_push(d, base + (size_t)d->count, (int)e));
+  for (uint64_t x = set; x; x &= x - 1)
+    TFR_RETURN_IF_ERROR(tfr_dp_list_push(d, base + (size_t)__builtin_ctzll(x), (int)e));
+  d->nent++;
+  uint64_t next = 0;
+  for (int w = 0; w < d->words; w++)
+    for (uint64_t x = kept[w]; x; x &= x - 1) next |= d->holders[w * 64 + __builtin_ctzll(x)];
+  d->ent[e] = (tfr_dp_entry){set, next & ~set, cost, size, left, right};
   memcpy(d->kept + e * (size_t)d->words, kept, (size_t)d->words * sizeof(uint64_t));
   size_t h = tfr_dp_hash(set, d->tcap - 1);
   while (d->table[h] >= 0) h = (h + 1) & (d->tcap - 1);
   d->table[h] = (int)e;
-  d->by_size[k][d->bs_n[k]++] = (int)e;
   return TFR_OK;
 }
 
@@ -154,18 +168,80 @@ static tfr_status tfr_dp_join(tfr_dp_state *d, int i, int j, double cap) {
   return tfr_dp_add(d, set, cost, size, i, j, k);
 }
 
-// One pass over every subset size under `cap`.
+// An entry and its cost, for sorting lists.
+typedef struct tfr_dp_keyed {
+  double cost;
+  int e;
+} tfr_dp_keyed;
+
+static int tfr_dp_keyed_cmp(const void *x, const void *y) {
+  const tfr_dp_keyed *a = x, *b = y;
+  if (a->cost != b->cost) return a->cost < b->cost ? -1 : 1;
+  return (a->e > b->e) - (a->e < b->e);
+}
+
+// Sorts every list of entries of k operands by increasing cost.
+static tfr_status tfr_dp_sort_lists(tfr_dp_state *d, int k) {
+  size_t stride = (size_t)d->count + 1, most = 0;
+  for (size_t o = 0; o < stride; o++)
+    if (d->ln[(size_t)k * stride + o] > most) most = d->ln[(size_t)k * stride + o];
+  tfr_dp_keyed *tmp = tfr_alloc((most + 1) * sizeof *tmp);
+  if (!tmp) return tfr_dp_oom();
+  for (size_t o = 0; o < stride; o++) {
+    size_t li = (size_t)k * stride + o;
+    for (size_t y = 0; y < d->ln[li]; y++)
+      tmp[y] = (tfr_dp_keyed){d->ent[d->lists[li][y]].cost, d->lists[li][y]};
+    qsort(tmp, d->ln[li], sizeof *tmp, tfr_dp_keyed_cmp);
+    for (size_t y = 0; y < d->ln[li]; y++) d->lists[li][y] = tmp[y].e;
+  }
+  tfr_free(tmp);
+  return TFR_OK;
+}
+
+// One pass over every subset size under `cap`. With outer products every
+// disjoint pair is tried; without, entry i meets only the entries that
+// contain an operand of i.next (each once: through the lowest such operand).
+// The lists of smaller sizes are final for the pass and sorted by cost, so
+// the scan of a list stops at the first entry whose cost with i's is above
+// the cap (the join's cost is at least that).
 static tfr_status tfr_dp_pass(tfr_dp_state *d, double cap) {
-  for (int size = 2; size <= d->count; size++)
+  size_t stride = (size_t)d->count + 1;
+  bool add = d->m != TFR_EINSUM_MINIMIZE_SIZE;
+  for (int size = 2; size <= d->count; size++) {
+    TFR_RETURN_IF_ERROR(tfr_dp_sort_lists(d, size - 1));
     for (int ka = 1; ka <= size / 2; ka++) {
       int kb = size - ka;
-      for (size_t x = 0; x < d->bs_n[ka]; x++)
-        for (size_t y = ka == kb ? x + 1 : 0; y < d->bs_n[kb]; y++) {
-          int i = d->by_size[ka][x], j = d->by_size[kb][y];
-          if (d->ent[i].set & d->ent[j].set) continue;
-          TFR_RETURN_IF_ERROR(tfr_dp_join(d, i, j, cap));
+      size_t all_a = (size_t)ka * stride + (size_t)d->count, all_b = (size_t)kb * stride + (size_t)d->count;
+      for (size_t x = 0; x < d->ln[all_a]; x++) {
+        int i = d->lists[all_a][x];
+        uint64_t si = d->ent[i].set, next = d->ent[i].next;
+        double ci = d->ent[i].cost;
+        if ((add ? ci : 0) > cap) break;  // the rest of all_a costs more still
+        if (d->outer) {
+          for (size_t y = 0; y < d->ln[all_b]; y++) {
+            int j = d->lists[all_b][y];
+            double cj = d->ent[j].cost;
+            if ((add ? ci + cj : fmax(ci, cj)) > cap) break;
+            if ((ka == kb && j <= i) || (si & d->ent[j].set)) continue;
+            TFR_RETURN_IF_ERROR(tfr_dp_join(d, i, j, cap));
+          }
+          continue;
         }
+        for (uint64_t ops = next; ops; ops &= ops - 1) {
+          int o = __builtin_ctzll(ops);
+          size_t li = (size_t)kb * stride + (size_t)o;
+          for (size_t y = 0; y < d->ln[li]; y++) {
+            int j = d->lists[li][y];
+            double cj = d->ent[j].cost;
+            if ((add ? ci + cj : fmax(ci, cj)) > cap) break;
+            uint64_t sj = d->ent[j].set;
+            if ((ka == kb && j <= i) || (si & sj) || __builtin_ctzll(sj & next) != o) continue;
+            TFR_RETURN_IF_ERROR(tfr_dp_join(d, i, j, cap));
+          }
+        }
+      }
     }
+  }
   return TFR_OK;
 }
 
@@ -188,10 +264,11 @@ static void tfr_dp_state_free(tfr_dp_state *d) {
   tfr_free(d->ent);
   tfr_free(d->kept);
   tfr_free(d->table);
-  for (int k = 0; d->by_size && k <= d->count; k++) tfr_free(d->by_size[k]);
-  tfr_free(d->by_size);
-  tfr_free(d->bs_n);
-  tfr_free(d->bs_cap);
+  size_t nlists = ((size_t)d->count + 1) * ((size_t)d->count + 1);
+  for (size_t k = 0; d->lists && k < nlists; k++) tfr_free(d->lists[k]);
+  tfr_free(d->lists);
+  tfr_free(d->ln);
+  tfr_free(d->lcap);
   tfr_free(d->tmp);
 }
 
@@ -213,12 +290,13 @@ static tfr_status tfr_dp_component(const tfr_net *net, tfr_einsum_minimize m, do
   d.ext = tfr_calloc((size_t)nl + 1, sizeof(double));
   d.holders = tfr_calloc((size_t)nl + 1, sizeof(uint64_t));
   d.out = tfr_calloc((size_t)nl + 1, sizeof(bool));
-  d.by_size = tfr_calloc((size_t)count + 1, sizeof(int *));
-  d.bs_n = tfr_calloc((size_t)count + 1, sizeof(size_t));
-  d.bs_cap = tfr_calloc((size_t)count + 1, sizeof(size_t));
+  size_t nlists = ((size_t)count + 1) * ((size_t)count + 1);
+  d.lists = tfr_calloc(nlists, sizeof(int *));
+  d.ln = tfr_calloc(nlists, sizeof(size_t));
+  d.lcap = tfr_calloc(nlists, sizeof(size_t));
   d.tmp = tfr_calloc(2 * (size_t)d.words, sizeof(uint64_t));
   uint64_t *bits = tfr_calloc((size_t)d.words, sizeof(uint64_t));
-  if (!d.ext || !d.holders || !d.out || !d.by_size || !d.bs_n || !d.bs_cap || !d.tmp || !bits) {
+  if (!d.ext || !d.holders || !d.out || !d.lists || !d.ln || !d.lcap || !d.tmp || !bits) {
     st = tfr_dp_oom();
     goto done;
   }
