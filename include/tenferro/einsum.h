@@ -77,8 +77,10 @@ typedef enum tfr_einsum_path_kind {
   // TFR_EINSUM_DP_OUTER_MAX operands are searched with outer products too,
   // as one component: then the tree is optimal over all binary trees (as
   // TFR_EINSUM_PATH_OPTIMAL). Components are joined by outer products, the
-  // smallest first. Practical to a few dozen operands per component; at
-  // most 64.
+  // smallest first. Practical to a few dozen operands per component (but
+  // the subsets under the cap can grow exponentially: a component of 42
+  // operands took 27 s, bench/results/paths.md); at most 64, and max_time
+  // bounds the search.
   TFR_EINSUM_PATH_DP = 4,
 } tfr_einsum_path_kind;
 
@@ -129,7 +131,8 @@ typedef struct tfr_einsum_options {
   int trials;
   // Seconds the search may take (0: no limit; negative or NaN: an error).
   // Random greedy starts no new trial once it is spent (its result then
-  // depends on the machine's speed); the other optimisers ignore it.
+  // depends on the machine's speed); dp gives up with an error; greedy and
+  // optimal ignore it.
   double max_time;
   // combo's alpha (0: TFR_EINSUM_DEFAULT_COMBO_ALPHA; negative: an error).
   double combo_alpha;

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct tfr_dp_entry {
   uint64_t set;      // operands of the component (bit i: its i-th)
@@ -23,11 +24,21 @@ typedef struct tfr_dp_entry {
   int left, right;   // entries split into; -1 for an operand
 } tfr_dp_entry;
 
+// An entry in a list: a copy of its set and cost, for a scan that stays in
+// the list's memory.
+typedef struct tfr_dp_item {
+  uint64_t set;
+  double cost;
+  int e;
+} tfr_dp_item;
+
 typedef struct tfr_dp_state {
   const tfr_net *net;
   tfr_einsum_minimize m;
   double alpha;
   bool outer;           // pairs need not share a label
+  double deadline;      // CLOCK_MONOTONIC seconds to give up at (0: never)
+  double max_time;
   int count;            // operands of the component
   const int *leaves;    // their ids
   int nl, words;        // labels of the component, 64-bit words per label set
@@ -41,7 +52,7 @@ typedef struct tfr_dp_state {
   size_t tcap;
   // Entry lists: list k * (count + 1) + count holds the entries of k
   // operands, list k * (count + 1) + o those of them that contain operand o.
-  int **lists;
+  tfr_dp_item **lists;
   size_t *ln, *lcap;
   uint64_t *tmp;        // 2 * words
 } tfr_dp_state;
@@ -64,15 +75,15 @@ static int tfr_dp_find(const tfr_dp_state *d, uint64_t set) {
   }
 }
 
-static tfr_status tfr_dp_list_push(tfr_dp_state *d, size_t li, int e) {
+static tfr_status tfr_dp_list_push(tfr_dp_state *d, size_t li, tfr_dp_item item) {
   if (d->ln[li] == d->lcap[li]) {
     size_t cap = d->lcap[li] ? 2 * d->lcap[li] : 16;
-    int *b = tfr_realloc(d->lists[li], cap * sizeof(int));
+    tfr_dp_item *b = tfr_realloc(d->lists[li], cap * sizeof *b);
     if (!b) return tfr_dp_oom();
     d->lists[li] = b;
     d->lcap[li] = cap;
   }
-  d->lists[li][d->ln[li]++] = e;
+  d->lists[li][d->ln[li]++] = item;
   return TFR_OK;
 }
 
@@ -108,9 +119,10 @@ static tfr_status tfr_dp_add(tfr_dp_state *d, uint64_t set, double cost, double 
   }
   size_t e = d->nent;
   size_t base = (size_t)__builtin_popcountll(set) * (size_t)(d->count + 1);
-  TFR_RETURN_IF_ERROR(tfr_dp_list_push(d, base + (size_t)d->count, (int)e));
+  tfr_dp_item item = {set, cost, (int)e};
+  TFR_RETURN_IF_ERROR(tfr_dp_list_push(d, base + (size_t)d->count, item));
   for (uint64_t x = set; x; x &= x - 1)
-    TFR_RETURN_IF_ERROR(tfr_dp_list_push(d, base + (size_t)__builtin_ctzll(x), (int)e));
+    TFR_RETURN_IF_ERROR(tfr_dp_list_push(d, base + (size_t)__builtin_ctzll(x), item));
   d->nent++;
   uint64_t next = 0;
   for (int w = 0; w < d->words; w++)
@@ -168,34 +180,27 @@ static tfr_status tfr_dp_join(tfr_dp_state *d, int i, int j, double cap) {
   return tfr_dp_add(d, set, cost, size, i, j, k);
 }
 
-// An entry and its cost, for sorting lists.
-typedef struct tfr_dp_keyed {
-  double cost;
-  int e;
-} tfr_dp_keyed;
+static double tfr_dp_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
-static int tfr_dp_keyed_cmp(const void *x, const void *y) {
-  const tfr_dp_keyed *a = x, *b = y;
+static int tfr_dp_item_cmp(const void *x, const void *y) {
+  const tfr_dp_item *a = x, *b = y;
   if (a->cost != b->cost) return a->cost < b->cost ? -1 : 1;
   return (a->e > b->e) - (a->e < b->e);
 }
 
-// Sorts every list of entries of k operands by increasing cost.
-static tfr_status tfr_dp_sort_lists(tfr_dp_state *d, int k) {
-  size_t stride = (size_t)d->count + 1, most = 0;
-  for (size_t o = 0; o < stride; o++)
-    if (d->ln[(size_t)k * stride + o] > most) most = d->ln[(size_t)k * stride + o];
-  tfr_dp_keyed *tmp = tfr_alloc((most + 1) * sizeof *tmp);
-  if (!tmp) return tfr_dp_oom();
+// Refreshes the costs in the lists of entries of k operands (final for the
+// pass once size k is done) and sorts them by increasing cost.
+static void tfr_dp_sort_lists(tfr_dp_state *d, int k) {
+  size_t stride = (size_t)d->count + 1;
   for (size_t o = 0; o < stride; o++) {
     size_t li = (size_t)k * stride + o;
-    for (size_t y = 0; y < d->ln[li]; y++)
-      tmp[y] = (tfr_dp_keyed){d->ent[d->lists[li][y]].cost, d->lists[li][y]};
-    qsort(tmp, d->ln[li], sizeof *tmp, tfr_dp_keyed_cmp);
-    for (size_t y = 0; y < d->ln[li]; y++) d->lists[li][y] = tmp[y].e;
+    for (size_t y = 0; y < d->ln[li]; y++) d->lists[li][y].cost = d->ent[d->lists[li][y].e].cost;
+    qsort(d->lists[li], d->ln[li], sizeof(tfr_dp_item), tfr_dp_item_cmp);
   }
-  tfr_free(tmp);
-  return TFR_OK;
 }
 
 // One pass over every subset size under `cap`. With outer products every
@@ -208,35 +213,41 @@ static tfr_status tfr_dp_pass(tfr_dp_state *d, double cap) {
   size_t stride = (size_t)d->count + 1;
   bool add = d->m != TFR_EINSUM_MINIMIZE_SIZE;
   for (int size = 2; size <= d->count; size++) {
-    TFR_RETURN_IF_ERROR(tfr_dp_sort_lists(d, size - 1));
+    tfr_dp_sort_lists(d, size - 1);
     for (int ka = 1; ka <= size / 2; ka++) {
       int kb = size - ka;
       size_t all_a = (size_t)ka * stride + (size_t)d->count, all_b = (size_t)kb * stride + (size_t)d->count;
-      for (size_t x = 0; x < d->ln[all_a]; x++) {
-        int i = d->lists[all_a][x];
-        uint64_t si = d->ent[i].set, next = d->ent[i].next;
-        double ci = d->ent[i].cost;
-        if ((add ? ci : 0) > cap) break;  // the rest of all_a costs more still
+      // i from the larger size: the smaller sets next to it overlap it less.
+      for (size_t x = 0; x < d->ln[all_b]; x++) {
+        const tfr_dp_item *a = &d->lists[all_b][x];
+        int i = a->e;
+        uint64_t si = a->set, next = d->ent[i].next;
+        double ci = a->cost;
+        if ((add ? ci : 0) > cap) break;  // the rest of all_b costs more still
+        if (d->deadline > 0 && (x & 255) == 0 && tfr_dp_now() > d->deadline)
+          return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                           "einsum: the dp path search passed its time budget of %g s on a "
+                           "component of %d operands (use random-greedy or a larger budget)",
+                           d->max_time, d->count);
         if (d->outer) {
-          for (size_t y = 0; y < d->ln[all_b]; y++) {
-            int j = d->lists[all_b][y];
-            double cj = d->ent[j].cost;
-            if ((add ? ci + cj : fmax(ci, cj)) > cap) break;
-            if ((ka == kb && j <= i) || (si & d->ent[j].set)) continue;
-            TFR_RETURN_IF_ERROR(tfr_dp_join(d, i, j, cap));
+          for (size_t y = 0; y < d->ln[all_a]; y++) {
+            const tfr_dp_item *b = &d->lists[all_a][y];
+            if ((add ? ci + b->cost : fmax(ci, b->cost)) > cap) break;
+            if ((ka == kb && b->e <= i) || (si & b->set)) continue;
+            TFR_RETURN_IF_ERROR(tfr_dp_join(d, i, b->e, cap));
           }
           continue;
         }
         for (uint64_t ops = next; ops; ops &= ops - 1) {
           int o = __builtin_ctzll(ops);
-          size_t li = (size_t)kb * stride + (size_t)o;
-          for (size_t y = 0; y < d->ln[li]; y++) {
-            int j = d->lists[li][y];
-            double cj = d->ent[j].cost;
-            if ((add ? ci + cj : fmax(ci, cj)) > cap) break;
-            uint64_t sj = d->ent[j].set;
-            if ((ka == kb && j <= i) || (si & sj) || __builtin_ctzll(sj & next) != o) continue;
-            TFR_RETURN_IF_ERROR(tfr_dp_join(d, i, j, cap));
+          size_t li = (size_t)ka * stride + (size_t)o;
+          const tfr_dp_item *list = d->lists[li];
+          for (size_t y = 0, len = d->ln[li]; y < len; y++) {
+            const tfr_dp_item *b = &list[y];
+            if ((add ? ci + b->cost : fmax(ci, b->cost)) > cap) break;
+            if ((si & b->set) || (ka == kb && b->e <= i) || __builtin_ctzll(b->set & next) != o)
+              continue;
+            TFR_RETURN_IF_ERROR(tfr_dp_join(d, i, b->e, cap));
           }
         }
       }
@@ -276,10 +287,11 @@ static void tfr_dp_state_free(tfr_dp_state *d) {
 // into t, *root its node id and *size its result's elements. loc is
 // int[num_labels] of -1, left so.
 static tfr_status tfr_dp_component(const tfr_net *net, tfr_einsum_minimize m, double alpha,
-                                   bool outer, const int *leaves, int count, int *loc, tfr_tree *t,
-                                   int *next, int *root, double *size) {
+                                   double max_time, double deadline, bool outer,
+                                   const int *leaves, int count, int *loc, tfr_tree *t, int *next,
+                                   int *root, double *size) {
   tfr_dp_state d = {.net = net, .m = m, .alpha = alpha, .outer = outer, .count = count,
-                    .leaves = leaves};
+                    .leaves = leaves, .max_time = max_time, .deadline = deadline};
   tfr_status st = TFR_OK;
   int nl = 0;
   for (int i = 0; i < count; i++)
@@ -291,7 +303,7 @@ static tfr_status tfr_dp_component(const tfr_net *net, tfr_einsum_minimize m, do
   d.holders = tfr_calloc((size_t)nl + 1, sizeof(uint64_t));
   d.out = tfr_calloc((size_t)nl + 1, sizeof(bool));
   size_t nlists = ((size_t)count + 1) * ((size_t)count + 1);
-  d.lists = tfr_calloc(nlists, sizeof(int *));
+  d.lists = tfr_calloc(nlists, sizeof(tfr_dp_item *));
   d.ln = tfr_calloc(nlists, sizeof(size_t));
   d.lcap = tfr_calloc(nlists, sizeof(size_t));
   d.tmp = tfr_calloc(2 * (size_t)d.words, sizeof(uint64_t));
@@ -364,8 +376,10 @@ static int tfr_dp_part_cmp(const void *x, const void *y) {
   return (a->first > b->first) - (a->first < b->first);
 }
 
-tfr_status tfr_dp(const tfr_net *net, tfr_einsum_minimize m, double alpha, int *ssa) {
+tfr_status tfr_dp(const tfr_net *net, tfr_einsum_minimize m, double alpha, double max_time,
+                  int *ssa) {
   int n = net->n, L = net->num_labels;
+  double deadline = max_time > 0 ? tfr_dp_now() + max_time : 0;
   if (n <= 1) return TFR_OK;
   bool outer = n <= TFR_EINSUM_DP_OUTER_MAX;
   int *uf = tfr_alloc((size_t)n * sizeof(int));
@@ -410,8 +424,8 @@ tfr_status tfr_dp(const tfr_net *net, tfr_einsum_minimize m, double alpha, int *
     }
     tfr_dp_part *p = &parts[nparts++];
     p->first = r;
-    st = tfr_dp_component(net, m, alpha, outer, order + start[r], count, loc, &t, &next, &p->node,
-                          &p->size);
+    st = tfr_dp_component(net, m, alpha, max_time, deadline, outer, order + start[r], count, loc,
+                          &t, &next, &p->node, &p->size);
   }
   if (!st) {
     qsort(parts, (size_t)nparts, sizeof *parts, tfr_dp_part_cmp);

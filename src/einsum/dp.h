@@ -15,8 +15,10 @@
 // TFR_EINSUM_DP_OUTER_MAX operands are one component with outer products
 // allowed (the least cost over all trees). Writes n - 1 SSA steps to ssa.
 // Errors: TFR_ERR_INVALID_ARGUMENT for a component of more than
-// TFR_EINSUM_DP_MAX operands or a search of more than TFR_DP_MAX_SUBSETS
-// subsets, TFR_ERR_OUT_OF_MEMORY.
-tfr_status tfr_dp(const tfr_net *net, tfr_einsum_minimize m, double alpha, int *ssa);
+// TFR_EINSUM_DP_MAX operands, a search of more than TFR_DP_MAX_SUBSETS
+// subsets or longer than max_time seconds (0: no limit),
+// TFR_ERR_OUT_OF_MEMORY.
+tfr_status tfr_dp(const tfr_net *net, tfr_einsum_minimize m, double alpha, double max_time,
+                  int *ssa);
 
 #endif  // TENFERRO_SRC_EINSUM_DP_H_

@@ -95,7 +95,7 @@ static tfr_status tfr_path_search(const tfr_einsum_expr *e, const tfr_einsum_opt
         break;
       case TFR_EINSUM_PATH_OPTIMAL: st = tfr_optimal(&net, o->minimize, o->combo_alpha, ssa); break;
       case TFR_EINSUM_PATH_RANDOM_GREEDY: st = tfr_random_greedy(&net, o, ssa); break;
-      case TFR_EINSUM_PATH_DP: st = tfr_dp(&net, o->minimize, o->combo_alpha, ssa); break;
+      case TFR_EINSUM_PATH_DP: st = tfr_dp(&net, o->minimize, o->combo_alpha, o->max_time, ssa); break;
       default:
         st = tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: invalid path kind %d", (int)o->path_kind);
     }

@@ -276,7 +276,7 @@ static void test_optimal_and_dp_exact(void **state) {
       tfr_tree_cost co, cd;
       TFR_ASSERT_OK(tfr_optimal(&net, (tfr_einsum_minimize)m, 64, ssa));
       TFR_ASSERT_OK(tfr_ssa_cost(&e, ssa, &co));
-      TFR_ASSERT_OK(tfr_dp(&net, (tfr_einsum_minimize)m, 64, ssa));
+      TFR_ASSERT_OK(tfr_dp(&net, (tfr_einsum_minimize)m, 64, 0, ssa));
       TFR_ASSERT_OK(tfr_ssa_cost(&e, ssa, &cd));
       double so = tfr_cost_score((tfr_einsum_minimize)m, 64, &co);
       double sd = tfr_cost_score((tfr_einsum_minimize)m, 64, &cd);
@@ -516,6 +516,21 @@ static void test_names_and_bad_options(void **state) {
   TFR_ASSERT_ERROR(tnet_plan(&chain, &od, &p), TFR_ERR_INVALID_ARGUMENT, "at most 64", "of 70");
   assert_null(p);
   tnet_free(&chain);
+  // A spent time budget: dp gives up (its first pass checks the clock
+  // before any pair, and a nanosecond is gone by then); random-greedy runs
+  // only its first trial, the plain greedy.
+  tnet ring = tnet_lattice(4, 5, 3);
+  od.max_time = 1e-9;
+  TFR_ASSERT_ERROR(tnet_plan(&ring, &od, &p), TFR_ERR_INVALID_ARGUMENT, "time budget", "20 operands");
+  assert_null(p);
+  tfr_einsum_plan *g = NULL;
+  tfr_einsum_options orr = {.path_kind = TFR_EINSUM_PATH_RANDOM_GREEDY, .max_time = 1e-9, .seed = 3};
+  TFR_ASSERT_OK(tnet_plan(&ring, &orr, &p));
+  TFR_ASSERT_OK(tnet_plan(&ring, NULL, &g));
+  assert_memory_equal(tfr_einsum_plan_path(p), tfr_einsum_plan_path(g), 2 * 19 * sizeof(int32_t));
+  tfr_einsum_plan_release(p);
+  tfr_einsum_plan_release(g);
+  tnet_free(&ring);
 }
 
 int main(void) {

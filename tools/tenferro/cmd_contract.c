@@ -32,11 +32,6 @@ static void tfr_contract_usage(FILE *f) {
           "                 randomised greedy trials, the best kept), dp (dynamic programming\n"
           "                 over connected subsets, a few dozen operands), optimal (exhaustive,\n"
           "                 <= 12 operands)\n"
-          "  --minimize     the cost random-greedy, dp and optimal minimise: flops (default),\n"
-          "                 size (largest intermediate), write (sum of the intermediates'\n"
-          "                 sizes) or combo (flops + 64 * write)\n"
-          "  --trials N     random-greedy trials (default 64)\n"
-          "  --optimize-time SECONDS  random-greedy starts no trial after this (default: none)\n"
           "  --plan-only    print the path and stop (no operands, no contraction)\n"
           "  --seed N       operand i is made from seed N + i, and N seeds the path search\n"
           "                 (default 0)\n"
@@ -47,6 +42,7 @@ static void tfr_contract_usage(FILE *f) {
           "  --repeat N     timed repeats (default 1); the median is reported\n"
           "  --save-inputs  writes operand i as DIR/operand_<iii>.npy\n"
           "  -o OUT.npy     writes the result\n");
+  tfr_cli_search_usage(f);
 }
 
 static char *tfr_read_file(const char *path, size_t *len) {

@@ -22,12 +22,8 @@ static void tfr_einsum_usage(FILE *f) {
           "                 (dynamic programming over connected subsets, a few dozen\n"
           "                 operands), optimal (exhaustive, <= 12 operands)\n"
           "  --path FILE    a pair list such as [[0, 1], [0, 1]] (numpy/opt_einsum format)\n"
-          "  --minimize     the cost random-greedy, dp and optimal minimise: flops (default),\n"
-          "                 size (largest intermediate), write (sum of the intermediates'\n"
-          "                 sizes) or combo (flops + 64 * write)\n"
-          "  --seed N       seeds random-greedy (default 0)\n"
-          "  --trials N     random-greedy trials (default 64)\n"
-          "  --optimize-time SECONDS  random-greedy starts no trial after this (default: none)\n");
+          "  --seed N       seeds random-greedy (default 0)\n");
+  tfr_cli_search_usage(f);
 }
 
 // Reads "[[a, b], [c, d], ...]" from a file into int32 pairs.

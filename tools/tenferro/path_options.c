@@ -49,3 +49,13 @@ bool tfr_cli_search_option(const char *cmd, int argc, char **argv, int *i,
   (*i)++;
   return true;
 }
+
+void tfr_cli_search_usage(FILE *f) {
+  fprintf(f,
+          "  --minimize     the cost random-greedy, dp and optimal minimise: flops (default),\n"
+          "                 size (largest intermediate), write (sum of the intermediates'\n"
+          "                 sizes) or combo (flops + 64 * write)\n"
+          "  --trials N     random-greedy trials (default 64)\n"
+          "  --optimize-time SECONDS  random-greedy starts no trial after this; dp stops\n"
+          "                 with an error (default: no limit)\n");
+}

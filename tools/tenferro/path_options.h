@@ -4,6 +4,7 @@
 #define TENFERRO_TOOLS_TENFERRO_PATH_OPTIONS_H_
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "tenferro/tenferro.h"
 
@@ -15,5 +16,8 @@
 // non-negative integer. Returns false for any other argument.
 bool tfr_cli_search_option(const char *cmd, int argc, char **argv, int *i,
                            tfr_einsum_options *opts, bool *bad);
+
+// Prints the help lines of --minimize, --trials and --optimize-time.
+void tfr_cli_search_usage(FILE *f);
 
 #endif  // TENFERRO_TOOLS_TENFERRO_PATH_OPTIONS_H_
