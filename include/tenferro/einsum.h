@@ -61,8 +61,10 @@ typedef enum tfr_einsum_path_kind {
   // Boltzmann choice among the 8 best candidate pairs at each step:
   // probability proportional to exp(-(cost - best) / (T * max(|best|, 1))),
   // T log-uniform in [0.001, 1] (the randomisation of opt_einsum's and
-  // cotengra's RandomGreedy). Trial t draws from a generator seeded by
-  // (seed, t), trials run in parallel on the OpenMP threads, and the tree
+  // cotengra's RandomGreedy); odd trials also leave pairs that share only
+  // output labels (batch indices) to the end. Trial t draws from a
+  // generator seeded by (seed, t), trials run in parallel on the OpenMP
+  // threads, and the tree
   // with the least `minimize` cost wins, ties to the lowest trial: the same
   // result for a seed whatever the thread count (unless max_time stops the
   // trials early).

@@ -113,6 +113,7 @@ static tfr_status tfr_gws_partners(tfr_gws *w, int v, bool younger) {
   w->stamp[v] = w->gen;
   for (int k = 0; k < w->cnt[v]; k++) {
     int l = w->pool[w->off[v] + k];
+    if (w->p->outputs_apart && w->net->is_out[l]) continue;  // its holder list is unused
     int *h = w->hold + w->net->hold_off[l];
     int m = 0;
     for (int i = 0; i < w->hold_n[l]; i++) {

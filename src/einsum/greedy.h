@@ -7,7 +7,7 @@
 
 #include "einsum/tree.h"
 
-// How a greedy run picks its pairs. {1, 0, NULL} is the plain greedy.
+// How a greedy run picks its pairs. {1, 0, NULL, false} is the plain greedy.
 typedef struct tfr_greedy_params {
   // A pair's cost: size(result) - costmod * (size(a) + size(b)).
   double costmod;
@@ -16,12 +16,17 @@ typedef struct tfr_greedy_params {
   // proportional to exp(-(cost - best) / (temperature * max(|best|, 1))).
   double temperature;
   uint64_t *rng;  // splitmix64 state, for temperature > 0
+  // Pairs that share only output labels are no candidates: they are joined
+  // with the tensors sharing nothing, at the end (batch labels otherwise
+  // make every pair a candidate).
+  bool outputs_apart;
 } tfr_greedy_params;
 
 #define TFR_GREEDY_CHOICES 8
 
 // Runs greedy on `net`, writing n - 1 SSA steps to ssa (int[2 * (n - 1)]).
-// Only pairs that share a label are candidates (a priority queue, updated
+// Only pairs that share a label (a label other than an output label, with
+// p->outputs_apart) are candidates (a priority queue, updated
 // with the pairs of each new tensor); when none is left the remaining
 // tensors are joined by outer products, the two smallest (ties: the lower
 // id) first. *cost (if not NULL) receives the tree's costs. Errors:

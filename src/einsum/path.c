@@ -91,7 +91,7 @@ static tfr_status tfr_path_search(const tfr_einsum_expr *e, const tfr_einsum_opt
   tfr_status st = tfr_net_init(&net, e);
   if (!st) switch (o->path_kind) {
       case TFR_EINSUM_PATH_GREEDY:
-        st = tfr_greedy_run(&net, &(tfr_greedy_params){1, 0, NULL}, ssa, NULL);
+        st = tfr_greedy_run(&net, &(tfr_greedy_params){1, 0, NULL, false}, ssa, NULL);
         break;
       case TFR_EINSUM_PATH_OPTIMAL: st = tfr_optimal(&net, o->minimize, o->combo_alpha, ssa); break;
       case TFR_EINSUM_PATH_RANDOM_GREEDY: st = tfr_random_greedy(&net, o, ssa); break;

@@ -16,7 +16,8 @@ static double tfr_rg_now(void) {
 
 // The parameters of trial t > 0: a generator seeded by (seed, t), the
 // weight of the inputs' sizes uniform in [0.5, 2], the temperature
-// log-uniform in [0.001, 1].
+// log-uniform in [0.001, 1]; odd trials keep pairs that share only output
+// labels apart.
 static void tfr_rg_trial_params(uint64_t seed, int t, uint64_t *rng, tfr_greedy_params *p) {
   uint64_t s = seed;
   *rng = tfr_greedy_rand(&s) ^ ((uint64_t)t * 0xd1b54a32d192ed03ULL);
@@ -24,6 +25,7 @@ static void tfr_rg_trial_params(uint64_t seed, int t, uint64_t *rng, tfr_greedy_
   p->costmod = 0.5 + 1.5 * tfr_greedy_uniform(rng);
   p->temperature = exp(log(0.001) + tfr_greedy_uniform(rng) * log(1000.0));
   p->rng = rng;
+  p->outputs_apart = t % 2 == 1;
 }
 
 tfr_status tfr_random_greedy(const tfr_net *net, const tfr_einsum_options *o, int *ssa) {
@@ -48,7 +50,7 @@ tfr_status tfr_random_greedy(const tfr_net *net, const tfr_einsum_options *o, in
       stop = failed;
       if (stop || (t > 0 && o->max_time > 0 && tfr_rg_now() - start > o->max_time)) continue;
       uint64_t rng = 0;
-      tfr_greedy_params p = {1, 0, NULL};
+      tfr_greedy_params p = {1, 0, NULL, false};
       if (t > 0) tfr_rg_trial_params(o->seed, t, &rng, &p);
       tfr_tree_cost c;
       if (tfr_greedy_run(net, &p, cur, &c) != TFR_OK) {

@@ -364,10 +364,10 @@ static void test_large_networks(void **state) {
     TFR_ASSERT_OK(tfr_net_init(&net, &e));
     int *ssa = calloc(2 * (size_t)e.n, sizeof(int));
     tfr_tree_cost c;
-    TFR_ASSERT_OK(tfr_greedy_run(&net, &(tfr_greedy_params){1, 0, NULL}, ssa, &c));
+    TFR_ASSERT_OK(tfr_greedy_run(&net, &(tfr_greedy_params){1, 0, NULL, false}, ssa, &c));
     check_valid_tree(&e, ssa, &c);
     uint64_t r = 9;
-    TFR_ASSERT_OK(tfr_greedy_run(&net, &(tfr_greedy_params){1.3, 0.1, &r}, ssa, &c));
+    TFR_ASSERT_OK(tfr_greedy_run(&net, &(tfr_greedy_params){1.3, 0.1, &r, true}, ssa, &c));
     check_valid_tree(&e, ssa, &c);
     free(ssa);
     tfr_net_free(&net);
