@@ -3,7 +3,6 @@
 #include "einsum/random_greedy.h"
 
 #include <math.h>
-#include <omp.h>
 #include <time.h>
 
 #include "einsum/greedy.h"
