@@ -199,7 +199,7 @@ static void tfr_dp_sort_lists(tfr_dp_state *d, int k) {
   for (size_t o = 0; o < stride; o++) {
     size_t li = (size_t)k * stride + o;
     for (size_t y = 0; y < d->ln[li]; y++) d->lists[li][y].cost = d->ent[d->lists[li][y].e].cost;
-    qsort(d->lists[li], d->ln[li], sizeof(tfr_dp_item), tfr_dp_item_cmp);
+    if (d->ln[li] > 1) qsort(d->lists[li], d->ln[li], sizeof(tfr_dp_item), tfr_dp_item_cmp);
   }
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "support.h"
+#include "core/core.h"  // tfr_alloc_fail_after
 #include "einsum/dp.h"
 #include "einsum/einsum_impl.h"
 #include "einsum/greedy.h"
@@ -533,6 +534,38 @@ static void test_names_and_bad_options(void **state) {
   tnet_free(&ring);
 }
 
+// Every allocation of every optimiser failing in turn: an out-of-memory
+// error, no plan, nothing leaked (the sanitizer build checks the leaks).
+static void test_out_of_memory(void **state) {
+  (void)state;
+  tnet t = tnet_lattice(3, 5, 2);
+  tfr_einsum_path_kind kinds[] = {TFR_EINSUM_PATH_GREEDY, TFR_EINSUM_PATH_RANDOM_GREEDY,
+                                  TFR_EINSUM_PATH_DP, TFR_EINSUM_PATH_OPTIMAL};
+  omp_set_num_threads(1);  // the allocation count is that of one thread
+  for (int k = 0; k < 4; k++) {
+    tfr_einsum_options o = {.path_kind = kinds[k], .trials = 3};
+    if (kinds[k] == TFR_EINSUM_PATH_OPTIMAL) {
+      tnet_free(&t);
+      t = tnet_lattice(3, 4, 2);
+    }
+    tfr_status st = TFR_ERR_OUT_OF_MEMORY;
+    for (long fail = 0; st != TFR_OK; fail++) {
+      assert_true(fail < 100000);
+      tfr_einsum_plan *p = NULL;
+      tfr_alloc_fail_after(fail);
+      st = tnet_plan(&t, &o, &p);
+      tfr_alloc_fail_after(-1);
+      if (st != TFR_OK) {
+        assert_int_equal(st, TFR_ERR_OUT_OF_MEMORY);
+        assert_null(p);
+      }
+      tfr_einsum_plan_release(p);
+    }
+  }
+  omp_set_num_threads(2);
+  tnet_free(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_greedy_matches_reference),
@@ -542,6 +575,7 @@ int main(void) {
       cmocka_unit_test(test_random_greedy),
       cmocka_unit_test(test_tree_and_costs),
       cmocka_unit_test(test_names_and_bad_options),
+      cmocka_unit_test(test_out_of_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
