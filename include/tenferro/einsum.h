@@ -70,19 +70,19 @@ typedef enum tfr_einsum_path_kind {
   // trials early).
   TFR_EINSUM_PATH_RANDOM_GREEDY = 3,
   // Dynamic programming over connected subsets (opt_einsum's
-  // DynamicProgramming): for each connected component, every subset built
-  // from two disjoint subsets that share a label, by increasing size, whose
+  // DynamicProgramming): for each connected component (operands linked by
+  // labels that are not output labels), every subset built from two
+  // disjoint subsets that share such a label, by increasing size, whose
   // cost stays below a cap; the cap starts at the component's result size
   // and is multiplied by the component's smallest extent (at least 2)
   // until the whole component is reached, so the tree found is optimal for
-  // `minimize` among trees without outer products. Networks of at most
-  // TFR_EINSUM_DP_OUTER_MAX operands are searched with outer products too,
-  // as one component: then the tree is optimal over all binary trees (as
-  // TFR_EINSUM_PATH_OPTIMAL). Components are joined by outer products, the
-  // smallest first. Practical to a few dozen operands per component (but
-  // the subsets under the cap can grow exponentially: a component of 42
-  // operands took 27 s, bench/results/paths.md); at most 64, and max_time
-  // bounds the search.
+  // `minimize` among trees whose every step shares a non-output label.
+  // Networks of at most TFR_EINSUM_DP_OUTER_MAX operands are searched with
+  // every pair (outer products too) as one component: then the tree is
+  // optimal over all binary trees (as TFR_EINSUM_PATH_OPTIMAL). Components
+  // are joined by outer products, the smallest first. Practical to a few
+  // dozen operands per component (the subsets under the cap can grow
+  // exponentially); at most 64, and max_time bounds the search.
   TFR_EINSUM_PATH_DP = 4,
 } tfr_einsum_path_kind;
 

@@ -3,8 +3,10 @@
 // Within one component, a subset S of operands is an entry with the least
 // cost found for contracting S, its labels (a bitset over the component's
 // labels) and its split. Subsets are built by increasing size from two
-// disjoint smaller ones that share a label (any two when outer products are
-// allowed); a candidate costing more than the cap is dropped. When a pass
+// disjoint smaller ones that share a label other than an output label (any
+// two when outer products are allowed; as opt_einsum's, a shared batch label
+// alone does not link two subsets: counting it as a link found 0.987x the
+// flops on lm_batch_likelihood_brackets_4_4d, but in 27 s instead of 0.3 s); a candidate costing more than the cap is dropped. When a pass
 // ends without the whole component, the cap grows and the pass is redone
 // (the entries found stay). The costs are monotone (a tree costs at least
 // as much as each subtree), so every subtree of a best tree fits under any
@@ -19,7 +21,7 @@
 
 typedef struct tfr_dp_entry {
   uint64_t set;      // operands of the component (bit i: its i-th)
-  uint64_t next;     // operands outside set sharing a label with it
+  uint64_t next;     // operands outside set sharing a non-output label with it
   double cost, size;
   int left, right;   // entries split into; -1 for an operand
 } tfr_dp_entry;
@@ -126,7 +128,10 @@ static tfr_status tfr_dp_add(tfr_dp_state *d, uint64_t set, double cost, double 
   d->nent++;
   uint64_t next = 0;
   for (int w = 0; w < d->words; w++)
-    for (uint64_t x = kept[w]; x; x &= x - 1) next |= d->holders[w * 64 + __builtin_ctzll(x)];
+    for (uint64_t x = kept[w]; x; x &= x - 1) {
+      int l = w * 64 + __builtin_ctzll(x);
+      if (!d->out[l]) next |= d->holders[l];
+    }
   d->ent[e] = (tfr_dp_entry){set, next & ~set, cost, size, left, right};
   memcpy(d->kept + e * (size_t)d->words, kept, (size_t)d->words * sizeof(uint64_t));
   size_t h = tfr_dp_hash(set, d->tcap - 1);
@@ -151,12 +156,7 @@ static tfr_status tfr_dp_join(tfr_dp_state *d, int i, int j, double cap) {
   const uint64_t *ka = d->kept + (size_t)i * (size_t)d->words;
   const uint64_t *kb = d->kept + (size_t)j * (size_t)d->words;
   uint64_t *u = d->tmp, *k = d->tmp + d->words;
-  bool shared = false;
-  for (int w = 0; w < d->words; w++) {
-    shared |= (ka[w] & kb[w]) != 0;
-    u[w] = ka[w] | kb[w];
-  }
-  if (!shared && !d->outer) return TFR_OK;
+  for (int w = 0; w < d->words; w++) u[w] = ka[w] | kb[w];
   uint64_t set = a->set | b->set;
   for (int w = 0; w < d->words; w++) {
     k[w] = u[w];

@@ -10,7 +10,7 @@
 
 // Finds the tree of least `m` cost (combo with `alpha`) among those that
 // contract each connected component (operands linked by labels that are not
-// output labels) without outer products, the components then joined by
+// output labels) by pairs that share such a label, the components then joined by
 // outer products, the smallest results first; networks of at most
 // TFR_EINSUM_DP_OUTER_MAX operands are one component with outer products
 // allowed (the least cost over all trees). Writes n - 1 SSA steps to ssa.
