@@ -1,8 +1,9 @@
 // Tests of the path optimisers (src/einsum/tree.c, greedy.c,
 // random_greedy.c, dp.c, optimal.c): the trees against independent
 // references written here (the quadratic greedy of before the priority
-// queue, a brute force over every pair sequence), dp against the exhaustive
-// optimal, validity on generated networks of thousands of operands,
+// queue, a brute force over every pair sequence) and numpy's einsum_path
+// (tests/ref/gen_einsum_paths.py), dp against the exhaustive optimal,
+// validity on generated networks of thousands of operands,
 // determinism of random-greedy over thread counts, and every bad option.
 #include <math.h>
 #include <omp.h>
@@ -534,6 +535,71 @@ static void test_names_and_bad_options(void **state) {
   tnet_free(&ring);
 }
 
+// numpy's optimize="optimal" paths (tests/ref/gen_einsum_paths.py): our
+// optimal and dp need no more flops (counted by tenferro) than numpy's path,
+// and random-greedy no more than greedy.
+static void test_against_numpy_paths(void **state) {
+  (void)state;
+  char file[1200];
+  snprintf(file, sizeof file, "%s/einsum_paths/cases.txt", TFR_TEST_DATA_DIR);
+  FILE *f = fopen(file, "r");
+  assert_non_null(f);
+  char id[16], expr[128], shp[256], pth[256];
+  int count = 0, better = 0;
+  while (fscanf(f, "%15s %127s %255s %255s", id, expr, shp, pth) == 4) {
+    int n = 0, ranks[16] = {0};
+    int64_t dims[16][4];
+    const int64_t *shapes[16];
+    for (const char *c = shp; *c; c++) {  // "2x3,3x4,4"
+      assert_true(n < 16 && ranks[n] < 4);
+      dims[n][ranks[n]++] = strtol(c, (char **)&c, 10);
+      if (*c == ',') n++;
+      if (!*c) break;
+    }
+    n++;
+    for (int i = 0; i < n; i++) shapes[i] = dims[i];
+    int32_t given[32];
+    int steps = 0;
+    for (const char *c = pth; *c; c++) {  // "0-1,0-1"
+      given[2 * steps] = (int32_t)strtol(c, (char **)&c, 10);
+      given[2 * steps + 1] = (int32_t)strtol(c + 1, (char **)&c, 10);
+      steps++;
+      if (!*c) break;
+    }
+    assert_int_equal(steps, n - 1);
+    tfr_einsum_options o[5] = {
+        {.path_kind = TFR_EINSUM_PATH_GIVEN, .path = given, .path_len = steps},
+        {.path_kind = TFR_EINSUM_PATH_OPTIMAL},
+        {.path_kind = TFR_EINSUM_PATH_DP},
+        {.path_kind = TFR_EINSUM_PATH_GREEDY},
+        {.path_kind = TFR_EINSUM_PATH_RANDOM_GREEDY, .trials = 16, .seed = (uint64_t)count},
+    };
+    double flops[5];
+    for (int k = 0; k < 5; k++) {
+      tfr_einsum_plan *p = NULL;
+      tfr_status st = tfr_einsum_plan_create(expr, n, ranks, shapes, &o[k], &p);
+      if (st != TFR_OK) {
+        print_error("%s %s: %s\n", id, expr, tfr_last_error_message());
+        fail();
+      }
+      flops[k] = tfr_einsum_plan_info(p)->flops;
+      tfr_einsum_plan_release(p);
+    }
+    if (flops[1] > flops[0] * (1 + 1e-12) || flops[2] > flops[0] * (1 + 1e-12) ||
+        flops[4] > flops[3]) {
+      print_error("%s %s: numpy's path %.17g flops, optimal %.17g, dp %.17g, greedy %.17g, "
+                  "random-greedy %.17g\n", id, expr, flops[0], flops[1], flops[2], flops[3],
+                  flops[4]);
+      fail();
+    }
+    better += flops[1] < flops[0] * (1 - 1e-12);
+    count++;
+  }
+  fclose(f);
+  assert_int_equal(count, 80);
+  print_message("numpy's optimal paths: ours needs fewer flops in %d of %d cases\n", better, count);
+}
+
 // Every allocation of every optimiser failing in turn: an out-of-memory
 // error, no plan, nothing leaked (the sanitizer build checks the leaks).
 static void test_out_of_memory(void **state) {
@@ -575,6 +641,7 @@ int main(void) {
       cmocka_unit_test(test_random_greedy),
       cmocka_unit_test(test_tree_and_costs),
       cmocka_unit_test(test_names_and_bad_options),
+      cmocka_unit_test(test_against_numpy_paths),
       cmocka_unit_test(test_out_of_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
