@@ -39,23 +39,82 @@
 extern "C" {
 #endif
 
-// How the contraction path is chosen.
+// How the contraction path is chosen (docs/paths.md describes each
+// optimiser and the costs it minimises). Every optimiser returns a binary
+// contraction tree over all operands; all are deterministic for a given
+// tfr_einsum_options.seed.
 typedef enum tfr_einsum_path_kind {
   // Greedy: repeatedly contracts the pair with the best (smallest) cost,
   // where cost = size of the result minus the sizes of the two inputs
-  // (opt_einsum's greedy heuristic), ties broken by flops.
+  // (opt_einsum's greedy heuristic), ties broken by flops, then by the
+  // pair's tensor ids (operands 0..n-1, then each step's result). Only
+  // pairs sharing a label are candidates; when none is left the remaining
+  // tensors are joined by outer products, the two smallest first. A
+  // priority queue of candidate pairs, updated as pairs are contracted:
+  // about O(n log n) for n operands of bounded rank. Ignores `minimize`.
   TFR_EINSUM_PATH_GREEDY = 0,
-  // Optimal in flops: exhaustive search with branch and bound (and memo of
-  // subsets); only for up to TFR_EINSUM_OPTIMAL_MAX operands.
+  // Optimal for the cost `minimize`: exhaustive search over all binary
+  // trees (subset dynamic programming, 3^n / 2 splits); only for up to
+  // TFR_EINSUM_OPTIMAL_MAX operands.
   TFR_EINSUM_PATH_OPTIMAL = 1,
   // The caller's pair list (tfr_einsum_options.path).
   TFR_EINSUM_PATH_GIVEN = 2,
+  // Random greedy: `trials` greedy runs, the first the plain greedy above,
+  // the others with a random weight c in [0.5, 2] of the inputs' sizes in
+  // the cost (size of the result - c * sizes of the inputs) and a
+  // Boltzmann choice among the 8 best candidate pairs at each step:
+  // probability proportional to exp(-(cost - best) / (T * max(|best|, 1))),
+  // T log-uniform in [0.001, 1] (the randomisation of opt_einsum's and
+  // cotengra's RandomGreedy); odd trials also leave pairs that share only
+  // output labels (batch indices) to the end. Trial t draws from a
+  // generator seeded by (seed, t), trials run in parallel on the OpenMP
+  // threads, and the tree
+  // with the least `minimize` cost wins, ties to the lowest trial: the same
+  // result for a seed whatever the thread count (unless max_time stops the
+  // trials early).
+  TFR_EINSUM_PATH_RANDOM_GREEDY = 3,
+  // Dynamic programming over connected subsets (opt_einsum's
+  // DynamicProgramming): for each connected component (operands linked by
+  // labels that are not output labels), every subset built from two
+  // disjoint subsets that share such a label, by increasing size, whose
+  // cost stays below a cap; the cap starts at the component's result size
+  // and is multiplied by the component's smallest extent (at least 2)
+  // until the whole component is reached, so the tree found is optimal for
+  // `minimize` among trees whose every step shares a non-output label.
+  // Networks of at most TFR_EINSUM_DP_OUTER_MAX operands are searched with
+  // every pair (outer products too) as one component: then the tree is
+  // optimal over all binary trees (as TFR_EINSUM_PATH_OPTIMAL). Components
+  // are joined by outer products, the smallest first. Practical to a few
+  // dozen operands per component (the subsets under the cap can grow
+  // exponentially); at most 64, and max_time bounds the search.
+  TFR_EINSUM_PATH_DP = 4,
 } tfr_einsum_path_kind;
+
+// The cost an optimiser minimises (tfr_einsum_options.minimize), over the
+// steps of a tree. Sizes are element counts (times the dtype's size for
+// bytes); a step's flops are 2 * the product of the extents of every label
+// of its pair (as tfr_einsum_path_info.flops).
+typedef enum tfr_einsum_minimize {
+  TFR_EINSUM_MINIMIZE_FLOPS = 0,  // total flops
+  TFR_EINSUM_MINIMIZE_SIZE = 1,   // the largest intermediate
+  TFR_EINSUM_MINIMIZE_WRITE = 2,  // the sum of the intermediates' sizes
+  // flops + combo_alpha * write (cotengra's "combo"; alpha 64 by default)
+  TFR_EINSUM_MINIMIZE_COMBO = 3,
+} tfr_einsum_minimize;
 
 // The most operands TFR_EINSUM_PATH_OPTIMAL accepts.
 #define TFR_EINSUM_OPTIMAL_MAX 12
+// The most operands TFR_EINSUM_PATH_DP searches with outer products.
+#define TFR_EINSUM_DP_OUTER_MAX 12
+// The most operands of one connected component TFR_EINSUM_PATH_DP takes.
+#define TFR_EINSUM_DP_MAX 64
+// Random greedy trials when tfr_einsum_options.trials is 0.
+#define TFR_EINSUM_DEFAULT_TRIALS 64
+// combo's alpha when tfr_einsum_options.combo_alpha is 0.
+#define TFR_EINSUM_DEFAULT_COMBO_ALPHA 64.0
 
-// Options; zero-initialised means greedy path, no memory limit.
+// Options; zero-initialised means greedy path, no memory limit. Fields are
+// only ever added at the end.
 typedef struct tfr_einsum_options {
   tfr_einsum_path_kind path_kind;
   // For TFR_EINSUM_PATH_GIVEN: int32[2 * path_len] pairs of positions in the
@@ -70,6 +129,19 @@ typedef struct tfr_einsum_options {
   // number of steps done, the total, and the flops done so far (NULL: none).
   void (*progress)(void *ctx, int steps_done, int num_steps, double flops_done);
   void *progress_ctx;
+  // The cost optimal, random-greedy and dp minimise (greedy ignores it).
+  tfr_einsum_minimize minimize;
+  // Seeds the randomised optimisers (random-greedy); 0 is a seed like any.
+  uint64_t seed;
+  // Random greedy trials (0: TFR_EINSUM_DEFAULT_TRIALS; negative: an error).
+  int trials;
+  // Seconds the search may take (0: no limit; negative or NaN: an error).
+  // Random greedy starts no new trial once it is spent (its result then
+  // depends on the machine's speed); dp gives up with an error; greedy and
+  // optimal ignore it.
+  double max_time;
+  // combo's alpha (0: TFR_EINSUM_DEFAULT_COMBO_ALPHA; negative: an error).
+  double combo_alpha;
 } tfr_einsum_options;
 
 // Statistics of a planned path.
@@ -94,6 +166,23 @@ typedef struct tfr_einsum_path_info {
 
 typedef struct tfr_einsum_plan tfr_einsum_plan;
 
+// The optimiser called `name`: "greedy", "random-greedy", "dp", "optimal"
+// (the names of the command-line tool's --path; "random_greedy" is accepted
+// too). TFR_EINSUM_PATH_GIVEN has no name.
+// Errors: TFR_ERR_INVALID_ARGUMENT for NULL or an unknown name (the message
+//         lists the known ones).
+TFR_API TFR_NODISCARD tfr_status tfr_einsum_path_kind_from_name(const char *name,
+                                                                tfr_einsum_path_kind *out);
+// The name of an optimiser ("given" for TFR_EINSUM_PATH_GIVEN, "?" for a
+// value out of range). Static storage.
+TFR_API const char *tfr_einsum_path_kind_name(tfr_einsum_path_kind kind);
+// The cost called `name`: "flops", "size", "write" or "combo".
+// Errors: TFR_ERR_INVALID_ARGUMENT for NULL or an unknown name.
+TFR_API TFR_NODISCARD tfr_status tfr_einsum_minimize_from_name(const char *name,
+                                                               tfr_einsum_minimize *out);
+// The name of a cost ("?" for a value out of range). Static storage.
+TFR_API const char *tfr_einsum_minimize_name(tfr_einsum_minimize minimize);
+
 // Parses `subscripts`, checks it against the operand shapes and finds the path.
 //   subscripts  numpy einsum string, UTF-8, NUL-terminated.
 //   n           number of operands, >= 1.
@@ -105,7 +194,9 @@ typedef struct tfr_einsum_plan tfr_einsum_plan;
 //         differs from an operand's rank, an output label that appears in no
 //         operand or twice), extents of one label that differ between axes,
 //         a path that does not cover every operand exactly once, too many
-//         operands for the optimal search, an intermediate above the limit;
+//         operands for the optimal search or in one component for dp, an
+//         unknown path kind or cost, negative trials, max_time or
+//         combo_alpha, an intermediate above the limit;
 //         TFR_ERR_OUT_OF_MEMORY.
 TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_create(const char *subscripts, int n,
                                                         const int *ranks,

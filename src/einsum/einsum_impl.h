@@ -92,7 +92,7 @@ void tfr_einsum_slice_stats(tfr_einsum_plan *plan);
 tfr_status tfr_einsum_execute_sliced(tfr_session *session, const tfr_einsum_plan *plan,
                                      const tfr_tensor *const *operands, tfr_tensor **out);
 
-// Finds a path for `e` (greedy or optimal) or validates the given one, and
+// Finds a path for `e` (the optimiser of the options) or validates the given one, and
 // computes its statistics. Fills plan->path, num_steps, info.
 tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options *options);
 

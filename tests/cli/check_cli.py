@@ -9,6 +9,9 @@ usage: check_cli.py TENFERRO_BINARY REPO_ROOT [--webgpu]
   the result's sum;
 * `tenferro einsum` on .npy files against numpy.einsum (diagonal, trace,
   ellipsis, implicit output);
+* `tenferro contract --path NAME` with the optimisers found here (greedy,
+  random-greedy, dp): the same result as along the instance's own path, and
+  --plan-only prints the path and contracts nothing;
 * bad input: one-line error on stderr, non-zero exit, and no output file;
 * `tenferro info --ops [--json]`: the op x dtype x backend matrix lists
   every op of src/core/op_registry.def, the cpu runs each op on all its
@@ -134,6 +137,46 @@ def einsum_cases(binary, tmp, backend, tol):
                 check(e <= tol, f"einsum '{expr}' on {backend}: relative error {e:.3g}")
 
 
+def optimiser_cases(binary, root, tmp):
+    """Every optimiser's path gives the result of the stored path (same
+    seeded operands), and --plan-only stops after the path."""
+    name = "lm_batch_likelihood_sentence_3_12d"
+    inst = os.path.join(root, "examples", "instances", name + ".json")
+    ref = os.path.join(tmp, "opt-ref.npy")
+    rc, _, se = run(binary, "contract", inst, "--seed", "4", "-o", ref)
+    check(rc == 0, f"contract {name}: exit {rc}: {se.strip()}")
+    if rc != 0:
+        return
+    want = np.load(ref)
+    for args in (["--path", "greedy"], ["--path", "random-greedy", "--trials", "8"],
+                 ["--path", "dp"], ["--path", "dp", "--minimize", "size"]):
+        out = os.path.join(tmp, "opt-got.npy")
+        rc, so, se = run(binary, "contract", inst, "--seed", "4", "-o", out, *args)
+        check(rc == 0, f"contract {name} {' '.join(args)}: exit {rc}: {se.strip()}")
+        if rc == 0:
+            e = rel_err(np.load(out), want)
+            check(e <= 1e-10, f"contract {name} {' '.join(args)}: relative error {e:.3g}")
+    rng = np.random.default_rng(8)
+    arrs = [rng.uniform(-1, 1, sh) for sh in [(4, 3, 5), (5, 6), (6, 3), (4, 2)]]
+    files = []
+    for i, a in enumerate(arrs):
+        files.append(os.path.join(tmp, f"opt{i}.npy"))
+        np.save(files[-1], a)
+    want = np.einsum("abc,cd,db,ae->e", *arrs)
+    for args in (["--path", "random-greedy", "--seed", "3"], ["--path", "dp", "--minimize", "write"],
+                 ["--path", "optimal", "--minimize", "combo"]):
+        out = os.path.join(tmp, "opt-einsum.npy")
+        rc, _, se = run(binary, "einsum", "abc,cd,db,ae->e", *files, "-o", out, *args)
+        check(rc == 0, f"einsum {' '.join(args)}: exit {rc}: {se.strip()}")
+        if rc == 0:
+            e = rel_err(np.load(out), want)
+            check(e <= 1e-12, f"einsum {' '.join(args)}: relative error {e:.3g}")
+    out = os.path.join(tmp, "plan-only.npy")
+    rc, so, se = run(binary, "contract", inst, "--path", "random-greedy", "--plan-only", "-o", out)
+    check(rc == 0 and "log10(flops)" in so and "median" not in so and not os.path.exists(out),
+          f"contract --plan-only: exit {rc}, output {so!r}")
+
+
 def bad_inputs(binary, root, tmp):
     inst = os.path.join(root, "examples", "instances", "bin_matmul_256.json")
     out = os.path.join(tmp, "never.npy")
@@ -175,6 +218,18 @@ def bad_inputs(binary, root, tmp):
     refused(["einsum", "ij,jk->ik", a, a, "-o", out], "", "shapes that disagree")
     refused(["einsum", "ij->ji", a, "-o", out, "--backend", "nope"], "unknown --backend",
             "unknown backend (einsum)")
+    refused(["contract", inst, "--path", "annealing", "-o", out], "unknown --path", "unknown --path")
+    refused(["contract", inst, "--path", "dp", "--minimize", "bytes", "-o", out], "--minimize",
+            "unknown cost")
+    refused(["contract", inst, "--path", "random-greedy", "--trials", "-3", "-o", out], "--trials",
+            "negative trials")
+    refused(["contract", inst, "--path", "random-greedy", "--optimize-time", "0", "-o", out],
+            "--optimize-time", "a zero time budget")
+    chain = os.path.join(root, "examples", "instances", "str_matrix_chain_multiplication_100.json")
+    refused(["contract", chain, "--path", "dp", "-o", out], "at most 64", "dp on 100 operands")
+    refused(["einsum", "ij->ji", a, "-o", out, "--path", "annealing"], "neither an optimiser",
+            "unknown --path (einsum)")
+    refused(["einsum", "ij->ji", a, "-o", out, "--seed", "-1"], "--seed", "negative seed (einsum)")
 
 
 def info_ops(binary, root, webgpu):
@@ -235,6 +290,7 @@ def main():
                      "str_mps_varying_inner_product_200", "bin_batched_matmul_b32_m64_n64_k64"):
             contract_case(binary, root, tmp, name, "cpu", 1e-10)
         einsum_cases(binary, tmp, "cpu", 1e-12)
+        optimiser_cases(binary, root, tmp)
         bad_inputs(binary, root, tmp)
         info_ops(binary, root, webgpu)
         # Not under AddressSanitizer: its shadow memory and quarantine inflate

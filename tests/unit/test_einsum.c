@@ -1,5 +1,6 @@
 // Tests of src/einsum: 300 random expressions against numpy.einsum
-// (tests/ref/gen_einsum.py), paths, integer labels and every error.
+// (tests/ref/gen_einsum.py) along every optimiser's path, paths, integer
+// labels and every error.
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,12 +28,15 @@ static void test_numpy_random_expressions(void **state) {
     }
     snprintf(path, sizeof path, "%s/%s_out.npy", dir, id);
     TFR_ASSERT_OK(tfr_npy_load(path, &want));
-    // Greedy, and optimal where it applies: both must give numpy's answer.
-    for (int kind = 0; kind < 2; kind++) {
-      tfr_einsum_options opts = {.path_kind = kind ? TFR_EINSUM_PATH_OPTIMAL : TFR_EINSUM_PATH_GREEDY};
+    // Every optimiser's path must give numpy's answer.
+    const tfr_einsum_path_kind kinds[] = {TFR_EINSUM_PATH_GREEDY, TFR_EINSUM_PATH_OPTIMAL,
+                                          TFR_EINSUM_PATH_RANDOM_GREEDY, TFR_EINSUM_PATH_DP};
+    for (int kind = 0; kind < 4; kind++) {
+      tfr_einsum_options opts = {.path_kind = kinds[kind], .trials = 4, .seed = (uint64_t)count};
       tfr_status st = tfr_einsum(env->session, expr, n, (const tfr_tensor *const *)ops, &opts, &got);
       if (st != TFR_OK) {
-        print_error("case %s (%s, %s): %s\n", id, ascii, dt, tfr_last_error_message());
+        print_error("case %s (%s, %s), %s path: %s\n", id, ascii, dt,
+                    tfr_einsum_path_kind_name(kinds[kind]), tfr_last_error_message());
         fail();
       }
       char what[400];

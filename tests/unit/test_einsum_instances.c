@@ -4,7 +4,9 @@
 // numpy's pairwise contraction along the same path within 1e-10, relative to
 // the largest |element| of numpy's result (a closed network gives one scalar:
 // then it is the plain relative error). One cmocka test per case, named
-// after it; each prints its error and time.
+// after it; each prints its error and time. Each instance is also planned
+// by greedy, random-greedy and dp: valid trees (dp refuses components of
+// more than 64 operands), random-greedy never above greedy's flops.
 //
 // The plan's statistics are checked too, by a replay of the path written
 // here (labels as Unicode code points, straight from the JSON):
@@ -270,6 +272,31 @@ static void test_instance(void **state) {
                 c->id, info->flops, ours, (long long)info->largest_intermediate, largest,
                 jflops->valuedouble, log10(file_conv), jsize->valuedouble, info->log2_largest);
     fail();
+  }
+
+  // The optimisers find valid trees here too (plan creation replays and
+  // checks them); random-greedy never needs more flops than greedy (its
+  // first trial is greedy); dp refuses components of more than 64 operands.
+  double greedy_flops = 0;
+  tfr_einsum_path_kind kinds[] = {TFR_EINSUM_PATH_GREEDY, TFR_EINSUM_PATH_RANDOM_GREEDY,
+                                  TFR_EINSUM_PATH_DP};
+  for (int k = 0; k < 3; k++) {
+    tfr_einsum_options o = {.path_kind = kinds[k], .trials = 8, .seed = 1};
+    tfr_einsum_plan *p = NULL;
+    tfr_status pst = tfr_einsum_plan_create(fs->valuestring, n, ranks, (const int64_t *const *)shp,
+                                            &o, &p);
+    if (pst != TFR_OK && kinds[k] == TFR_EINSUM_PATH_DP && n > 64) {
+      TFR_ASSERT_ERROR(pst, TFR_ERR_INVALID_ARGUMENT, "at most 64");
+      continue;
+    }
+    TFR_ASSERT_OK(pst);
+    const tfr_einsum_path_info *pi = tfr_einsum_plan_info(p);
+    assert_int_equal(pi->num_steps, n - 1);
+    if (k == 0) greedy_flops = pi->flops;
+    if (k == 1) assert_true(pi->flops <= greedy_flops);
+    print_message("%-44s %-14s flops %.3gx the stored path's\n", c->id,
+                  tfr_einsum_path_kind_name(kinds[k]), pi->flops / info->flops);
+    tfr_einsum_plan_release(p);
   }
 
   tfr_tensor *want = NULL, *got = NULL;

@@ -14,20 +14,27 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "path_options.h"
 #include "tenferro/tenferro.h"
 
 static void tfr_contract_usage(FILE *f) {
   fprintf(f,
-          "usage: tenferro contract INSTANCE.json [--backend cpu|webgpu] [--path opt_flops|opt_size|"
-          "greedy|optimal]\n"
+          "usage: tenferro contract INSTANCE.json [--backend cpu|webgpu] [--path NAME]\n"
+          "                         [--minimize flops|size|write|combo] [--trials N]\n"
+          "                         [--optimize-time SECONDS] [--plan-only]\n"
           "                         [--seed N] [--dtype f64|c128|f32|c64] [--repeat N] "
           "[--threads N]\n"
           "                         [--save-inputs DIR] [-o OUT.npy]\n\n"
           "Contracts an einsum benchmark instance (examples/instances/*.json) with seeded\n"
           "random operands (uniform in [-1, 1), complex parts likewise, never zero).\n"
-          "  --path         the instance's opt_flops (default) or opt_size path, or one found\n"
-          "                 here (greedy, optimal for <= 12 operands)\n"
-          "  --seed N       operand i is made from seed N + i (default 0)\n"
+          "  --path NAME    the instance's stored opt_flops (default) or opt_size path, or one\n"
+          "                 found here (docs/paths.md): greedy, random-greedy (seeded\n"
+          "                 randomised greedy trials, the best kept), dp (dynamic programming\n"
+          "                 over connected subsets, a few dozen operands), optimal (exhaustive,\n"
+          "                 <= 12 operands)\n"
+          "  --plan-only    print the path and stop (no operands, no contraction)\n"
+          "  --seed N       operand i is made from seed N + i, and N seeds the path search\n"
+          "                 (default 0)\n"
           "  --backend      cpu (default) or webgpu: operands are uploaded, intermediates\n"
           "                 stay on the device, the result is downloaded\n"
           "  --dtype        default: the instance's dtype (on webgpu, which has no 64-bit\n"
@@ -35,6 +42,7 @@ static void tfr_contract_usage(FILE *f) {
           "  --repeat N     timed repeats (default 1); the median is reported\n"
           "  --save-inputs  writes operand i as DIR/operand_<iii>.npy\n"
           "  -o OUT.npy     writes the result\n");
+  tfr_cli_search_usage(f);
 }
 
 static char *tfr_read_file(const char *path, size_t *len) {
@@ -147,8 +155,8 @@ static int tfr_instance_load(const char *file, const char *path_name, tfr_instan
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(p, "path");
     if (!cJSON_IsArray(list)) {
       fprintf(stderr,
-              "tenferro contract: %s: no \"paths\".\"%s\".\"path\" list (use --path greedy or "
-              "--path optimal to find one)\n",
+              "tenferro contract: %s: no \"paths\".\"%s\".\"path\" list (use --path greedy, "
+              "random-greedy or dp to find one)\n",
               file, path_name);
       goto done;
     }
@@ -253,23 +261,19 @@ static double tfr_mem_available(void) {
 
 typedef struct tfr_contract_args {
   const char *instance, *path_kind, *save_dir, *out_path, *backend;
-  uint64_t seed;
   int repeat, threads;
-  bool have_dtype;
+  bool have_dtype, plan_only;
   tfr_dtype dtype;
+  tfr_einsum_options search;  // minimize, trials, max_time, seed (also the operands')
 } tfr_contract_args;
 
 static int tfr_contract_run(const tfr_contract_args *a) {
   bool stored = strcmp(a->path_kind, "opt_flops") == 0 || strcmp(a->path_kind, "opt_size") == 0;
-  tfr_einsum_options opts = {0};
-  if (!stored) {
-    if (strcmp(a->path_kind, "greedy") == 0) opts.path_kind = TFR_EINSUM_PATH_GREEDY;
-    else if (strcmp(a->path_kind, "optimal") == 0) opts.path_kind = TFR_EINSUM_PATH_OPTIMAL;
-    else {
-      fprintf(stderr, "tenferro contract: unknown --path '%s' (opt_flops, opt_size, greedy, optimal)\n",
-              a->path_kind);
-      return 2;
-    }
+  tfr_einsum_options opts = a->search;
+  if (!stored && tfr_einsum_path_kind_from_name(a->path_kind, &opts.path_kind) != TFR_OK) {
+    fprintf(stderr, "tenferro contract: unknown --path '%s' (opt_flops, opt_size, greedy, "
+                    "random-greedy, dp, optimal)\n", a->path_kind);
+    return 2;
   }
   bool device = strcmp(a->backend, "webgpu") == 0;
   if (!device && strcmp(a->backend, "cpu") != 0) {
@@ -326,6 +330,10 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   if (stored && !isnan(in.json_log10_flops))
     printf("  (instance file: %.4f, %.4f)", in.json_log10_flops, in.json_log2_size);
   printf("\n");
+  if (a->plan_only) {
+    rc = 0;
+    goto done;
+  }
   // Refuse before allocating when the largest intermediate cannot fit.
   double need = (double)info->largest_intermediate * (double)tfr_dtype_size(dtype);
   double operand_bytes = 0;
@@ -374,7 +382,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
     goto done;
   }
   for (int i = 0; i < in.n; i++) {
-    tfr_status mst = tfr_make_operand(dtype, in.ranks[i], in.shapes[i], a->seed + (uint64_t)i, &ops[i]);
+    tfr_status mst = tfr_make_operand(dtype, in.ranks[i], in.shapes[i], a->search.seed + (uint64_t)i, &ops[i]);
     if (mst == TFR_ERR_OUT_OF_MEMORY || mst == TFR_ERR_INVALID_ARGUMENT) goto done;  // reported
     if (mst != TFR_OK) {
       rc = tfr_cli_fail("making operands");
@@ -480,6 +488,7 @@ done:
 
 int tfr_cli_contract(int argc, char **argv) {
   tfr_contract_args a = {.path_kind = "opt_flops", .backend = "cpu", .repeat = 1};
+  bool bad = false;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     bool has_value = i + 1 < argc;
@@ -487,19 +496,10 @@ int tfr_cli_contract(int argc, char **argv) {
       tfr_contract_usage(stdout);
       return 0;
     } else if (strcmp(arg, "--path") == 0 && has_value) a.path_kind = argv[++i];
+    else if (strcmp(arg, "--plan-only") == 0) a.plan_only = true;
     else if (strcmp(arg, "--backend") == 0 && has_value) a.backend = argv[++i];
     else if (strcmp(arg, "--save-inputs") == 0 && has_value) a.save_dir = argv[++i];
     else if (strcmp(arg, "-o") == 0 && has_value) a.out_path = argv[++i];
-    else if (strcmp(arg, "--seed") == 0 && has_value) {
-      char *end;
-      errno = 0;
-      const char *v = argv[++i];
-      a.seed = strtoull(v, &end, 10);
-      if (*v == '\0' || *v == '-' || *end || errno) {
-        fprintf(stderr, "tenferro contract: --seed needs a non-negative integer, got '%s'\n", v);
-        return 2;
-      }
-    }
     else if ((strcmp(arg, "--repeat") == 0 || strcmp(arg, "--threads") == 0) && has_value) {
       char *end;
       long v = strtol(argv[++i], &end, 10);
@@ -512,6 +512,8 @@ int tfr_cli_contract(int argc, char **argv) {
       }
       if (rep) a.repeat = (int)v;
       else a.threads = (int)v;
+    } else if (tfr_cli_search_option("contract", argc, argv, &i, &a.search, &bad)) {
+      if (bad) return 2;
     } else if (strcmp(arg, "--dtype") == 0 && has_value) {
       if (tfr_dtype_from_name(argv[++i], &a.dtype) != TFR_OK ||
           !(a.dtype == TFR_F32 || a.dtype == TFR_F64 || a.dtype == TFR_C64 || a.dtype == TFR_C128)) {

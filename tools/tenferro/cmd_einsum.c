@@ -5,24 +5,33 @@
 #include <string.h>
 
 #include "cli.h"
+#include "path_options.h"
 #include "tenferro/tenferro.h"
 
 static void tfr_einsum_usage(FILE *f) {
   fprintf(f,
-          "usage: tenferro einsum EXPR A.npy [B.npy ...] -o OUT.npy [--backend cpu]\n"
-          "                       [--path greedy|optimal|FILE]\n\n"
+          "usage: tenferro einsum EXPR A.npy [B.npy ...] -o OUT.npy [--backend cpu|webgpu]\n"
+          "                       [--path greedy|random-greedy|dp|optimal|FILE]\n"
+          "                       [--minimize flops|size|write|combo] [--seed N] [--trials N]\n"
+          "                       [--optimize-time SECONDS]\n\n"
           "Evaluates numpy's einsum EXPR (e.g. 'ij,jk->ik'; labels are any UTF-8 characters)\n"
-          "on the operands and writes the result. --path FILE reads a pair list such as\n"
-          "[[0, 1], [0, 1]] (numpy/opt_einsum format) from FILE. All operands must have one\n"
-          "dtype (convert them first).\n");
+          "on the operands and writes the result. All operands must have one dtype (convert\n"
+          "them first).\n"
+          "  --path NAME    the path optimiser (docs/paths.md): greedy (default),\n"
+          "                 random-greedy (seeded randomised greedy trials, the best kept), dp\n"
+          "                 (dynamic programming over connected subsets, a few dozen\n"
+          "                 operands), optimal (exhaustive, <= 12 operands)\n"
+          "  --path FILE    a pair list such as [[0, 1], [0, 1]] (numpy/opt_einsum format)\n"
+          "  --seed N       seeds random-greedy (default 0)\n");
+  tfr_cli_search_usage(f);
 }
 
 // Reads "[[a, b], [c, d], ...]" from a file into int32 pairs.
 static int tfr_read_path_file(const char *file, int32_t **out, int *len) {
   FILE *f = fopen(file, "r");
   if (!f) {
-    fprintf(stderr, "tenferro einsum: --path '%s' is neither greedy, optimal nor a readable path "
-                    "file: %s\n", file, strerror(errno));
+    fprintf(stderr, "tenferro einsum: --path '%s' is neither an optimiser (greedy, random-greedy, "
+                    "dp, optimal) nor a readable path file: %s\n", file, strerror(errno));
     return 1;
   }
   int cap = 64, n = 0;
@@ -68,6 +77,8 @@ int tfr_cli_einsum(int argc, char **argv) {
   const char *expr = NULL, *out_path = NULL, *path_arg = "greedy", *backend = "cpu";
   const char **files = calloc((size_t)argc + 1, sizeof(char *));
   int nfiles = 0;
+  tfr_einsum_options opts = {0};
+  bool bad = false;
   if (!files) return 1;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -77,6 +88,12 @@ int tfr_cli_einsum(int argc, char **argv) {
     } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) out_path = argv[++i];
     else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc) path_arg = argv[++i];
     else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) backend = argv[++i];
+    else if (tfr_cli_search_option("einsum", argc, argv, &i, &opts, &bad)) {
+      if (bad) {
+        free(files);
+        return 2;
+      }
+    }
     else if (argv[i][0] == '-' && argv[i][1] == '-') {
       fprintf(stderr, "tenferro einsum: unknown or incomplete option '%s'\n", argv[i]);
       free(files);
@@ -96,11 +113,8 @@ int tfr_cli_einsum(int argc, char **argv) {
     free(files);
     return 2;
   }
-  tfr_einsum_options opts = {0};
   int32_t *path = NULL;
-  if (strcmp(path_arg, "greedy") == 0) opts.path_kind = TFR_EINSUM_PATH_GREEDY;
-  else if (strcmp(path_arg, "optimal") == 0) opts.path_kind = TFR_EINSUM_PATH_OPTIMAL;
-  else {
+  if (tfr_einsum_path_kind_from_name(path_arg, &opts.path_kind) != TFR_OK) {
     if (tfr_read_path_file(path_arg, &path, &opts.path_len) != 0) {
       free(files);
       return 1;

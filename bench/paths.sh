@@ -1,0 +1,134 @@
+#!/bin/sh
+# Contraction-path search on every instance of examples/instances/: per
+# optimiser, the flops of its path over those of the instance's stored
+# opt_flops path, its largest intermediate over that of the stored opt_size
+# path (both counted by `tenferro contract` itself, docs/paths.md), and the
+# planning time (search plus the statistics replay). Then generated networks
+# (2-D lattices, a random 3-regular graph) of up to 5,000 operands, which have
+# no stored path: log10 flops, log2 largest intermediate and time.
+# Prints a markdown table and writes it to bench/results/paths.md with the
+# date, commit and machine.
+#   usage: bench/paths.sh [INSTANCE.json ...]   (default: all of them)
+# Environment: BUILD_DIR (default build), SEED (default 0), TRIALS
+# (random-greedy trials, default 64), OUT (default bench/results/paths.md).
+set -eu
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+SEED=${SEED:-0}
+TRIALS=${TRIALS:-64}
+OUT=${OUT:-bench/results/paths.md}
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$BUILD_DIR" -j2 --target tenferro_cli >/dev/null
+bin="$BUILD_DIR/tenferro"
+[ "$#" -eq 0 ] && set -- examples/instances/*.json
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# plan FILE ARGS...: "log10flops log2size ms operands" of the path, or "refused".
+plan() {
+  f=$1
+  shift
+  if o=$("$bin" contract "$f" --plan-only --seed "$SEED" "$@" 2>/dev/null); then
+    echo "$o" | awk '/^operands/ { n = $2; sub(",", "", n)
+                                   for (i = 1; i <= NF; i++) if ($i == "in") ms = $(i + 1) }
+                     /^path / { gsub(",", ""); print $3, $6, ms, n }'
+  else
+    echo refused
+  fi
+}
+
+# The rows per instance: a label and the optimiser's arguments.
+rows() {
+  cat <<ROWS
+greedy|--path greedy
+random-greedy|--path random-greedy --trials $TRIALS
+random-greedy, size|--path random-greedy --trials $TRIALS --minimize size
+dp|--path dp
+dp, size|--path dp --minimize size
+optimal|--path optimal
+ROWS
+}
+
+{
+  echo "# Contraction paths on the example instances"
+  echo
+  echo "$(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src include tools || echo ' (modified)'), $(nproc) cores ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)); load average $(cut -d' ' -f1-3 /proc/loadavg) at the start."
+  echo
+  echo "Reproduce: \`BUILD_DIR=$BUILD_DIR SEED=$SEED TRIALS=$TRIALS bench/paths.sh\`. Every number comes from \`tenferro contract INSTANCE --plan-only --path NAME\`: flops ratio = our path's flops over those of the instance's stored opt_flops path, size ratio = our largest intermediate over that of the stored opt_size path (< 1: better than the stored path; both counted by tenferro, 2 flops per multiply-add), time = planning (search and statistics, ms). \"refused\": the optimiser does not take the network (optimal: more than 12 operands; dp: a connected component of more than 64). \", size\": run with \`--minimize size\`."
+  echo
+  echo "| instance | operands | optimiser | flops ratio | size ratio | time ms |"
+  echo "|---|---:|---|---:|---:|---:|"
+} >"$tmp/table"
+
+for f in "$@"; do
+  name=$(basename "$f" .json)
+  rf=$(plan "$f" --path opt_flops | cut -d' ' -f1)
+  rs=$(plan "$f" --path opt_size | cut -d' ' -f2)
+  rows | while IFS='|' read -r label args; do
+    # shellcheck disable=SC2086  # args are words
+    r=$(plan "$f" $args)
+    if [ "$r" = refused ]; then
+      echo "| $name | | $label | refused | | |"
+    else
+      echo "$r" | awk -v nm="$name" -v lb="$label" -v rf="$rf" -v rs="$rs" \
+        '{ printf "| %s | %s | %s | %.3g | %.3g | %.1f |\n", nm, $4, lb, 10 ^ ($1 - rf), 2 ^ ($2 - rs), $3 }'
+    fi
+  done >>"$tmp/table"
+done
+
+# Generated networks: closed 2-D lattices and a random 3-regular graph
+# (seeded), every bond a label of extent 2, as instance files.
+python3 - "$tmp" <<'PY'
+import json, random, sys
+tmp = sys.argv[1]
+def label(i):  # code points from U+0100, past the surrogates
+    c = 0x100 + i
+    return chr(c if c < 0xD800 else c + 0x800)
+def write(name, edges, n):
+    terms = [[] for _ in range(n)]
+    for k, (a, b) in enumerate(edges):
+        terms[a].append(label(k))
+        terms[b].append(label(k))
+    doc = {"format_string": ",".join("".join(t) for t in terms) + "->",
+           "shapes": [[2] * len(t) for t in terms], "dtype": "float64"}
+    with open(f"{tmp}/{name}.json", "w") as f:
+        json.dump(doc, f)
+def lattice(R, C):
+    e = []
+    for r in range(R):
+        for c in range(C):
+            v = r * C + c
+            if c + 1 < C:
+                e.append((v, v + 1))
+            if r + 1 < R:
+                e.append((v, v + C))
+    write(f"lattice_{R}x{C}", e, R * C)
+lattice(10, 100)
+lattice(20, 250)
+rng = random.Random(1)
+n = 200
+stubs = [v for v in range(n) for _ in range(3)]
+rng.shuffle(stubs)
+write("regular3_200", [(stubs[i], stubs[i + 1]) for i in range(0, len(stubs), 2)
+                       if stubs[i] != stubs[i + 1]], n)
+PY
+{
+  echo
+  echo "Generated networks (written by bench/paths.sh: closed 2-D lattices and a random 3-regular graph of seed 1, every bond of extent 2). No stored path: absolute numbers."
+  echo
+  echo "| network | operands | optimiser | log10 flops | log2 largest | time ms |"
+  echo "|---|---:|---|---:|---:|---:|"
+} >>"$tmp/table"
+for net in lattice_10x100 lattice_20x250 regular3_200; do
+  for label in greedy random-greedy; do
+    r=$(plan "$tmp/$net.json" --path "$label" --trials "$TRIALS")
+    if [ "$r" = refused ]; then
+      echo "| $net | | $label | refused | | |"
+    else
+      echo "$r" | awk -v nm="$net" -v lb="$label" \
+        '{ printf "| %s | %s | %s | %.3f | %.1f | %.1f |\n", nm, $4, lb, $1, $2, $3 }'
+    fi
+  done >>"$tmp/table"
+done
+cat "$tmp/table"
+cp "$tmp/table" "$OUT"
