@@ -162,6 +162,11 @@ typedef struct tfr_einsum_path_info {
   int64_t num_slices;
   double sliced_flops;
   int64_t sliced_largest_intermediate;
+  // One slice's memory in elements: every operand (the caller holds them
+  // whole), the output when the plan is sliced (the slices add up in it) and
+  // the intermediates alive at the slice's worst step. Without slicing:
+  // peak_live_elements.
+  double sliced_peak_live_elements;
 } tfr_einsum_path_info;
 
 typedef struct tfr_einsum_plan tfr_einsum_plan;
@@ -254,6 +259,19 @@ TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_slice(tfr_einsum_plan *plan, co
 //   num  0 .. TFR_EINSUM_MAX_SLICED (0 removes the slicing).
 TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_slice_labels(tfr_einsum_plan *plan, int num,
                                                               const int32_t *labels);
+
+// Slices the plan so that one slice's memory (tfr_einsum_path_info's
+// sliced_peak_live_elements) is at most `max_elements` (bytes / the dtype's
+// size): while it is above, one more label is sliced, among those of the
+// intermediates alive at the slice's worst step the one that adds the fewest
+// flops (cotengra's SliceFinder does the like). A plan that fits already is
+// left unsliced; an earlier slicing is replaced. The executor's transposed
+// copies of step operands come on top of this figure.
+// Errors: TFR_ERR_INVALID_ARGUMENT (NULL plan, a limit that is not positive,
+//         no slicing fits: the operands and the output alone need more, or
+//         the labels run out); the plan is then unchanged.
+TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_slice_to_fit(tfr_einsum_plan *plan,
+                                                              double max_elements);
 
 // The number of slices: the product of the sliced labels' extents (0 when
 // one is 0), 1 for a plan without slicing (0 for NULL).

@@ -30,25 +30,44 @@ static bool tfr_slice_has(const int *ls, int n, int l) {
   return false;
 }
 
-// The extent product of the sliced labels among ls (the factor a slice
-// divides a tensor or step by).
-static double tfr_slice_factor(const tfr_einsum_plan *plan, const int *ls, int n) {
+// The extent product of the labels of `sl` (ns of them) among ls (count n):
+// the factor a slice divides a tensor or a step by.
+static double tfr_slice_factor(const tfr_einsum_plan *plan, const int *sl, int ns, const int *ls,
+                               int n) {
   double f = 1;
-  for (int j = 0; j < plan->num_sliced; j++)
-    if (tfr_slice_has(ls, n, plan->sliced[j])) f *= (double)plan->expr.extent[plan->sliced[j]];
+  for (int j = 0; j < ns; j++)
+    if (tfr_slice_has(ls, n, sl[j])) f *= (double)plan->expr.extent[sl[j]];
   return f;
 }
 
-void tfr_einsum_slice_stats(tfr_einsum_plan *plan) {
-  tfr_einsum_path_info *info = &plan->info;
-  int n = plan->expr.n;
-  info->num_slices = tfr_einsum_plan_num_slices(plan);
-  info->sliced_flops = info->flops;
-  info->sliced_largest_intermediate = info->largest_intermediate;
-  if (plan->num_sliced == 0 || !plan->node_labels || info->num_slices == 0) return;
-  double flops = 0, largest = 0;
+// The figures of the plan's path sliced over `sl` (ns labels): the flops of
+// all slices, the largest intermediate of one, and one slice's memory: every
+// operand (the caller holds them whole), the output when sliced (the sum
+// builds up in it) and the intermediates alive at the slice's worst step.
+typedef struct tfr_slice_figures {
+  double flops, largest, peak;
+  int peak_step;  // the step at that peak (-1: none)
+} tfr_slice_figures;
+
+static void tfr_slice_eval(const tfr_einsum_plan *plan, const int *sl, int ns,
+                           tfr_slice_figures *f) {
+  const tfr_einsum_expr *e = &plan->expr;
+  int n = e->n;
+  double slices = 1, operands = 0, output = 1;
+  for (int j = 0; j < ns; j++) slices *= (double)e->extent[sl[j]];
+  // Operands as the path's statistics count them: their distinct labels.
+  for (int i = 0; i < n; i++) {
+    double x = 1;
+    for (int k = 0; k < plan->node_count[i]; k++) x *= (double)e->extent[plan->node_labels[i][k]];
+    operands += x;
+  }
+  for (int j = 0; j < e->num_out; j++) output *= (double)e->extent[e->out_labels[j]];
+  double flops = 0, live = 0;
+  f->largest = 0;
+  f->peak = operands + (ns ? output : 0);
+  f->peak_step = -1;
+  // size[v]: the sliced size of intermediate v (SSA id n + step).
   for (int step = 0; step < plan->num_steps; step++) {
-    // The step's pair: the two tensors it consumes; its labels, their union.
     int in[2] = {-1, -1}, m = 0;
     for (int v = 0; v < n + step && m < 2; v++)
       if (plan->consumer[v] == step) in[m++] = v;
@@ -57,16 +76,94 @@ void tfr_einsum_slice_stats(tfr_einsum_plan *plan) {
       for (int i = 0; i < plan->node_count[in[q]]; i++)
         if (!tfr_slice_has(u, nu, plan->node_labels[in[q]][i]) && nu < 2 * TFR_MAX_RANK + 2)
           u[nu++] = plan->node_labels[in[q]][i];
-    flops += plan->step_flops[step] / tfr_slice_factor(plan, u, nu);
+    flops += plan->step_flops[step] / tfr_slice_factor(plan, sl, ns, u, nu);
     int r = n + step;
     double size = 1;
-    for (int i = 0; i < plan->node_count[r]; i++)
-      size *= (double)plan->expr.extent[plan->node_labels[r][i]];
-    size /= tfr_slice_factor(plan, plan->node_labels[r], plan->node_count[r]);
-    if (size > largest) largest = size;
+    for (int i = 0; i < plan->node_count[r]; i++) size *= (double)e->extent[plan->node_labels[r][i]];
+    size /= tfr_slice_factor(plan, sl, ns, plan->node_labels[r], plan->node_count[r]);
+    if (size > f->largest) f->largest = size;
+    double now = operands + (ns ? output : 0) + live + size;
+    if (now > f->peak) {
+      f->peak = now;
+      f->peak_step = step;
+    }
+    // Afterwards the step's intermediate inputs are released.
+    for (int q = 0; q < m; q++)
+      if (in[q] >= n) {
+        double x = 1;
+        for (int i = 0; i < plan->node_count[in[q]]; i++)
+          x *= (double)e->extent[plan->node_labels[in[q]][i]];
+        live -= x / tfr_slice_factor(plan, sl, ns, plan->node_labels[in[q]], plan->node_count[in[q]]);
+      }
+    live += size;
   }
-  info->sliced_flops = flops * (double)info->num_slices;
-  info->sliced_largest_intermediate = (int64_t)largest;
+  f->flops = flops * slices;
+}
+
+void tfr_einsum_slice_stats(tfr_einsum_plan *plan) {
+  tfr_einsum_path_info *info = &plan->info;
+  info->num_slices = tfr_einsum_plan_num_slices(plan);
+  info->sliced_flops = info->flops;
+  info->sliced_largest_intermediate = info->largest_intermediate;
+  info->sliced_peak_live_elements = info->peak_live_elements;
+  if (plan->num_sliced == 0 || !plan->node_labels || info->num_slices == 0) return;
+  // (Unsliced, tfr_slice_eval gives the path's own peak_live_elements.)
+  tfr_slice_figures f;
+  tfr_slice_eval(plan, plan->sliced, plan->num_sliced, &f);
+  info->sliced_flops = f.flops;
+  info->sliced_largest_intermediate = (int64_t)f.largest;
+  info->sliced_peak_live_elements = f.peak;
+}
+
+tfr_status tfr_einsum_plan_slice_to_fit(tfr_einsum_plan *plan, double max_elements) {
+  if (!plan) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: plan is NULL");
+  if (!(max_elements > 0))
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: slice_to_fit: a memory limit of %g "
+                     "elements (it must be positive)", max_elements);
+  const tfr_einsum_expr *e = &plan->expr;
+  int sl[TFR_EINSUM_MAX_SLICED], ns = 0;
+  tfr_slice_figures f;
+  tfr_slice_eval(plan, sl, 0, &f);
+  // Greedy: while one slice needs too much, slice one more label of the
+  // intermediates alive at the worst step, the one that adds the fewest
+  // flops (ties: the smaller memory).
+  while (f.peak > max_elements) {
+    int best = -1;
+    tfr_slice_figures bf = {0};
+    int cand[4 * TFR_MAX_RANK + 4], nc = 0;
+    int n = e->n;
+    // The labels of the worst step's result and of the intermediates alive then.
+    for (int v = n; v <= n + f.peak_step && f.peak_step >= 0; v++) {
+      int cons = plan->consumer[v];
+      bool alive = v == n + f.peak_step || (cons < 0 || cons >= f.peak_step);
+      if (!alive) continue;
+      for (int i = 0; i < plan->node_count[v]; i++) {
+        int l = plan->node_labels[v][i];
+        if (e->extent[l] > 1 && !tfr_slice_has(sl, ns, l) && !tfr_slice_has(cand, nc, l) &&
+            nc < 4 * TFR_MAX_RANK + 4)
+          cand[nc++] = l;
+      }
+    }
+    for (int c = 0; c < nc && ns < TFR_EINSUM_MAX_SLICED; c++) {
+      sl[ns] = cand[c];
+      tfr_slice_figures g;
+      tfr_slice_eval(plan, sl, ns + 1, &g);
+      if (best < 0 || g.flops < bf.flops || (g.flops == bf.flops && g.peak < bf.peak)) {
+        best = cand[c];
+        bf = g;
+      }
+    }
+    if (best < 0)
+      return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                       "einsum: slice_to_fit: no slicing fits %.4g elements: with %d label(s) "
+                       "sliced one slice still needs %.4g (the operands and the output alone: "
+                       "they are held whole)", max_elements, ns, f.peak);
+    sl[ns++] = best;
+    f = bf;
+  }
+  int32_t names[TFR_EINSUM_MAX_SLICED];
+  for (int j = 0; j < ns; j++) names[j] = e->names[sl[j]];
+  return tfr_einsum_plan_slice_labels(plan, ns, names);
 }
 
 tfr_status tfr_einsum_plan_slice_labels(tfr_einsum_plan *plan, int num, const int32_t *labels) {

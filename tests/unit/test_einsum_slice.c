@@ -79,8 +79,9 @@ static void sl_expect(const tfr_tensor *got, const tfr_tensor *want, const char 
   tfr_test_expect_close(got, want, what);
 }
 
-// Cases whose plan had more than one slice.
-static int sl_multi;
+// Cases whose plan had more than one slice; cases sliced to fit a quarter of
+// their memory.
+static int sl_multi, sl_fitted;
 
 // One data set: cases.txt lines "ID DTYPE N EXPR [UNICODE]".
 static int sl_run_set(const char *sub, int fields) {
@@ -123,6 +124,32 @@ static int sl_run_set(const char *sub, int fields) {
     TFR_ASSERT_OK(tfr_einsum_plan_create(expr, n, ranks, shapes, NULL, &plan));
     tfr_einsum_path_info flat = *tfr_einsum_plan_info(plan);
     assert_int_equal(flat.num_slices, 1);
+    assert_true(flat.sliced_peak_live_elements == flat.peak_live_elements);
+    // Slicing to fit a quarter of the unsliced memory (when the operands and
+    // output leave room), or an impossible limit: refused, plan unchanged.
+    // The operands and the output are held whole: a quarter of the rest.
+    double held = (double)tfr_tensor_numel(want);
+    for (int k = 0; k < n; k++) held += (double)tfr_tensor_numel(ops[k]);
+    double target = held + (flat.peak_live_elements - held + (double)tfr_tensor_numel(want)) / 4;
+    tfr_status fit = tfr_einsum_plan_slice_to_fit(plan, target);
+    const tfr_einsum_path_info *fi = tfr_einsum_plan_info(plan);
+    if (fit == TFR_OK) {
+      assert_true(fi->sliced_peak_live_elements <= target);
+      sl_fitted++;
+      tfr_session *s0 = tfr_test_begin(tfr_test_cpu);
+      tfr_tensor *r0 = NULL;
+      TFR_ASSERT_OK(tfr_einsum_plan_execute(s0, plan, (const tfr_tensor *const *)ops, &r0));
+      char w0[400];
+      snprintf(w0, sizeof w0, "case %s %s (%s) sliced to fit %.0f elements", id, expr, dt, target);
+      sl_expect(r0, want, w0);
+      tfr_tensor_release(r0);
+      tfr_test_end(s0);
+    } else {
+      assert_int_equal(fit, TFR_ERR_INVALID_ARGUMENT);
+      assert_non_null(strstr(tfr_last_error_message(), "no slicing fits"));
+      assert_int_equal(fi->num_slices, 1);
+    }
+    TFR_ASSERT_ERROR(tfr_einsum_plan_slice_to_fit(plan, 0), TFR_ERR_INVALID_ARGUMENT, "positive");
     TFR_ASSERT_OK(tfr_einsum_plan_slice(plan, pick));
     const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
     assert_int_equal(info->num_slices, tfr_einsum_plan_num_slices(plan));
@@ -159,8 +186,10 @@ static void test_numpy_cases(void **state) {
   (void)state;
   assert_int_equal(sl_run_set("einsum", 5), 300);
   assert_int_equal(sl_run_set("einsum_grammar", 4), 180);
-  print_message("%d of 480 plans had more than one slice\n", sl_multi);
+  print_message("%d of 480 plans had more than one slice; %d fitted a quarter of their memory\n",
+                sl_multi, sl_fitted);
   assert_true(sl_multi >= 300);
+  assert_true(sl_fitted >= 30);
 }
 
 // A hand-derived case: C = A B with A, B 4x4, sliced over the summed label j
