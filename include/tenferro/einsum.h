@@ -88,6 +88,17 @@ typedef enum tfr_einsum_path_kind {
   // dozen operands per component (the subsets under the cap can grow
   // exponentially); at most 64, and max_time bounds the search.
   TFR_EINSUM_PATH_DP = 4,
+  // The hyper-optimiser: greedy, then dp on networks of up to 40 operands
+  // (with half the time left), then rounds of random-greedy trials for the
+  // rest of the budget (max_time; 0: TFR_EINSUM_AUTO_DEFAULT_TIME), keeping
+  // the tree of the least `minimize` cost (never worse than greedy's). It
+  // stops early once the best tree's estimated contraction time (its flops
+  // at 10 GFLOP/s) is below the time already spent searching, so a small
+  // einsum costs no more than a greedy pass. Deterministic for a seed when
+  // it is not stopped by the budget (then it depends on the machine's
+  // speed). What tfr_einsum and tfr_einsum_plan_create use when `options`
+  // is NULL.
+  TFR_EINSUM_PATH_AUTO = 6,
 } tfr_einsum_path_kind;
 
 // The cost an optimiser minimises (tfr_einsum_options.minimize), over the
@@ -110,11 +121,13 @@ typedef enum tfr_einsum_minimize {
 #define TFR_EINSUM_DP_MAX 64
 // Random greedy trials when tfr_einsum_options.trials is 0.
 #define TFR_EINSUM_DEFAULT_TRIALS 64
+// TFR_EINSUM_PATH_AUTO's search budget in seconds when max_time is 0.
+#define TFR_EINSUM_AUTO_DEFAULT_TIME 3.0
 // combo's alpha when tfr_einsum_options.combo_alpha is 0.
 #define TFR_EINSUM_DEFAULT_COMBO_ALPHA 64.0
 
-// Options; zero-initialised means greedy path, no memory limit. Fields are
-// only ever added at the end.
+// Options; zero-initialised means greedy path, no memory limit (NULL options
+// mean the auto path). Fields are only ever added at the end.
 typedef struct tfr_einsum_options {
   tfr_einsum_path_kind path_kind;
   // For TFR_EINSUM_PATH_GIVEN: int32[2 * path_len] pairs of positions in the
@@ -192,7 +205,7 @@ TFR_API const char *tfr_einsum_minimize_name(tfr_einsum_minimize minimize);
 //   subscripts  numpy einsum string, UTF-8, NUL-terminated.
 //   n           number of operands, >= 1.
 //   ranks       int[n] operand ranks.   shapes  n pointers to int64[ranks[i]].
-//   options     NULL for defaults.
+//   options     NULL for defaults (the auto path, no limit).
 //   out         receives the plan; release with tfr_einsum_plan_release.
 // Errors: TFR_ERR_INVALID_ARGUMENT with a message naming the position for a
 //         malformed string (bad UTF-8, a stray '-' or '.', a label count that

@@ -180,12 +180,6 @@ static tfr_status tfr_dp_join(tfr_dp_state *d, int i, int j, double cap) {
   return tfr_dp_add(d, set, cost, size, i, j, k);
 }
 
-static double tfr_dp_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int tfr_dp_item_cmp(const void *x, const void *y) {
   const tfr_dp_item *a = x, *b = y;
   if (a->cost != b->cost) return a->cost < b->cost ? -1 : 1;
@@ -224,7 +218,7 @@ static tfr_status tfr_dp_pass(tfr_dp_state *d, double cap) {
         uint64_t si = a->set, next = d->ent[i].next;
         double ci = a->cost;
         if ((add ? ci : 0) > cap) break;  // the rest of all_b costs more still
-        if (d->deadline > 0 && (x & 255) == 0 && tfr_dp_now() > d->deadline)
+        if (d->deadline > 0 && (x & 255) == 0 && tfr_path_now() > d->deadline)
           return tfr_error(TFR_ERR_INVALID_ARGUMENT,
                            "einsum: the dp path search passed its time budget of %g s on a "
                            "component of %d operands (use random-greedy or a larger budget)",
@@ -379,7 +373,7 @@ static int tfr_dp_part_cmp(const void *x, const void *y) {
 tfr_status tfr_dp(const tfr_net *net, tfr_einsum_minimize m, double alpha, double max_time,
                   int *ssa) {
   int n = net->n, L = net->num_labels;
-  double deadline = max_time > 0 ? tfr_dp_now() + max_time : 0;
+  double deadline = max_time > 0 ? tfr_path_now() + max_time : 0;
   if (n <= 1) return TFR_OK;
   bool outer = n <= TFR_EINSUM_DP_OUTER_MAX;
   int *uf = tfr_alloc((size_t)n * sizeof(int));

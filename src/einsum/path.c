@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "einsum/auto.h"
 #include "einsum/dp.h"
 #include "einsum/einsum_impl.h"
 #include "einsum/greedy.h"
@@ -22,6 +23,7 @@ static const struct {
     {"random-greedy", TFR_EINSUM_PATH_RANDOM_GREEDY},
     {"random_greedy", TFR_EINSUM_PATH_RANDOM_GREEDY},
     {"dp", TFR_EINSUM_PATH_DP},
+    {"auto", TFR_EINSUM_PATH_AUTO},
 };
 static const char *const tfr_minimize_names[] = {"flops", "size", "write", "combo"};
 
@@ -34,7 +36,7 @@ tfr_status tfr_einsum_path_kind_from_name(const char *name, tfr_einsum_path_kind
       return TFR_OK;
     }
   return tfr_error(TFR_ERR_INVALID_ARGUMENT,
-                   "einsum: unknown path optimiser '%s' (greedy, random-greedy, dp, optimal)", name);
+                   "einsum: unknown path optimiser '%s' (auto, greedy, random-greedy, dp, optimal)", name);
 }
 
 const char *tfr_einsum_path_kind_name(tfr_einsum_path_kind kind) {
@@ -96,6 +98,7 @@ static tfr_status tfr_path_search(const tfr_einsum_expr *e, const tfr_einsum_opt
       case TFR_EINSUM_PATH_OPTIMAL: st = tfr_optimal(&net, o->minimize, o->combo_alpha, ssa); break;
       case TFR_EINSUM_PATH_RANDOM_GREEDY: st = tfr_random_greedy(&net, o, ssa); break;
       case TFR_EINSUM_PATH_DP: st = tfr_dp(&net, o->minimize, o->combo_alpha, o->max_time, ssa); break;
+      case TFR_EINSUM_PATH_AUTO: st = tfr_auto(e, &net, o, ssa); break;
       default:
         st = tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: invalid path kind %d", (int)o->path_kind);
     }
@@ -107,6 +110,7 @@ tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options 
   const tfr_einsum_expr *e = &plan->expr;
   tfr_einsum_options opts = {0};
   if (options) opts = *options;
+  else opts.path_kind = TFR_EINSUM_PATH_AUTO;  // no options: the hyper-optimiser
   TFR_RETURN_IF_ERROR(tfr_path_options(&opts));
   int n = e->n;
   plan->num_steps = n - 1;

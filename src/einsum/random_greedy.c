@@ -7,12 +7,6 @@
 
 #include "einsum/greedy.h"
 
-static double tfr_rg_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 // The parameters of trial t > 0: a generator seeded by (seed, t), the
 // weight of the inputs' sizes uniform in [0.5, 2], the temperature
 // log-uniform in [0.001, 1]; odd trials keep pairs that share only output
@@ -30,7 +24,7 @@ static void tfr_rg_trial_params(uint64_t seed, int t, uint64_t *rng, tfr_greedy_
 tfr_status tfr_random_greedy(const tfr_net *net, const tfr_einsum_options *o, int *ssa) {
   int n = net->n, trials = o->trials;
   size_t steps = 2 * (size_t)(n > 1 ? n - 1 : 1);
-  double start = tfr_rg_now(), best_score = INFINITY;
+  double start = tfr_path_now(), best_score = INFINITY;
   int best_trial = -1;
   bool failed = false;
 #pragma omp parallel
@@ -47,7 +41,7 @@ tfr_status tfr_random_greedy(const tfr_net *net, const tfr_einsum_options *o, in
       bool stop;
 #pragma omp atomic read
       stop = failed;
-      if (stop || (t > 0 && o->max_time > 0 && tfr_rg_now() - start > o->max_time)) continue;
+      if (stop || (t > 0 && o->max_time > 0 && tfr_path_now() - start > o->max_time)) continue;
       uint64_t rng = 0;
       tfr_greedy_params p = {1, 0, NULL, false};
       if (t > 0) tfr_rg_trial_params(o->seed, t, &rng, &p);

@@ -209,7 +209,7 @@ static void test_greedy_matches_reference(void **state) {
     ref_greedy(&e, want);
     TFR_ASSERT_OK(tfr_ssa_to_positions(n, want, want_pos));
     tfr_einsum_plan *p = NULL;
-    TFR_ASSERT_OK(tnet_plan(&t, NULL, &p));
+    TFR_ASSERT_OK(tnet_plan(&t, &(tfr_einsum_options){0}, &p));  // greedy
     const int32_t *got = tfr_einsum_plan_path(p);
     for (int k = 0; k < 2 * (n - 1); k++)
       if (got[k] != want_pos[k]) {
@@ -392,7 +392,7 @@ static void test_random_greedy(void **state) {
   (void)state;
   tnet t = tnet_lattice(8, 12, 3);
   tfr_einsum_plan *g = NULL;
-  TFR_ASSERT_OK(tnet_plan(&t, NULL, &g));
+  TFR_ASSERT_OK(tnet_plan(&t, &(tfr_einsum_options){0}, &g));  // greedy
   for (int m = 0; m < 2; m++) {
     tfr_einsum_options o = {.path_kind = TFR_EINSUM_PATH_RANDOM_GREEDY, .seed = 42, .trials = 24,
                             .minimize = (tfr_einsum_minimize)m};
@@ -528,7 +528,7 @@ static void test_names_and_bad_options(void **state) {
   tfr_einsum_plan *g = NULL;
   tfr_einsum_options orr = {.path_kind = TFR_EINSUM_PATH_RANDOM_GREEDY, .max_time = 1e-9, .seed = 3};
   TFR_ASSERT_OK(tnet_plan(&ring, &orr, &p));
-  TFR_ASSERT_OK(tnet_plan(&ring, NULL, &g));
+  TFR_ASSERT_OK(tnet_plan(&ring, &(tfr_einsum_options){0}, &g));  // greedy
   assert_memory_equal(tfr_einsum_plan_path(p), tfr_einsum_plan_path(g), 2 * 19 * sizeof(int32_t));
   tfr_einsum_plan_release(p);
   tfr_einsum_plan_release(g);
@@ -632,8 +632,45 @@ static void test_out_of_memory(void **state) {
   tnet_free(&t);
 }
 
+// auto: never worse than greedy in the cost it minimises, found by name,
+// the default of NULL options; a budget of a few milliseconds still returns
+// a valid tree (greedy's at worst).
+static void test_auto(void **state) {
+  (void)state;
+  uint64_t rng = 7;
+  tnet nets[3] = {tnet_lattice(6, 7, 3), tnet_random(&rng, 30, 40), tnet_regular3(&rng, 60)};
+  for (int i = 0; i < 3; i++)
+    for (int m = 0; m < 2; m++) {
+      tfr_einsum_options og = {.minimize = (tfr_einsum_minimize)m};
+      tfr_einsum_options oa = {.path_kind = TFR_EINSUM_PATH_AUTO, .minimize = (tfr_einsum_minimize)m,
+                               .max_time = 0.5};
+      tfr_einsum_plan *g = NULL, *a = NULL;
+      TFR_ASSERT_OK(tnet_plan(&nets[i], &og, &g));
+      TFR_ASSERT_OK(tnet_plan(&nets[i], &oa, &a));
+      const tfr_einsum_path_info *ig = tfr_einsum_plan_info(g), *ia = tfr_einsum_plan_info(a);
+      if (m == 0) assert_true(ia->flops <= ig->flops);
+      else assert_true(ia->largest_intermediate <= ig->largest_intermediate);
+      tfr_einsum_plan_release(g);
+      tfr_einsum_plan_release(a);
+    }
+  tfr_einsum_path_kind k;
+  TFR_ASSERT_OK(tfr_einsum_path_kind_from_name("auto", &k));
+  assert_int_equal(k, TFR_EINSUM_PATH_AUTO);
+  assert_string_equal(tfr_einsum_path_kind_name(TFR_EINSUM_PATH_AUTO), "auto");
+  // NULL options: auto with its default budget; a 1 ms budget: still a tree.
+  tfr_einsum_plan *p = NULL;
+  TFR_ASSERT_OK(tnet_plan(&nets[2], NULL, &p));
+  tfr_einsum_plan_release(p);
+  tfr_einsum_options tiny = {.path_kind = TFR_EINSUM_PATH_AUTO, .max_time = 1e-3};
+  TFR_ASSERT_OK(tnet_plan(&nets[2], &tiny, &p));
+  assert_int_equal(tfr_einsum_plan_info(p)->num_steps, nets[2].n - 1);
+  tfr_einsum_plan_release(p);
+  for (int i = 0; i < 3; i++) tnet_free(&nets[i]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_auto),
       cmocka_unit_test(test_greedy_matches_reference),
       cmocka_unit_test(test_optimal_and_dp_exact),
       cmocka_unit_test(test_dp_connected_beats_greedy),

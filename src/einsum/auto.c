@@ -1,0 +1,84 @@
+// The `auto` path optimiser (einsum.h, TFR_EINSUM_PATH_AUTO): greedy, then
+// dp where the network is small enough for it, then random-greedy trials
+// for the rest of the time budget, keeping the tree of the least cost
+// (`minimize`). It stops early once the best tree's estimated contraction
+// time (its flops at TFR_AUTO_FLOP_RATE) is below the time already spent
+// searching: a tiny einsum is not searched for seconds.
+#include "einsum/auto.h"
+
+#include <string.h>
+
+#include "einsum/dp.h"
+#include "einsum/greedy.h"
+#include "einsum/random_greedy.h"
+
+// The contraction rate the early stop assumes: 10 GFLOP/s, the order of
+// the cpu backend on two cores (bench/results/einsum_cpu.md); a faster
+// device only makes the search stop later than it could.
+#define TFR_AUTO_FLOP_RATE 1e10
+// dp runs on networks of at most this many operands (per component it is
+// exact; beyond, its subsets can grow too fast for a budget of seconds).
+#define TFR_AUTO_DP_MAX 40
+
+typedef struct tfr_auto_state {
+  const tfr_einsum_expr *e;
+  const tfr_einsum_options *o;
+  int *best;
+  size_t steps;  // ints of an SSA list
+  double best_score, best_flops;
+  bool have;
+} tfr_auto_state;
+
+// Keeps `cand` when it costs less than the best so far.
+static tfr_status tfr_auto_offer(tfr_auto_state *a, const int *cand) {
+  tfr_tree_cost c;
+  TFR_RETURN_IF_ERROR(tfr_ssa_cost(a->e, cand, &c));
+  double score = tfr_cost_score(a->o->minimize, a->o->combo_alpha, &c);
+  if (!a->have || score < a->best_score) {
+    memcpy(a->best, cand, a->steps * sizeof(int));
+    a->best_score = score;
+    a->best_flops = c.flops;
+    a->have = true;
+  }
+  return TFR_OK;
+}
+
+// Whether the search may stop: the budget is spent, or the best tree would
+// contract in less time than the search has taken.
+static bool tfr_auto_done(const tfr_auto_state *a, double start, double budget) {
+  double spent = tfr_path_now() - start;
+  return spent >= budget || a->best_flops / TFR_AUTO_FLOP_RATE < spent;
+}
+
+tfr_status tfr_auto(const tfr_einsum_expr *e, const tfr_net *net, const tfr_einsum_options *o,
+                    int *ssa) {
+  double start = tfr_path_now();
+  double budget = o->max_time > 0 ? o->max_time : TFR_EINSUM_AUTO_DEFAULT_TIME;
+  int n = net->n;
+  tfr_auto_state a = {e, o, ssa, 2 * (size_t)(n > 1 ? n - 1 : 1), 0, 0, false};
+  int *cand = tfr_alloc(a.steps * sizeof(int));
+  if (!cand) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory (auto path search)");
+  tfr_status st = tfr_greedy_run(net, &(tfr_greedy_params){1, 0, NULL, false}, cand, NULL);
+  if (!st) st = tfr_auto_offer(&a, cand);
+  // dp: exact per connected component; its own limits (component size,
+  // subsets, the time left) may refuse, which only means no dp tree.
+  if (!st && n <= TFR_AUTO_DP_MAX && !tfr_auto_done(&a, start, budget)) {
+    double left = budget - (tfr_path_now() - start);
+    tfr_status d = tfr_dp(net, o->minimize, o->combo_alpha, left / 2, cand);
+    if (d == TFR_ERR_OUT_OF_MEMORY) st = d;
+    else if (d == TFR_OK) st = tfr_auto_offer(&a, cand);
+  }
+  // random-greedy with the rest of the time, in rounds of trials so that the
+  // early stop is checked between them.
+  tfr_einsum_options r = *o;
+  r.trials = 32;
+  for (int round = 0; !st && !tfr_auto_done(&a, start, budget) && round < 64; round++) {
+    r.seed = o->seed + (uint64_t)round * 0x9e3779b97f4a7c15ULL;
+    r.max_time = budget - (tfr_path_now() - start);
+    if (r.max_time <= 0) break;
+    st = tfr_random_greedy(net, &r, cand);
+    if (!st) st = tfr_auto_offer(&a, cand);
+  }
+  tfr_free(cand);
+  return st;
+}
