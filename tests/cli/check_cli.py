@@ -12,6 +12,12 @@ usage: check_cli.py TENFERRO_BINARY REPO_ROOT [--webgpu]
 * `tenferro contract --path NAME` with the optimisers found here (greedy,
   random-greedy, dp): the same result as along the instance's own path, and
   --plan-only prints the path and contracts nothing;
+* path files: `--save-path` then `--path-file` (contract and einsum, a
+  sliced path too) gives the same result and the same path statistics, a
+  numpy-style plain pair list is accepted, and a path file that does not
+  fit the network is refused;
+* progress: nothing on stderr when it is not a terminal; under a
+  pseudo-terminal the bar appears and is cleared, and --quiet silences it;
 * bad input: one-line error on stderr, non-zero exit, and no output file;
 * `tenferro info --ops [--json]`: the op x dtype x backend matrix lists
   every op of src/core/op_registry.def, the cpu runs each op on all its
@@ -177,6 +183,123 @@ def optimiser_cases(binary, root, tmp):
           f"contract --plan-only: exit {rc}, output {so!r}")
 
 
+def path_line(stdout):
+    return [l for l in stdout.splitlines() if l.startswith("path ")]
+
+
+def path_file_cases(binary, root, tmp):
+    """A saved path reloads to the same result and statistics."""
+    name = "lm_batch_likelihood_brackets_4_4d"
+    inst = os.path.join(root, "examples", "instances", name + ".json")
+    saved = os.path.join(tmp, "saved-path.json")
+    ref, got = os.path.join(tmp, "pf-ref.npy"), os.path.join(tmp, "pf-got.npy")
+    rc, so1, se = run(binary, "contract", inst, "--path", "random-greedy", "--trials", "8",
+                      "--seed", "2", "--save-path", saved, "-o", ref)
+    check(rc == 0 and os.path.exists(saved), f"contract --save-path: exit {rc}: {se.strip()}")
+    if rc != 0:
+        return
+    doc = json.load(open(saved))
+    n = json.load(open(inst))["num_tensors"]
+    check(doc["num_operands"] == n and len(doc["path"]) == n - 1 and len(doc["tree"]) == n - 1
+          and doc["sliced"] == [] and doc["flops"] > 0 and "tenferro" in doc,
+          f"contract --save-path: incomplete file {sorted(doc)}")
+    # The SSA tree is the pair list's: replay the positions.
+    ids, tree = list(range(n)), []
+    for k, (i, j) in enumerate(doc["path"]):
+        tree.append(sorted([ids[i], ids[j]]))
+        ids = [x for p, x in enumerate(ids) if p not in (i, j)] + [n + k]
+    check(tree == [sorted(t) for t in doc["tree"]], "contract --save-path: tree is not the path's")
+    rc, so2, se = run(binary, "contract", inst, "--path-file", saved, "--seed", "2", "-o", got)
+    check(rc == 0, f"contract --path-file: exit {rc}: {se.strip()}")
+    if rc == 0:
+        check(path_line(so1) == path_line(so2),
+              f"contract --path-file: {path_line(so2)} vs {path_line(so1)}")
+        e = rel_err(np.load(got), np.load(ref))
+        check(e <= 1e-12, f"contract --path-file: relative error {e:.3g}")
+    # A plain pair list (numpy / opt_einsum's einsum_path) is a path file too.
+    plain = os.path.join(tmp, "plain-path.json")
+    json.dump(doc["path"], open(plain, "w"))
+    rc, so3, se = run(binary, "contract", inst, "--path-file", plain, "--plan-only")
+    check(rc == 0 and path_line(so3) == path_line(so1),
+          f"contract --path-file (plain pair list): exit {rc}: {se.strip()} {path_line(so3)}")
+    # einsum on .npy files, then a sliced version of its path.
+    rng = np.random.default_rng(9)
+    arrs = [rng.uniform(-1, 1, sh) for sh in [(4, 3, 5), (5, 6), (6, 3), (4, 2)]]
+    files = []
+    for i, a in enumerate(arrs):
+        files.append(os.path.join(tmp, f"pf{i}.npy"))
+        np.save(files[-1], a)
+    expr = "abc,cd,db,ae->e"
+    want = np.einsum(expr, *arrs)
+    esaved, eagain = os.path.join(tmp, "einsum-path.json"), os.path.join(tmp, "einsum-again.json")
+    rc, _, se = run(binary, "einsum", expr, *files, "-o", got, "--path", "dp", "--save-path", esaved)
+    check(rc == 0, f"einsum --save-path: exit {rc}: {se.strip()}")
+    if rc != 0:
+        return
+    rc, _, se = run(binary, "einsum", expr, *files, "-o", got, "--path-file", esaved,
+                    "--save-path", eagain)
+    check(rc == 0, f"einsum --path-file: exit {rc}: {se.strip()}")
+    if rc == 0:
+        a, b = json.load(open(esaved)), json.load(open(eagain))
+        check(a["path"] == b["path"] and a["flops"] == b["flops"] and a["subscripts"] == expr,
+              f"einsum --path-file: saved again {b} vs {a}")
+        check(rel_err(np.load(got), want) <= 1e-12, "einsum --path-file: wrong result")
+    doc = json.load(open(esaved))
+    doc["sliced"] = ["b", "d"]
+    sliced = os.path.join(tmp, "einsum-sliced.json")
+    json.dump(doc, open(sliced, "w"))
+    rc, _, se = run(binary, "einsum", expr, *files, "-o", got, "--path-file", sliced,
+                    "--save-path", eagain)
+    check(rc == 0, f"einsum --path-file (sliced): exit {rc}: {se.strip()}")
+    if rc == 0:
+        b = json.load(open(eagain))
+        check(b["sliced"] == ["b", "d"] and b["num_slices"] == 18,
+              f"einsum --path-file (sliced): saved again {b}")
+        check(rel_err(np.load(got), want) <= 1e-12, "einsum --path-file (sliced): wrong result")
+
+
+def run_on_terminal(binary, *args):
+    """Runs with stderr on a pseudo-terminal; returns (exit, stdout, what the terminal got)."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([binary, *args], stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    got = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closed (EIO)
+            break
+        if not chunk:
+            break
+        got += chunk
+    out = p.stdout.read().decode()
+    p.wait(timeout=600)
+    p.stdout.close()
+    os.close(master)
+    return p.returncode, out, got.decode(errors="replace")
+
+
+def progress_cases(binary, root, tmp):
+    inst = os.path.join(root, "examples", "instances", "lm_batch_likelihood_sentence_3_12d.json")
+    rc, so, se = run(binary, "contract", inst)
+    check(rc == 0 and se == "", f"contract (stderr not a terminal): exit {rc}, stderr {se!r}")
+    rc, so, term = run_on_terminal(binary, "contract", inst)
+    check(rc == 0 and "step" in term and "flops" in term and "#" in term,
+          f"contract on a terminal: no progress bar: exit {rc}, {term!r}")
+    check(term.endswith("\r") and term.rstrip("\r").split("\r")[-1].strip() == "",
+          f"contract on a terminal: the bar is not cleared: {term[-200:]!r}")
+    check("\r" not in so and "[#" not in so, "contract on a terminal: progress on stdout")
+    rc, so, term = run_on_terminal(binary, "contract", inst, "--quiet")
+    check(rc == 0 and term == "" and "checksum" in so,
+          f"contract --quiet on a terminal: exit {rc}, stderr {term!r}")
+    a = os.path.join(tmp, "q.npy")
+    np.save(a, np.ones((3, 4)))
+    rc, _, term = run_on_terminal(binary, "einsum", "ij->ji", a, "-o", os.path.join(tmp, "qt.npy"),
+                                  "-q")
+    check(rc == 0 and term == "", f"einsum -q on a terminal: exit {rc}, stderr {term!r}")
+
+
 def bad_inputs(binary, root, tmp):
     inst = os.path.join(root, "examples", "instances", "bin_matmul_256.json")
     out = os.path.join(tmp, "never.npy")
@@ -230,6 +353,42 @@ def bad_inputs(binary, root, tmp):
     refused(["einsum", "ij->ji", a, "-o", out, "--path", "annealing"], "neither an optimiser",
             "unknown --path (einsum)")
     refused(["einsum", "ij->ji", a, "-o", out, "--seed", "-1"], "--seed", "negative seed (einsum)")
+    # Path files that do not fit the network: one error naming the file.
+    pf = os.path.join(tmp, "pathfile.json")
+    good = {"num_operands": 2, "subscripts": "ij,jk->ik", "shapes": [[2, 3], [3, 2]],
+            "path": [[0, 1]], "tree": [[0, 1]], "sliced": []}
+    np.save(os.path.join(tmp, "a32.npy"), np.ones((3, 2)))
+    ein = ["einsum", "ij,jk->ik", a, os.path.join(tmp, "a32.npy"), "-o", out, "--path-file", pf]
+    for change, msg, what in (({"path": [[0, 1], [0, 1]]}, "needs 1", "too many steps"),
+                              ({"num_operands": 3}, "3 operands", "wrong operand count"),
+                              ({"path": [[0, 2]]}, "step 0", "bad position"),
+                              ({"shapes": [[2, 3], [3, 5]]}, "operand 1", "shape mismatch"),
+                              ({"sliced": ["q"]}, "sliced", "unknown sliced label"),
+                              ({"tree": [[0, 5]]}, "tree", "tree that is not the path's")):
+        json.dump({**good, **change}, open(pf, "w"))
+        refused(ein, "pathfile.json", f"path file: {what}")
+    json.dump(good, open(pf, "w"))
+    rc, _, se = run(binary, *ein)
+    check(rc == 0, f"path file: the good one refused: {se.strip()}")
+    open(pf, "w").write('{"path": [[0, 1]')
+    refused(ein, "not valid JSON", "path file: garbage JSON")
+    json.dump([[0, 1], [0, 1]], open(pf, "w"))
+    refused(ein, "pathfile.json", "path file: plain pair list with too many steps")
+    os.remove(pf)
+    refused(ein, "pathfile.json", "path file: missing")
+    refused(["contract", inst, "--path-file", pf, "-o", out], "pathfile.json",
+            "path file: missing (contract)")
+    json.dump([[0, 1], [0, 1]], open(pf, "w"))
+    refused(["contract", inst, "--path-file", pf, "-o", out], "2 steps",
+            "path file: wrong operand count (contract)")
+    refused(["contract", inst, "--path-file", pf, "--path", "dp", "-o", out], "exclude",
+            "--path with --path-file")
+    nodir = os.path.join(tmp, "no-such-dir", "p.json")
+    refused(["contract", inst, "--save-path", nodir, "-o", out], "no-such-dir",
+            "unwritable --save-path")
+    check(not os.path.exists(os.path.dirname(nodir)), "unwritable --save-path: a file was written")
+    refused(["einsum", "ij->ji", a, "-o", out, "--save-path", nodir], "no-such-dir",
+            "unwritable --save-path (einsum)")
 
 
 def info_ops(binary, root, webgpu):
@@ -291,6 +450,8 @@ def main():
             contract_case(binary, root, tmp, name, "cpu", 1e-10)
         einsum_cases(binary, tmp, "cpu", 1e-12)
         optimiser_cases(binary, root, tmp)
+        path_file_cases(binary, root, tmp)
+        progress_cases(binary, root, tmp)
         bad_inputs(binary, root, tmp)
         info_ops(binary, root, webgpu)
         # Not under AddressSanitizer: its shadow memory and quarantine inflate

@@ -3,6 +3,7 @@
 #define TENFERRO_TOOLS_TENFERRO_CLI_H_
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "tenferro/tenferro.h"
 
@@ -27,5 +28,9 @@ int tfr_cli_make_backend(const char *cmd, const char *name, int threads, tfr_bac
 // Copies a tensor to the host when it is on a device (a new reference to
 // it when it is host memory already). Returns 0, or 1 with the error printed.
 int tfr_cli_to_host(tfr_session *s, const tfr_tensor *t, tfr_tensor **out);
+
+// Reads a whole file into a new NUL-terminated buffer (its length in
+// *len); NULL with errno set when it cannot be read.
+char *tfr_cli_read_file(const char *path, size_t *len);
 
 #endif  // TENFERRO_TOOLS_TENFERRO_CLI_H_

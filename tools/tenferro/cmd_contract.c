@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "path_file.h"
 #include "path_options.h"
 #include "tenferro/tenferro.h"
 
@@ -24,7 +25,8 @@ static void tfr_contract_usage(FILE *f) {
           "                         [--optimize-time SECONDS] [--plan-only]\n"
           "                         [--seed N] [--dtype f64|c128|f32|c64] [--repeat N] "
           "[--threads N]\n"
-          "                         [--save-inputs DIR] [-o OUT.npy]\n\n"
+          "                         [--save-inputs DIR] [-o OUT.npy]\n"
+          "                         [--save-path F.json] [--path-file F.json] [--quiet]\n\n"
           "Contracts an einsum benchmark instance (examples/instances/*.json) with seeded\n"
           "random operands (uniform in [-1, 1), complex parts likewise, never zero).\n"
           "  --path NAME    the instance's stored opt_flops (default) or opt_size path, or one\n"
@@ -43,29 +45,7 @@ static void tfr_contract_usage(FILE *f) {
           "  --save-inputs  writes operand i as DIR/operand_<iii>.npy\n"
           "  -o OUT.npy     writes the result\n");
   tfr_cli_search_usage(f);
-}
-
-static char *tfr_read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap + 1);
-  while (buf) {
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (n < cap) break;
-    cap *= 2;
-    char *grown = realloc(buf, cap + 1);
-    if (!grown) {
-      free(buf);
-      buf = NULL;
-    }
-    buf = grown;
-  }
-  fclose(f);
-  if (buf) buf[n] = '\0';
-  *len = n;
-  return buf;
+  tfr_cli_path_io_usage(f);
 }
 
 // The instance as read from JSON.
@@ -96,7 +76,7 @@ static int tfr_instance_error(const char *path, const char *what) {
 static int tfr_instance_load(const char *file, const char *path_name, tfr_instance *in) {
   memset(in, 0, sizeof *in);
   size_t len;
-  char *text = tfr_read_file(file, &len);
+  char *text = tfr_cli_read_file(file, &len);
   if (!text) {
     fprintf(stderr, "tenferro contract: %s: %s\n", file, strerror(errno));
     return 1;
@@ -234,19 +214,6 @@ static int tfr_cmp_d(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-// Progress on stderr, only on a terminal.
-typedef struct tfr_progress {
-  double start, total_flops;
-} tfr_progress;
-
-static void tfr_progress_show(void *ctx, int done, int total, double flops) {
-  const tfr_progress *p = ctx;
-  fprintf(stderr, "\r  step %d/%d, %.3g of %.3g flops, %.1f s", done, total, flops, p->total_flops,
-          tfr_seconds() - p->start);
-  if (done == total) fprintf(stderr, "\n");
-  fflush(stderr);
-}
-
 // Available memory in bytes (MemAvailable), or 0 when unknown.
 static double tfr_mem_available(void) {
   FILE *f = fopen("/proc/meminfo", "r");
@@ -262,15 +229,21 @@ static double tfr_mem_available(void) {
 typedef struct tfr_contract_args {
   const char *instance, *path_kind, *save_dir, *out_path, *backend;
   int repeat, threads;
-  bool have_dtype, plan_only;
+  bool have_dtype, plan_only, path_set;
   tfr_dtype dtype;
   tfr_einsum_options search;  // minimize, trials, max_time, seed (also the operands')
+  tfr_cli_path_io io;         // --save-path, --path-file, --quiet
 } tfr_contract_args;
 
 static int tfr_contract_run(const tfr_contract_args *a) {
-  bool stored = strcmp(a->path_kind, "opt_flops") == 0 || strcmp(a->path_kind, "opt_size") == 0;
+  if (a->io.path_file && a->path_set) {
+    fprintf(stderr, "tenferro contract: --path and --path-file exclude each other\n");
+    return 2;
+  }
+  bool stored = !a->io.path_file && (strcmp(a->path_kind, "opt_flops") == 0 ||
+                                     strcmp(a->path_kind, "opt_size") == 0);
   tfr_einsum_options opts = a->search;
-  if (!stored && tfr_einsum_path_kind_from_name(a->path_kind, &opts.path_kind) != TFR_OK) {
+  if (!stored && !a->io.path_file && tfr_einsum_path_kind_from_name(a->path_kind, &opts.path_kind) != TFR_OK) {
     fprintf(stderr, "tenferro contract: unknown --path '%s' (opt_flops, opt_size, greedy, "
                     "random-greedy, dp, optimal)\n", a->path_kind);
     return 2;
@@ -302,11 +275,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
     opts.path = in.path;
     opts.path_len = in.path_len;
   }
-  tfr_progress prog = {0};
-  if (isatty(STDERR_FILENO)) {
-    opts.progress = tfr_progress_show;
-    opts.progress_ctx = &prog;
-  }
+  tfr_cli_progress prog;
   int rc = 1;
   tfr_einsum_plan *plan = NULL;
   tfr_backend *backend = NULL;
@@ -314,17 +283,14 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   tfr_tensor **ops = NULL, *result = NULL, *host_result = NULL;
   double *times = NULL;
   double t0 = tfr_seconds();
-  if (tfr_einsum_plan_create(in.subscripts, in.n, in.ranks, (const int64_t *const *)in.shapes, &opts,
-                             &plan) != TFR_OK) {
-    fprintf(stderr, "tenferro contract: %s: %s\n", a->instance, tfr_last_error_message());
-    goto done;
-  }
+  tfr_cli_network net = {in.subscripts, in.n, in.ranks, (const int64_t *const *)in.shapes};
+  if (tfr_cli_plan("contract", a->instance, &net, &a->io, &opts, &prog, &plan) != 0) goto done;
   double plan_s = tfr_seconds() - t0;
   const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
   printf("instance  %s\n", a->instance);
   printf("operands  %d, dtype %s%s, path %s (%d steps, planned in %.3f ms)\n", in.n,
          tfr_dtype_name(dtype), narrowed ? " (the instance's is 64-bit; webgpu computes in single precision)" : "",
-         a->path_kind, info->num_steps, plan_s * 1e3);
+         a->io.path_file ? a->io.path_file : a->path_kind, info->num_steps, plan_s * 1e3);
   printf("path      log10(flops) %.4f, log2(largest intermediate) %.4f", info->log10_flops,
          info->log2_largest);
   if (stored && !isnan(in.json_log10_flops))
@@ -407,14 +373,15 @@ static int tfr_contract_run(const tfr_contract_args *a) {
       }
     }
   }
-  prog.total_flops = info->flops;
   for (int r = 0; r < a->repeat; r++) {
     tfr_tensor_release(result);
     result = NULL;
-    prog.start = tfr_seconds();
+    tfr_cli_progress_begin(&prog, plan);
     double start = tfr_seconds();
-    if (tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &result) != TFR_OK ||
-        tfr_session_synchronize(s) != TFR_OK) {
+    bool ok = tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &result) == TFR_OK &&
+              tfr_session_synchronize(s) == TFR_OK;
+    tfr_cli_progress_end(&prog);
+    if (!ok) {
       rc = tfr_cli_fail("contract");
       goto done;
     }
@@ -495,7 +462,10 @@ int tfr_cli_contract(int argc, char **argv) {
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
       tfr_contract_usage(stdout);
       return 0;
-    } else if (strcmp(arg, "--path") == 0 && has_value) a.path_kind = argv[++i];
+    } else if (strcmp(arg, "--path") == 0 && has_value) {
+      a.path_kind = argv[++i];
+      a.path_set = true;
+    } else if (tfr_cli_path_io_option(argc, argv, &i, &a.io)) continue;
     else if (strcmp(arg, "--plan-only") == 0) a.plan_only = true;
     else if (strcmp(arg, "--backend") == 0 && has_value) a.backend = argv[++i];
     else if (strcmp(arg, "--save-inputs") == 0 && has_value) a.save_dir = argv[++i];

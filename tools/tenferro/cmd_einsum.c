@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "path_file.h"
 #include "path_options.h"
 #include "tenferro/tenferro.h"
 
@@ -13,7 +14,8 @@ static void tfr_einsum_usage(FILE *f) {
           "usage: tenferro einsum EXPR A.npy [B.npy ...] -o OUT.npy [--backend cpu|webgpu]\n"
           "                       [--path greedy|random-greedy|dp|optimal|FILE]\n"
           "                       [--minimize flops|size|write|combo] [--seed N] [--trials N]\n"
-          "                       [--optimize-time SECONDS]\n\n"
+          "                       [--optimize-time SECONDS] [--save-path F.json]\n"
+          "                       [--path-file F.json] [--quiet]\n\n"
           "Evaluates numpy's einsum EXPR (e.g. 'ij,jk->ik'; labels are any UTF-8 characters)\n"
           "on the operands and writes the result. All operands must have one dtype (convert\n"
           "them first).\n"
@@ -24,6 +26,7 @@ static void tfr_einsum_usage(FILE *f) {
           "  --path FILE    a pair list such as [[0, 1], [0, 1]] (numpy/opt_einsum format)\n"
           "  --seed N       seeds random-greedy (default 0)\n");
   tfr_cli_search_usage(f);
+  tfr_cli_path_io_usage(f);
 }
 
 // Reads "[[a, b], [c, d], ...]" from a file into int32 pairs.
@@ -78,7 +81,8 @@ int tfr_cli_einsum(int argc, char **argv) {
   const char **files = calloc((size_t)argc + 1, sizeof(char *));
   int nfiles = 0;
   tfr_einsum_options opts = {0};
-  bool bad = false;
+  tfr_cli_path_io io = {0};
+  bool bad = false, path_set = false;
   if (!files) return 1;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -86,7 +90,10 @@ int tfr_cli_einsum(int argc, char **argv) {
       free(files);
       return 0;
     } else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) out_path = argv[++i];
-    else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc) path_arg = argv[++i];
+    else if (strcmp(argv[i], "--path") == 0 && i + 1 < argc) {
+      path_arg = argv[++i];
+      path_set = true;
+    } else if (tfr_cli_path_io_option(argc, argv, &i, &io)) continue;
     else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) backend = argv[++i];
     else if (tfr_cli_search_option("einsum", argc, argv, &i, &opts, &bad)) {
       if (bad) {
@@ -113,8 +120,13 @@ int tfr_cli_einsum(int argc, char **argv) {
     free(files);
     return 2;
   }
+  if (io.path_file && path_set) {
+    fprintf(stderr, "tenferro einsum: --path and --path-file exclude each other\n");
+    free(files);
+    return 2;
+  }
   int32_t *path = NULL;
-  if (tfr_einsum_path_kind_from_name(path_arg, &opts.path_kind) != TFR_OK) {
+  if (!io.path_file && tfr_einsum_path_kind_from_name(path_arg, &opts.path_kind) != TFR_OK) {
     if (tfr_read_path_file(path_arg, &path, &opts.path_len) != 0) {
       free(files);
       return 1;
@@ -124,15 +136,24 @@ int tfr_cli_einsum(int argc, char **argv) {
   }
   int rc = 1;
   tfr_tensor **ops = calloc((size_t)nfiles, sizeof *ops);
+  int *ranks = calloc((size_t)nfiles, sizeof *ranks);
+  const int64_t **shapes = calloc((size_t)nfiles, sizeof *shapes);
   tfr_tensor *result = NULL, *host_result = NULL;
   tfr_backend *be = NULL;
   tfr_session *s = NULL;
-  if (!ops) goto done;
-  for (int i = 0; i < nfiles; i++)
+  tfr_einsum_plan *plan = NULL;
+  tfr_cli_progress prog;
+  if (!ops || !ranks || !shapes) goto done;
+  for (int i = 0; i < nfiles; i++) {
     if (tfr_npy_load(files[i], &ops[i]) != TFR_OK) {
       rc = tfr_cli_fail("einsum");
       goto done;
     }
+    ranks[i] = tfr_tensor_rank(ops[i]);
+    shapes[i] = tfr_tensor_shape(ops[i]);
+  }
+  tfr_cli_network net = {expr, nfiles, ranks, (const int64_t *const *)shapes};
+  if (tfr_cli_plan("einsum", expr, &net, &io, &opts, &prog, &plan) != 0) goto done;
   if (tfr_cli_make_backend("einsum", backend, 0, &be, NULL) != 0) goto done;
   if (tfr_session_begin(be, &s) != TFR_OK) {
     rc = tfr_cli_fail("session");
@@ -149,7 +170,10 @@ int tfr_cli_einsum(int argc, char **argv) {
         goto done;
       }
     }
-  if (tfr_einsum(s, expr, nfiles, (const tfr_tensor *const *)ops, &opts, &result) != TFR_OK) {
+  tfr_cli_progress_begin(&prog, plan);
+  tfr_status est = tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &result);
+  tfr_cli_progress_end(&prog);
+  if (est != TFR_OK) {
     rc = tfr_cli_fail("einsum");
     goto done;
   }
@@ -162,6 +186,9 @@ int tfr_cli_einsum(int argc, char **argv) {
 done:
   for (int i = 0; ops && i < nfiles; i++) tfr_tensor_release(ops[i]);
   free(ops);
+  free(ranks);
+  free(shapes);
+  tfr_einsum_plan_release(plan);
   tfr_tensor_release(result);
   tfr_tensor_release(host_result);
   if (s && tfr_session_end(s) != TFR_OK) rc = 1;

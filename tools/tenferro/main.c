@@ -1,5 +1,7 @@
 // tenferro: command-line entry point and subcommand dispatch.
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -61,6 +63,36 @@ int tfr_cli_to_host(tfr_session *s, const tfr_tensor *t, tfr_tensor **out) {
     return 0;
   }
   return tfr_download(s, t, out) == TFR_OK ? 0 : tfr_cli_fail("download");
+}
+
+char *tfr_cli_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap + 1);
+  while (buf) {
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (n < cap) break;
+    cap *= 2;
+    char *grown = realloc(buf, cap + 1);
+    if (!grown) {
+      free(buf);
+      buf = NULL;
+    }
+    buf = grown;
+  }
+  int err = ferror(f) ? errno : 0;
+  fclose(f);
+  if (buf && err) {
+    free(buf);
+    errno = err;
+    return NULL;
+  }
+  if (buf) buf[n] = '\0';
+  else errno = ENOMEM;
+  *len = n;
+  return buf;
 }
 
 int tfr_cli_fail(const char *what) {

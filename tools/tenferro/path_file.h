@@ -1,0 +1,60 @@
+// Paths as files (`--save-path F.json`, `--path-file F.json`) and the
+// progress bar (`--quiet`), shared by `tenferro contract` and `tenferro
+// einsum`. The file format is described in docs/paths.md ("Path files").
+#ifndef TENFERRO_TOOLS_TENFERRO_PATH_FILE_H_
+#define TENFERRO_TOOLS_TENFERRO_PATH_FILE_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tenferro/tenferro.h"
+
+// The options --save-path FILE, --path-file FILE and --quiet.
+typedef struct tfr_cli_path_io {
+  const char *save_path;  // NULL: none
+  const char *path_file;  // NULL: none
+  bool quiet;
+} tfr_cli_path_io;
+
+// When argv[*i] is one of the options above (with its value), stores it in
+// `io`, advances *i past the value and returns true; false otherwise.
+bool tfr_cli_path_io_option(int argc, char **argv, int *i, tfr_cli_path_io *io);
+
+// Prints the help lines of --save-path, --path-file and --quiet.
+void tfr_cli_path_io_usage(FILE *f);
+
+// The network a plan is made for.
+typedef struct tfr_cli_network {
+  const char *subscripts;
+  int n;
+  const int *ranks;
+  const int64_t *const *shapes;
+} tfr_cli_network;
+
+// Progress of a contraction on stderr: a bar redrawn at most 10 times a
+// second, carriage-return based, only when stderr is a terminal and not
+// --quiet.
+typedef struct tfr_cli_progress {
+  bool on, slices, drawn;
+  double start, last, total_flops;
+  int width;  // characters of the last line drawn
+} tfr_cli_progress;
+
+// Plans `net` for subcommand `cmd`: with io->path_file, along the file's
+// path (checked against the network; the file's sliced labels applied)
+// instead of the search `opts` asks for; then, with io->save_path, writes
+// the plan's path there. Sets opts' progress callback to `progress` when
+// stderr is a terminal and not io->quiet. Returns 0, or 1 with one error
+// line on stderr (`what` names the network in planning errors) and *out
+// NULL.
+int tfr_cli_plan(const char *cmd, const char *what, const tfr_cli_network *net,
+                 const tfr_cli_path_io *io, tfr_einsum_options *opts,
+                 tfr_cli_progress *progress, tfr_einsum_plan **out);
+
+// Call before executing `plan` (resets the clock and the totals) and after
+// (clears the bar).
+void tfr_cli_progress_begin(tfr_cli_progress *p, const tfr_einsum_plan *plan);
+void tfr_cli_progress_end(tfr_cli_progress *p);
+
+#endif  // TENFERRO_TOOLS_TENFERRO_PATH_FILE_H_
