@@ -88,8 +88,10 @@ typedef enum tfr_einsum_path_kind {
   // dozen operands per component (the subsets under the cap can grow
   // exponentially); at most 64, and max_time bounds the search.
   TFR_EINSUM_PATH_DP = 4,
-  // The hyper-optimiser: greedy, then dp on networks of up to 40 operands
-  // (with half the time left), then rounds of random-greedy trials for the
+  // The hyper-optimiser: greedy, then dp on networks of up to 256 operands
+  // (with half the time left; dp refuses components of more than
+  // TFR_EINSUM_DP_MAX operands, and up to TFR_EINSUM_DP_OUTER_MAX operands its
+  // tree is optimal and ends the search), then rounds of random-greedy trials for the
   // rest of the budget (max_time; 0: TFR_EINSUM_AUTO_DEFAULT_TIME), keeping
   // the tree of the least `minimize` cost (never worse than greedy's). It
   // stops early once the best tree's estimated contraction time (its flops
@@ -276,8 +278,9 @@ TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_slice_labels(tfr_einsum_plan *p
 // Slices the plan so that one slice's memory (tfr_einsum_path_info's
 // sliced_peak_live_elements) is at most `max_elements` (bytes / the dtype's
 // size): while it is above, one more label is sliced, among those of the
-// intermediates alive at the slice's worst step the one that adds the fewest
-// flops (cotengra's SliceFinder does the like). A plan that fits already is
+// largest intermediate alive at the slice's worst step the one that adds
+// the fewest flops per memory saved (the ratio of the logarithms of the
+// two factors). A plan that fits already is
 // left unsliced; an earlier slicing is replaced. The executor's transposed
 // copies of step operands come on top of this figure.
 // Errors: TFR_ERR_INVALID_ARGUMENT (NULL plan, a limit that is not positive,
@@ -285,6 +288,12 @@ TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_slice_labels(tfr_einsum_plan *p
 //         the labels run out); the plan is then unchanged.
 TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_slice_to_fit(tfr_einsum_plan *plan,
                                                               double max_elements);
+
+// The plan's sliced labels as int32 values (as tfr_einsum_plan_slice_labels
+// takes them: code points for a string plan), the output's first: writes
+// them to `labels` (room for TFR_EINSUM_MAX_SLICED) and returns how many (0
+// without slicing or for NULL arguments).
+TFR_API int tfr_einsum_plan_sliced_labels(const tfr_einsum_plan *plan, int32_t *labels);
 
 // The number of slices: the product of the sliced labels' extents (0 when
 // one is 0), 1 for a plan without slicing (0 for NULL).

@@ -16,9 +16,10 @@
 // the cpu backend on two cores (bench/results/einsum_cpu.md); a faster
 // device only makes the search stop later than it could.
 #define TFR_AUTO_FLOP_RATE 1e10
-// dp runs on networks of at most this many operands (per component it is
-// exact; beyond, its subsets can grow too fast for a budget of seconds).
-#define TFR_AUTO_DP_MAX 40
+// dp is tried on networks of at most this many operands (it refuses
+// components of more than TFR_EINSUM_DP_MAX itself, and its subsets are
+// bounded by the time left).
+#define TFR_AUTO_DP_MAX 256
 
 typedef struct tfr_auto_state {
   const tfr_einsum_expr *e;
@@ -60,19 +61,22 @@ tfr_status tfr_auto(const tfr_einsum_expr *e, const tfr_net *net, const tfr_eins
   if (!cand) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory (auto path search)");
   tfr_status st = tfr_greedy_run(net, &(tfr_greedy_params){1, 0, NULL, false}, cand, NULL);
   if (!st) st = tfr_auto_offer(&a, cand);
+  bool exact = n <= 2;  // one tree only
   // dp: exact per connected component; its own limits (component size,
   // subsets, the time left) may refuse, which only means no dp tree.
-  if (!st && n <= TFR_AUTO_DP_MAX && !tfr_auto_done(&a, start, budget)) {
+  if (!st && !exact && n <= TFR_AUTO_DP_MAX && !tfr_auto_done(&a, start, budget)) {
     double left = budget - (tfr_path_now() - start);
     tfr_status d = tfr_dp(net, o->minimize, o->combo_alpha, left / 2, cand);
     if (d == TFR_ERR_OUT_OF_MEMORY) st = d;
     else if (d == TFR_OK) st = tfr_auto_offer(&a, cand);
+    // Up to TFR_EINSUM_DP_OUTER_MAX operands dp is exact over all trees.
+    exact = exact || (d == TFR_OK && n <= TFR_EINSUM_DP_OUTER_MAX);
   }
   // random-greedy with the rest of the time, in rounds of trials so that the
   // early stop is checked between them.
   tfr_einsum_options r = *o;
   r.trials = 32;
-  for (int round = 0; !st && !tfr_auto_done(&a, start, budget) && round < 64; round++) {
+  for (int round = 0; !st && !exact && !tfr_auto_done(&a, start, budget) && round < 64; round++) {
     r.seed = o->seed + (uint64_t)round * 0x9e3779b97f4a7c15ULL;
     r.max_time = budget - (tfr_path_now() - start);
     if (r.max_time <= 0) break;

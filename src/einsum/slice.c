@@ -125,32 +125,43 @@ tfr_status tfr_einsum_plan_slice_to_fit(tfr_einsum_plan *plan, double max_elemen
   tfr_slice_figures f;
   tfr_slice_eval(plan, sl, 0, &f);
   // Greedy: while one slice needs too much, slice one more label of the
-  // intermediates alive at the worst step, the one that adds the fewest
-  // flops (ties: the smaller memory).
+  // largest intermediate alive at the worst step, the one that adds the
+  // fewest flops per memory saved.
   while (f.peak > max_elements) {
     int best = -1;
     tfr_slice_figures bf = {0};
-    int cand[4 * TFR_MAX_RANK + 4], nc = 0;
     int n = e->n;
-    // The labels of the worst step's result and of the intermediates alive then.
+    // The largest intermediate alive at the worst step (its result or one
+    // waiting for a later step): slicing one of its labels shrinks it.
+    int big = -1;
+    double big_size = -1;
     for (int v = n; v <= n + f.peak_step && f.peak_step >= 0; v++) {
       int cons = plan->consumer[v];
-      bool alive = v == n + f.peak_step || (cons < 0 || cons >= f.peak_step);
-      if (!alive) continue;
-      for (int i = 0; i < plan->node_count[v]; i++) {
-        int l = plan->node_labels[v][i];
-        if (e->extent[l] > 1 && !tfr_slice_has(sl, ns, l) && !tfr_slice_has(cand, nc, l) &&
-            nc < 4 * TFR_MAX_RANK + 4)
-          cand[nc++] = l;
+      if (v != n + f.peak_step && cons >= 0 && cons < f.peak_step) continue;
+      double x = 1;
+      for (int i = 0; i < plan->node_count[v]; i++) x *= (double)e->extent[plan->node_labels[v][i]];
+      x /= tfr_slice_factor(plan, sl, ns, plan->node_labels[v], plan->node_count[v]);
+      if (x > big_size) {
+        big_size = x;
+        big = v;
       }
     }
-    for (int c = 0; c < nc && ns < TFR_EINSUM_MAX_SLICED; c++) {
-      sl[ns] = cand[c];
+    // Among its labels, the one that adds the fewest flops per memory saved
+    // (log(flops after / before) / log(memory before / after); ties: the
+    // smaller memory); only labels that lower the memory count.
+    double best_score = 0;
+    for (int c = 0; big >= 0 && c < plan->node_count[big] && ns < TFR_EINSUM_MAX_SLICED; c++) {
+      int l = plan->node_labels[big][c];
+      if (e->extent[l] <= 1 || tfr_slice_has(sl, ns, l)) continue;
+      sl[ns] = l;
       tfr_slice_figures g;
       tfr_slice_eval(plan, sl, ns + 1, &g);
-      if (best < 0 || g.flops < bf.flops || (g.flops == bf.flops && g.peak < bf.peak)) {
-        best = cand[c];
+      if (!(g.peak < f.peak)) continue;
+      double score = log(g.flops / f.flops) / log(f.peak / g.peak);
+      if (best < 0 || score < best_score || (score == best_score && g.peak < bf.peak)) {
+        best = l;
         bf = g;
+        best_score = score;
       }
     }
     if (best < 0)
@@ -229,6 +240,12 @@ tfr_status tfr_einsum_plan_slice(tfr_einsum_plan *plan, const char *labels) {
   tfr_status st = tfr_einsum_plan_slice_labels(plan, n, names);
   tfr_free(names);
   return st;
+}
+
+int tfr_einsum_plan_sliced_labels(const tfr_einsum_plan *plan, int32_t *labels) {
+  if (!plan || !labels) return 0;
+  for (int j = 0; j < plan->num_sliced; j++) labels[j] = plan->expr.names[plan->sliced[j]];
+  return plan->num_sliced;
 }
 
 int64_t tfr_einsum_plan_num_slices(const tfr_einsum_plan *plan) {

@@ -327,7 +327,8 @@ def bad_inputs(binary, root, tmp):
     json.dump({"format_string": "ij,jk,kl->il", "shapes": [[2, 3], [3, 4], [4, 5]],
                "dtype": "float64", "num_tensors": 3, "paths": {"opt_flops": {"path": [[0, 1]]}}},
               open(badpath, "w"))
-    refused(["contract", badpath, "-o", out], "path", "a path that does not cover every operand")
+    refused(["contract", badpath, "--path", "opt_flops", "-o", out], "path",
+            "a path that does not cover every operand")
     huge = os.path.join(tmp, "huge.json")
     json.dump({"format_string": "ab,cd->abcd", "shapes": [[100000, 100000], [1, 1]],
                "dtype": "float64", "num_tensors": 2, "paths": {"opt_flops": {"path": [[0, 1]]}}},

@@ -4,6 +4,7 @@
 // a checksum of the result.
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,14 +27,17 @@ static void tfr_contract_usage(FILE *f) {
           "                         [--seed N] [--dtype f64|c128|f32|c64] [--repeat N] "
           "[--threads N]\n"
           "                         [--save-inputs DIR] [-o OUT.npy]\n"
-          "                         [--save-path F.json] [--path-file F.json] [--quiet]\n\n"
+          "                         [--save-path F.json] [--path-file F.json]\n"
+          "                         [--max-memory BYTES] [--quiet]\n\n"
           "Contracts an einsum benchmark instance (examples/instances/*.json) with seeded\n"
           "random operands (uniform in [-1, 1), complex parts likewise, never zero).\n"
-          "  --path NAME    the instance's stored opt_flops (default) or opt_size path, or one\n"
-          "                 found here (docs/paths.md): greedy, random-greedy (seeded\n"
+          "  --path NAME    a path found here (docs/paths.md): auto (default: the others\n"
+          "                 within --optimize-time, 3 s by default, stopping early once the\n"
+          "                 path would contract faster than the search took), greedy,\n"
+          "                 random-greedy (seeded\n"
           "                 randomised greedy trials, the best kept), dp (dynamic programming\n"
           "                 over connected subsets, a few dozen operands), optimal (exhaustive,\n"
-          "                 <= 12 operands)\n"
+          "                 <= 12 operands); or the instance's stored opt_flops or opt_size path\n"
           "  --plan-only    print the path and stop (no operands, no contraction)\n"
           "  --seed N       operand i is made from seed N + i, and N seeds the path search\n"
           "                 (default 0)\n"
@@ -236,6 +240,11 @@ typedef struct tfr_contract_args {
 } tfr_contract_args;
 
 static int tfr_contract_run(const tfr_contract_args *a) {
+  if (a->io.max_memory_bad) {
+    fprintf(stderr, "tenferro contract: --max-memory needs a positive number of bytes (e.g. "
+                    "1GiB, 512M, 1e9)\n");
+    return 2;
+  }
   if (a->io.path_file && a->path_set) {
     fprintf(stderr, "tenferro contract: --path and --path-file exclude each other\n");
     return 2;
@@ -244,7 +253,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
                                      strcmp(a->path_kind, "opt_size") == 0);
   tfr_einsum_options opts = a->search;
   if (!stored && !a->io.path_file && tfr_einsum_path_kind_from_name(a->path_kind, &opts.path_kind) != TFR_OK) {
-    fprintf(stderr, "tenferro contract: unknown --path '%s' (opt_flops, opt_size, greedy, "
+    fprintf(stderr, "tenferro contract: unknown --path '%s' (auto, opt_flops, opt_size, greedy, "
                     "random-greedy, dp, optimal)\n", a->path_kind);
     return 2;
   }
@@ -284,7 +293,10 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   double *times = NULL;
   double t0 = tfr_seconds();
   tfr_cli_network net = {in.subscripts, in.n, in.ranks, (const int64_t *const *)in.shapes};
-  if (tfr_cli_plan("contract", a->instance, &net, &a->io, &opts, &prog, &plan) != 0) goto done;
+  double max_memory = a->io.max_memory > 0 ? a->io.max_memory : tfr_cli_default_max_memory();
+  if (tfr_cli_plan("contract", a->instance, &net, &a->io, max_memory, tfr_dtype_size(dtype), &opts,
+                   &prog, &plan) != 0)
+    goto done;
   double plan_s = tfr_seconds() - t0;
   const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
   printf("instance  %s\n", a->instance);
@@ -296,12 +308,22 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   if (stored && !isnan(in.json_log10_flops))
     printf("  (instance file: %.4f, %.4f)", in.json_log10_flops, in.json_log2_size);
   printf("\n");
+  if (info->num_slices != 1) {
+    int32_t sl[TFR_EINSUM_MAX_SLICED];
+    int ns = tfr_einsum_plan_sliced_labels(plan, sl);
+    printf("slices    %" PRId64 " over %d label(s), flops x%.3f (log10 %.4f), one slice's "
+           "memory %.1f MiB (limit %.1f MiB)\n",
+           info->num_slices, ns, info->sliced_flops / info->flops, log10(info->sliced_flops),
+           info->sliced_peak_live_elements * (double)tfr_dtype_size(dtype) / 1048576.0,
+           max_memory / 1048576.0);
+  }
   if (a->plan_only) {
     rc = 0;
     goto done;
   }
-  // Refuse before allocating when the largest intermediate cannot fit.
-  double need = (double)info->largest_intermediate * (double)tfr_dtype_size(dtype);
+  // Refuse before allocating when the largest intermediate (of one slice)
+  // cannot fit.
+  double need = (double)info->sliced_largest_intermediate * (double)tfr_dtype_size(dtype);
   double operand_bytes = 0;
   for (int i = 0; i < in.n; i++) {
     double n = (double)tfr_dtype_size(dtype);
@@ -392,10 +414,11 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf("time      median %.3f ms over %d repeat(s), %.2f GFLOP/s\n", med * 1e3, a->repeat,
-         info->flops / med * 1e-9);
-  printf("memory    peak RSS %.1f MiB, largest intermediate %.1f MiB, path's live peak %.1f MiB",
+         info->sliced_flops / med * 1e-9);
+  printf("memory    peak RSS %.1f MiB, largest intermediate %.1f MiB, path's live peak %.1f MiB%s",
          (double)ru.ru_maxrss / 1024.0, need / 1048576.0,
-         info->peak_live_elements * (double)tfr_dtype_size(dtype) / 1048576.0);
+         info->sliced_peak_live_elements * (double)tfr_dtype_size(dtype) / 1048576.0,
+         info->num_slices != 1 ? " (one slice)" : "");
   if (device) {
     tfr_webgpu_stats ws;
     if (tfr_webgpu_get_stats(backend, &ws) == TFR_OK)
@@ -454,7 +477,7 @@ done:
 }
 
 int tfr_cli_contract(int argc, char **argv) {
-  tfr_contract_args a = {.path_kind = "opt_flops", .backend = "cpu", .repeat = 1};
+  tfr_contract_args a = {.path_kind = "auto", .backend = "cpu", .repeat = 1};
   bool bad = false;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];

@@ -12,14 +12,16 @@
 static void tfr_einsum_usage(FILE *f) {
   fprintf(f,
           "usage: tenferro einsum EXPR A.npy [B.npy ...] -o OUT.npy [--backend cpu|webgpu]\n"
-          "                       [--path greedy|random-greedy|dp|optimal|FILE]\n"
+          "                       [--path auto|greedy|random-greedy|dp|optimal|FILE]\n"
           "                       [--minimize flops|size|write|combo] [--seed N] [--trials N]\n"
           "                       [--optimize-time SECONDS] [--save-path F.json]\n"
-          "                       [--path-file F.json] [--quiet]\n\n"
+          "                       [--path-file F.json] [--max-memory BYTES] [--quiet]\n\n"
           "Evaluates numpy's einsum EXPR (e.g. 'ij,jk->ik'; labels are any UTF-8 characters)\n"
           "on the operands and writes the result. All operands must have one dtype (convert\n"
           "them first).\n"
-          "  --path NAME    the path optimiser (docs/paths.md): greedy (default),\n"
+          "  --path NAME    the path optimiser (docs/paths.md): auto (default: the others\n"
+          "                 within --optimize-time, 3 s by default, stopping early once the\n"
+          "                 path would contract faster than the search took), greedy,\n"
           "                 random-greedy (seeded randomised greedy trials, the best kept), dp\n"
           "                 (dynamic programming over connected subsets, a few dozen\n"
           "                 operands), optimal (exhaustive, <= 12 operands)\n"
@@ -33,8 +35,9 @@ static void tfr_einsum_usage(FILE *f) {
 static int tfr_read_path_file(const char *file, int32_t **out, int *len) {
   FILE *f = fopen(file, "r");
   if (!f) {
-    fprintf(stderr, "tenferro einsum: --path '%s' is neither an optimiser (greedy, random-greedy, "
-                    "dp, optimal) nor a readable path file: %s\n", file, strerror(errno));
+    fprintf(stderr, "tenferro einsum: --path '%s' is neither an optimiser (auto, greedy, "
+                    "random-greedy, dp, optimal) nor a readable path file: %s\n", file,
+            strerror(errno));
     return 1;
   }
   int cap = 64, n = 0;
@@ -77,7 +80,7 @@ static int tfr_read_path_file(const char *file, int32_t **out, int *len) {
 }
 
 int tfr_cli_einsum(int argc, char **argv) {
-  const char *expr = NULL, *out_path = NULL, *path_arg = "greedy", *backend = "cpu";
+  const char *expr = NULL, *out_path = NULL, *path_arg = "auto", *backend = "cpu";
   const char **files = calloc((size_t)argc + 1, sizeof(char *));
   int nfiles = 0;
   tfr_einsum_options opts = {0};
@@ -120,6 +123,12 @@ int tfr_cli_einsum(int argc, char **argv) {
     free(files);
     return 2;
   }
+  if (io.max_memory_bad) {
+    fprintf(stderr, "tenferro einsum: --max-memory needs a positive number of bytes (e.g. 1GiB, "
+                    "512M, 1e9)\n");
+    free(files);
+    return 2;
+  }
   if (io.path_file && path_set) {
     fprintf(stderr, "tenferro einsum: --path and --path-file exclude each other\n");
     free(files);
@@ -153,7 +162,9 @@ int tfr_cli_einsum(int argc, char **argv) {
     shapes[i] = tfr_tensor_shape(ops[i]);
   }
   tfr_cli_network net = {expr, nfiles, ranks, (const int64_t *const *)shapes};
-  if (tfr_cli_plan("einsum", expr, &net, &io, &opts, &prog, &plan) != 0) goto done;
+  double max_memory = io.max_memory > 0 ? io.max_memory : tfr_cli_default_max_memory();
+  size_t es = nfiles > 0 ? tfr_dtype_size(tfr_tensor_dtype(ops[0])) : 8;
+  if (tfr_cli_plan("einsum", expr, &net, &io, max_memory, es, &opts, &prog, &plan) != 0) goto done;
   if (tfr_cli_make_backend("einsum", backend, 0, &be, NULL) != 0) goto done;
   if (tfr_session_begin(be, &s) != TFR_OK) {
     rc = tfr_cli_fail("session");

@@ -23,9 +23,41 @@ bool tfr_cli_path_io_option(int argc, char **argv, int *i, tfr_cli_path_io *io) 
   if (*i + 1 >= argc) return false;
   if (strcmp(arg, "--save-path") == 0) io->save_path = argv[*i + 1];
   else if (strcmp(arg, "--path-file") == 0) io->path_file = argv[*i + 1];
-  else return false;
+  else if (strcmp(arg, "--max-memory") == 0) {
+    // A number of bytes, with an optional K, M, G, T (powers of 1024; KiB,
+    // MiB, GiB, TiB too).
+    const char *v = argv[*i + 1];
+    char *end = NULL;
+    errno = 0;
+    double x = strtod(v, &end);
+    double unit = 1;
+    static const char *const units[] = {"K", "M", "G", "T"};
+    for (int u = 0; u < 4 && end && *end; u++) {
+      char with_ib[8];
+      snprintf(with_ib, sizeof with_ib, "%siB", units[u]);
+      if (strcmp(end, units[u]) == 0 || strcmp(end, with_ib) == 0) {
+        unit = ldexp(1.0, 10 * (u + 1));
+        end += strlen(end);
+      }
+    }
+    io->max_memory_bad = errno != 0 || end == v || (end && *end) || !(x > 0) || isinf(x);
+    io->max_memory = x * unit;
+  } else {
+    return false;
+  }
   (*i)++;
   return true;
+}
+
+double tfr_cli_default_max_memory(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  double kb = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+  fclose(f);
+  return kb * 1024.0 / 2;
 }
 
 void tfr_cli_path_io_usage(FILE *f) {
@@ -36,6 +68,10 @@ void tfr_cli_path_io_usage(FILE *f) {
           "  --path-file F.json  contracts along the path in F.json instead of searching one\n"
           "                 (a file of --save-path, or a plain pair list [[0, 1], ...]); a path\n"
           "                 that does not fit the network is an error\n"
+          "  --max-memory BYTES  the memory one slice of the contraction may take (the\n"
+          "                 operands, the output and the live intermediates; suffixes K, M, G,\n"
+          "                 T or KiB, MiB, GiB, TiB): a path that needs more is sliced to fit\n"
+          "                 (docs/paths.md, \"Slicing\"); default: half the memory available\n"
           "  --quiet, -q    no progress bar (shown on stderr only when it is a terminal)\n");
 }
 
@@ -411,9 +447,41 @@ void tfr_cli_progress_end(tfr_cli_progress *p) {
   p->width = 0;
 }
 
+// The plan's sliced labels as a UTF-8 string (malloc'ed; "" for none), or
+// NULL when out of memory or a label has no character (an ellipsis axis).
+static char *tfr_path_sliced_string(const tfr_einsum_plan *plan) {
+  int32_t labels[TFR_EINSUM_MAX_SLICED];
+  int n = tfr_einsum_plan_sliced_labels(plan, labels);
+  char *s = calloc(4 * (size_t)n + 1, 1);
+  size_t at = 0;
+  for (int j = 0; s && j < n; j++) {
+    uint32_t c = (uint32_t)labels[j];
+    if (labels[j] < 0 || c > 0x10FFFF) {
+      free(s);
+      return NULL;
+    }
+    if (c < 0x80) {
+      s[at++] = (char)c;
+    } else if (c < 0x800) {
+      s[at++] = (char)(0xC0 | (c >> 6));
+      s[at++] = (char)(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      s[at++] = (char)(0xE0 | (c >> 12));
+      s[at++] = (char)(0x80 | ((c >> 6) & 0x3F));
+      s[at++] = (char)(0x80 | (c & 0x3F));
+    } else {
+      s[at++] = (char)(0xF0 | (c >> 18));
+      s[at++] = (char)(0x80 | ((c >> 12) & 0x3F));
+      s[at++] = (char)(0x80 | ((c >> 6) & 0x3F));
+      s[at++] = (char)(0x80 | (c & 0x3F));
+    }
+  }
+  return s;
+}
+
 int tfr_cli_plan(const char *cmd, const char *what, const tfr_cli_network *net,
-                 const tfr_cli_path_io *io, tfr_einsum_options *opts,
-                 tfr_cli_progress *progress, tfr_einsum_plan **out) {
+                 const tfr_cli_path_io *io, double max_memory, size_t element_size,
+                 tfr_einsum_options *opts, tfr_cli_progress *progress, tfr_einsum_plan **out) {
   *out = NULL;
   memset(progress, 0, sizeof *progress);
   progress->on = !io->quiet && isatty(STDERR_FILENO);
@@ -439,9 +507,22 @@ int tfr_cli_plan(const char *cmd, const char *what, const tfr_cli_network *net,
     tfr_path_error(cmd, io->path_file, "\"sliced\": %s", tfr_last_error_message());
     goto done;
   }
-  if (io->save_path &&
-      tfr_path_write_file(cmd, io->save_path, net, plan, given.sliced) != 0)
+  const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
+  double es = (double)element_size;
+  if (max_memory > 0 && info->sliced_peak_live_elements * es > max_memory &&
+      tfr_einsum_plan_slice_to_fit(plan, max_memory / es) != TFR_OK) {
+    fprintf(stderr, "tenferro %s: %s: --max-memory %.4g bytes: %s\n", cmd, what, max_memory,
+            tfr_last_error_message());
     goto done;
+  }
+  if (io->save_path) {
+    char *sliced = tfr_path_sliced_string(plan);
+    int w = sliced ? tfr_path_write_file(cmd, io->save_path, net, plan, sliced)
+                   : tfr_path_error(cmd, io->save_path, "--save-path: a sliced label has no "
+                                    "character (an ellipsis axis) or out of memory");
+    free(sliced);
+    if (w != 0) goto done;
+  }
   *out = plan;
   plan = NULL;
   rc = 0;

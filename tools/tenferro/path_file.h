@@ -10,11 +10,16 @@
 
 #include "tenferro/tenferro.h"
 
-// The options --save-path FILE, --path-file FILE and --quiet.
+// The options --save-path FILE, --path-file FILE, --max-memory BYTES and
+// --quiet.
 typedef struct tfr_cli_path_io {
   const char *save_path;  // NULL: none
   const char *path_file;  // NULL: none
   bool quiet;
+  // --max-memory in bytes (0: not given, the command's default applies);
+  // max_memory_bad: the value given was not a positive size.
+  double max_memory;
+  bool max_memory_bad;
 } tfr_cli_path_io;
 
 // When argv[*i] is one of the options above (with its value), stores it in
@@ -41,16 +46,23 @@ typedef struct tfr_cli_progress {
   int width;  // characters of the last line drawn
 } tfr_cli_progress;
 
+// Half the memory this machine has available (MemAvailable), in bytes, or
+// 0 when unknown: the default of --max-memory.
+double tfr_cli_default_max_memory(void);
+
 // Plans `net` for subcommand `cmd`: with io->path_file, along the file's
 // path (checked against the network; the file's sliced labels applied)
-// instead of the search `opts` asks for; then, with io->save_path, writes
-// the plan's path there. Sets opts' progress callback to `progress` when
+// instead of the search `opts` asks for; then, when one slice's memory
+// (tfr_einsum_path_info.sliced_peak_live_elements x element_size) exceeds
+// `max_memory` bytes (0: no limit), slices the plan to fit
+// (tfr_einsum_plan_slice_to_fit); then, with io->save_path, writes the
+// plan's path there. Sets opts' progress callback to `progress` when
 // stderr is a terminal and not io->quiet. Returns 0, or 1 with one error
 // line on stderr (`what` names the network in planning errors) and *out
 // NULL.
 int tfr_cli_plan(const char *cmd, const char *what, const tfr_cli_network *net,
-                 const tfr_cli_path_io *io, tfr_einsum_options *opts,
-                 tfr_cli_progress *progress, tfr_einsum_plan **out);
+                 const tfr_cli_path_io *io, double max_memory, size_t element_size,
+                 tfr_einsum_options *opts, tfr_cli_progress *progress, tfr_einsum_plan **out);
 
 // Call before executing `plan` (resets the clock and the totals) and after
 // (clears the bar).
