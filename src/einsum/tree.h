@@ -19,11 +19,13 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "einsum/einsum_impl.h"
 
 // The network, read-only for the optimisers (threads share it).
 typedef struct tfr_net {
+  const tfr_einsum_expr *expr;  // the expression it was built from (tfr_ssa_cost's input)
   int n;                // operands
   int num_labels;
   const int64_t *extent;  // int64[num_labels], the expression's
@@ -111,6 +113,14 @@ typedef struct tfr_tree_cost {
 // Errors: those of tfr_replay_contract (an invalid pair list).
 tfr_status tfr_ssa_cost(const tfr_einsum_expr *e, const int *ssa, tfr_tree_cost *out);
 
+// Replays the SSA steps and hands every node's label set over (ids as in
+// the replay: operands, then n + k for step k): labels[i] (the caller
+// tfr_frees each), count[i] and size[i] for i < 2n - 1, and flops[n + k]
+// the flops of step k (flops may be NULL). On an error nothing is handed
+// over. Errors: those of tfr_replay_contract (an invalid pair list).
+tfr_status tfr_ssa_labels(const tfr_einsum_expr *e, const int *ssa, int **labels, int *count,
+                          double *size, double *flops);
+
 // The number the optimisers minimise for `m` (combo: flops + alpha * write).
 static inline double tfr_cost_score(tfr_einsum_minimize m, double alpha, const tfr_tree_cost *c) {
   switch (m) {
@@ -133,6 +143,13 @@ static inline double tfr_cost_join(tfr_einsum_minimize m, double alpha, double c
     case TFR_EINSUM_MINIMIZE_COMBO: return ca + cb + flops + alpha * size;
     default: return ca + cb + flops;
   }
+}
+
+// The CLOCK_MONOTONIC time in seconds, for the optimisers' max_time.
+static inline double tfr_path_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 #endif  // TENFERRO_SRC_EINSUM_TREE_H_
