@@ -94,7 +94,8 @@ typedef enum tfr_einsum_path_kind {
   // (seed, r), each lower the temperature over a fixed schedule while
   // proposing local rotations of the tree ((a b) c -> (a c) b or (b c) a at
   // a random step), accepted by the Metropolis rule on the change of log2
-  // of the two steps' cost in `minimize`. The best tree over the runs wins
+  // of the two steps' cost in `minimize` (for size, half the flops' change
+  // is added). The best tree over the runs wins
   // (ties to the lowest run: the same tree for a seed on any number of
   // threads, unless max_time stops runs early) and is refined by subtree
   // reconfiguration (subtree_size leaves, TFR_EINSUM_DEFAULT_SUBTREE when
@@ -148,17 +149,19 @@ typedef struct tfr_einsum_options {
   // number of steps done, the total, and the flops done so far (NULL: none).
   void (*progress)(void *ctx, int steps_done, int num_steps, double flops_done);
   void *progress_ctx;
-  // The cost optimal, random-greedy and dp minimise (greedy ignores it).
+  // The cost optimal, random-greedy, dp, treesa and subtree reconfiguration
+  // minimise (greedy ignores it).
   tfr_einsum_minimize minimize;
-  // Seeds the randomised optimisers (random-greedy); 0 is a seed like any.
+  // Seeds the randomised optimisers (random-greedy, treesa); 0 is a seed like any.
   uint64_t seed;
   // Random greedy trials (0: TFR_EINSUM_DEFAULT_TRIALS), or treesa runs (0:
   // TFR_EINSUM_DEFAULT_TREESA_RUNS); negative: an error.
   int trials;
   // Seconds the search may take (0: no limit; negative or NaN: an error).
   // Random greedy starts no new trial once it is spent (its result then
-  // depends on the machine's speed); dp gives up with an error; greedy and
-  // optimal ignore it.
+  // depends on the machine's speed), treesa no new run or temperature step
+  // and subtree reconfiguration no new subtree (likewise); dp gives up with
+  // an error; greedy and optimal ignore it.
   double max_time;
   // combo's alpha (0: TFR_EINSUM_DEFAULT_COMBO_ALPHA; negative: an error).
   double combo_alpha;
@@ -197,8 +200,8 @@ typedef struct tfr_einsum_path_info {
 
 typedef struct tfr_einsum_plan tfr_einsum_plan;
 
-// The optimiser called `name`: "greedy", "random-greedy", "dp", "optimal"
-// (the names of the command-line tool's --path; "random_greedy" is accepted
+// The optimiser called `name`: "greedy", "random-greedy", "dp", "optimal",
+// "treesa" (the names of the command-line tool's --path; "random_greedy" is accepted
 // too). TFR_EINSUM_PATH_GIVEN has no name.
 // Errors: TFR_ERR_INVALID_ARGUMENT for NULL or an unknown name (the message
 //         lists the known ones).

@@ -132,6 +132,9 @@ static int tfr_sa_keep(const int *u, int nu, const int *a, int na, const int *b,
   return c;
 }
 
+// With minimize size, the weight of the flops' log2 change in a proposal's dE.
+#define TFR_TREESA_SIZE_FLOPS_WEIGHT 0.5
+
 // The local cost of the two steps x (size sx, flops fx) and v (size sv, flops fv).
 static double tfr_sa_local(tfr_einsum_minimize m, double alpha, double sx, double fx, double sv,
                            double fv) {
@@ -172,6 +175,9 @@ static bool tfr_sa_propose(tfr_sa_tree *t, const tfr_net *net, tfr_einsum_minimi
   double before = tfr_sa_local(m, alpha, t->size[x], t->flops[x], t->size[v], t->flops[v]);
   double after = tfr_sa_local(m, alpha, sk, fu, t->size[v], fv);
   double de = log2(fmax(after, DBL_MIN)) - log2(fmax(before, DBL_MIN));
+  if (m == TFR_EINSUM_MINIMIZE_SIZE)  // flops break the plateaus of the largest size
+    de += TFR_TREESA_SIZE_FLOPS_WEIGHT * (log2(fmax(fu + fv, DBL_MIN)) -
+                                          log2(fmax(t->flops[x] + t->flops[v], DBL_MIN)));
   if (isnan(de)) return true;
   if (de > 0 && tfr_greedy_uniform(rng) >= exp(-beta * de)) return true;
   if (nk > t->cap[x]) {
@@ -219,13 +225,18 @@ static bool tfr_sa_run(void *ctx, int r, int *best, double *score_out) {
     best_score = tfr_sa_score(&t, o->minimize, o->combo_alpha);
     memcpy(best, t.child, 2 * (size_t)(n - 1) * sizeof(int));
   }
+  // Odd runs anneal on flops whatever the cost (still keeping the best tree
+  // in that cost): a tree of few flops often has small intermediates too.
+  tfr_einsum_minimize energy = r % 2 == 1 ? TFR_EINSUM_MINIMIZE_FLOPS : o->minimize;
+  // The runs start at three temperatures in turn: hot ones explore, cold
+  // ones keep more of the start tree.
+  double lo = TFR_TREESA_BETA_LO * (r % 3 == 0 ? 1 : r % 3 == 1 ? 4 : 16);
   uint64_t seed = o->seed, rng = tfr_greedy_rand(&seed) ^ ((uint64_t)(r + 1) * 0x9e3779b97f4a7c15ULL);
   tfr_greedy_rand(&rng);
   for (int sweep = 0; ok && sweep < TFR_TREESA_SWEEPS; sweep++) {
-    double beta = TFR_TREESA_BETA_LO +
-                  (TFR_TREESA_BETA_HI - TFR_TREESA_BETA_LO) * sweep / (TFR_TREESA_SWEEPS - 1);
+    double beta = lo + (TFR_TREESA_BETA_HI - lo) * sweep / (TFR_TREESA_SWEEPS - 1);
     for (int p = 0; ok && p < n - 1; p++)
-      ok = tfr_sa_propose(&t, net, o->minimize, o->combo_alpha, beta, &rng, &sc);
+      ok = tfr_sa_propose(&t, net, energy, o->combo_alpha, beta, &rng, &sc);
     double score = tfr_sa_score(&t, o->minimize, o->combo_alpha);
     if (ok && score < best_score) {
       best_score = score;

@@ -6,7 +6,8 @@
 #include "einsum/tree.h"
 
 // Temperature steps of one run (inverse temperatures rising linearly from
-// TFR_TREESA_BETA_LO to TFR_TREESA_BETA_HI), each of about n proposals.
+// TFR_TREESA_BETA_LO times 1, 4 or 16 (run r % 3) to TFR_TREESA_BETA_HI),
+// each of n - 1 proposals.
 #define TFR_TREESA_SWEEPS 100
 #define TFR_TREESA_BETA_LO 0.5
 #define TFR_TREESA_BETA_HI 20.0
@@ -21,7 +22,10 @@
 // other child c, and rotates to (a c) b or (b c) a; it is accepted by the
 // Metropolis rule on the change of log2 of the two steps' local cost in
 // o->minimize (flops, the larger size, the written size, or combo with
-// o->combo_alpha). Run r draws from a generator seeded by (o->seed, r); the
+// o->combo_alpha; for size, plus TFR_TREESA_SIZE_FLOPS_WEIGHT (treesa.c)
+// times the flops' log2 change, which breaks the plateaus of the max); odd
+// runs anneal on flops whatever o->minimize is, still keeping their best
+// tree in o->minimize. Run r draws from a generator seeded by (o->seed, r); the
 // best tree of each run (checked after every temperature step) is kept, and
 // the best over runs wins, ties to the lowest run, so a seed gives the same
 // tree on any number of threads (unless o->max_time stops runs early). The
