@@ -8,7 +8,7 @@
 // Temperature steps of one run (inverse temperatures rising linearly from
 // TFR_TREESA_BETA_LO times 1, 4 or 16 (run r % 3) to TFR_TREESA_BETA_HI),
 // each of n - 1 proposals.
-#define TFR_TREESA_SWEEPS 100
+#define TFR_TREESA_SWEEPS 400
 #define TFR_TREESA_BETA_LO 0.5
 #define TFR_TREESA_BETA_HI 20.0
 // Random-greedy trials that pick the start tree.
