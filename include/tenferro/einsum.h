@@ -88,11 +88,25 @@ typedef enum tfr_einsum_path_kind {
   // dozen operands per component (the subsets under the cap can grow
   // exponentially); at most 64, and max_time bounds the search.
   TFR_EINSUM_PATH_DP = 4,
+  // Simulated annealing on the contraction tree (TreeSA, as tenferro-rs):
+  // the start tree is the best of a few random-greedy trials; `trials`
+  // independent runs (0: TFR_EINSUM_DEFAULT_TREESA_RUNS), run r seeded by
+  // (seed, r), each lower the temperature over a fixed schedule while
+  // proposing local rotations of the tree ((a b) c -> (a c) b or (b c) a at
+  // a random step), accepted by the Metropolis rule on the change of log2
+  // of the two steps' cost in `minimize` (for size, half the flops' change
+  // is added). The best tree over the runs wins
+  // (ties to the lowest run: the same tree for a seed on any number of
+  // threads, unless max_time stops runs early) and is refined by subtree
+  // reconfiguration (subtree_size leaves, TFR_EINSUM_DEFAULT_SUBTREE when
+  // 0). Never worse than its start tree (so than greedy's) in `minimize`.
+  // With max_time, no run starts and no temperature step is taken after it.
+  TFR_EINSUM_PATH_TREESA = 5,
   // The hyper-optimiser: greedy, then dp on networks of up to 256 operands
   // (with half the time left; dp refuses components of more than
   // TFR_EINSUM_DP_MAX operands, and up to TFR_EINSUM_DP_OUTER_MAX operands its
-  // tree is optimal and ends the search), then rounds of random-greedy trials for the
-  // rest of the budget (max_time; 0: TFR_EINSUM_AUTO_DEFAULT_TIME), keeping
+  // tree is optimal and ends the search), then rounds of treesa (8 runs
+  // each, new seeds) for the rest of the budget (max_time; 0: TFR_EINSUM_AUTO_DEFAULT_TIME), keeping
   // the tree of the least `minimize` cost (never worse than greedy's). It
   // stops early once the best tree's estimated contraction time (its flops
   // at 10 GFLOP/s) is below the time already spent searching, so a small
@@ -123,6 +137,12 @@ typedef enum tfr_einsum_minimize {
 #define TFR_EINSUM_DP_MAX 64
 // Random greedy trials when tfr_einsum_options.trials is 0.
 #define TFR_EINSUM_DEFAULT_TRIALS 64
+// TreeSA runs when tfr_einsum_options.trials is 0 and the path is treesa.
+#define TFR_EINSUM_DEFAULT_TREESA_RUNS 8
+// Subtree reconfiguration's leaves inside treesa when subtree_size is 0.
+#define TFR_EINSUM_DEFAULT_SUBTREE 8
+// The largest tfr_einsum_options.subtree_size.
+#define TFR_EINSUM_SUBTREE_MAX 16
 // TFR_EINSUM_PATH_AUTO's search budget in seconds when max_time is 0.
 #define TFR_EINSUM_AUTO_DEFAULT_TIME 3.0
 // combo's alpha when tfr_einsum_options.combo_alpha is 0.
@@ -144,19 +164,33 @@ typedef struct tfr_einsum_options {
   // number of steps done, the total, and the flops done so far (NULL: none).
   void (*progress)(void *ctx, int steps_done, int num_steps, double flops_done);
   void *progress_ctx;
-  // The cost optimal, random-greedy and dp minimise (greedy ignores it).
+  // The cost optimal, random-greedy, dp, treesa and subtree reconfiguration
+  // minimise (greedy ignores it).
   tfr_einsum_minimize minimize;
-  // Seeds the randomised optimisers (random-greedy); 0 is a seed like any.
+  // Seeds the randomised optimisers (random-greedy, treesa); 0 is a seed like any.
   uint64_t seed;
-  // Random greedy trials (0: TFR_EINSUM_DEFAULT_TRIALS; negative: an error).
+  // Random greedy trials (0: TFR_EINSUM_DEFAULT_TRIALS), or treesa runs (0:
+  // TFR_EINSUM_DEFAULT_TREESA_RUNS); negative: an error.
   int trials;
   // Seconds the search may take (0: no limit; negative or NaN: an error).
   // Random greedy starts no new trial once it is spent (its result then
-  // depends on the machine's speed); dp gives up with an error; greedy and
-  // optimal ignore it.
+  // depends on the machine's speed), treesa no new run or temperature step
+  // and subtree reconfiguration no new subtree (likewise); dp gives up with
+  // an error; greedy and optimal ignore it.
   double max_time;
   // combo's alpha (0: TFR_EINSUM_DEFAULT_COMBO_ALPHA; negative: an error).
   double combo_alpha;
+  // Subtree reconfiguration after the optimiser (not for a given path): every
+  // subtree of up to subtree_size leaves (the tensors where it is cut, the
+  // largest intermediates expanded first) is re-contracted by the tree of
+  // least `minimize` cost over those leaves (as TFR_EINSUM_PATH_OPTIMAL), when
+  // that is cheaper, in passes until one improves nothing; the tree is
+  // never worse for it. 0: off (treesa still refines with
+  // TFR_EINSUM_DEFAULT_SUBTREE); 3..TFR_EINSUM_SUBTREE_MAX: the leaves
+  // (each subtree costs 3^k / 2 splits); 1 and 2 change nothing; negative or
+  // above TFR_EINSUM_SUBTREE_MAX: TFR_ERR_INVALID_ARGUMENT. Bounded by
+  // max_time (no subtree is started after it).
+  int subtree_size;
 } tfr_einsum_options;
 
 // Statistics of a planned path.
@@ -186,8 +220,8 @@ typedef struct tfr_einsum_path_info {
 
 typedef struct tfr_einsum_plan tfr_einsum_plan;
 
-// The optimiser called `name`: "greedy", "random-greedy", "dp", "optimal"
-// (the names of the command-line tool's --path; "random_greedy" is accepted
+// The optimiser called `name`: "greedy", "random-greedy", "dp", "optimal",
+// "treesa" (the names of the command-line tool's --path; "random_greedy" is accepted
 // too). TFR_EINSUM_PATH_GIVEN has no name.
 // Errors: TFR_ERR_INVALID_ARGUMENT for NULL or an unknown name (the message
 //         lists the known ones).

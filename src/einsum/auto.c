@@ -1,6 +1,6 @@
 // The `auto` path optimiser (einsum.h, TFR_EINSUM_PATH_AUTO): greedy, then
-// dp where the network is small enough for it, then random-greedy trials
-// for the rest of the time budget, keeping the tree of the least cost
+// dp where the network is small enough for it, then rounds of treesa for
+// the rest of the time budget, keeping the tree of the least cost
 // (`minimize`). It stops early once the best tree's estimated contraction
 // time (its flops at TFR_AUTO_FLOP_RATE) is below the time already spent
 // searching: a tiny einsum is not searched for seconds.
@@ -10,7 +10,7 @@
 
 #include "einsum/dp.h"
 #include "einsum/greedy.h"
-#include "einsum/random_greedy.h"
+#include "einsum/treesa.h"
 
 // The contraction rate the early stop assumes: 10 GFLOP/s, the order of
 // the cpu backend on two cores (bench/results/einsum_cpu.md); a faster
@@ -72,15 +72,16 @@ tfr_status tfr_auto(const tfr_einsum_expr *e, const tfr_net *net, const tfr_eins
     // Up to TFR_EINSUM_DP_OUTER_MAX operands dp is exact over all trees.
     exact = exact || (d == TFR_OK && n <= TFR_EINSUM_DP_OUTER_MAX);
   }
-  // random-greedy with the rest of the time, in rounds of trials so that the
-  // early stop is checked between them.
+  // Then treesa (annealing from the best of a few random-greedy trials,
+  // refined by subtree reconfiguration) with the rest of the time, in rounds
+  // of runs with new seeds, so that the early stop is checked between them.
   tfr_einsum_options r = *o;
-  r.trials = 32;
+  r.trials = TFR_EINSUM_DEFAULT_TREESA_RUNS;
   for (int round = 0; !st && !exact && !tfr_auto_done(&a, start, budget) && round < 64; round++) {
     r.seed = o->seed + (uint64_t)round * 0x9e3779b97f4a7c15ULL;
     r.max_time = budget - (tfr_path_now() - start);
     if (r.max_time <= 0) break;
-    st = tfr_random_greedy(net, &r, cand);
+    st = tfr_treesa(net, &r, cand);
     if (!st) st = tfr_auto_offer(&a, cand);
   }
   tfr_free(cand);

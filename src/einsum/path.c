@@ -1,5 +1,5 @@
 // Contraction paths: the optimiser chosen by the options (greedy.c,
-// random_greedy.c, dp.c, optimal.c) or the caller's pair list, then the
+// random_greedy.c, dp.c, optimal.c, treesa.c), refined by subtree.c if asked, or the caller's pair list, then the
 // path's statistics by a replay (tree.c).
 #include <math.h>
 #include <stdlib.h>
@@ -11,7 +11,9 @@
 #include "einsum/greedy.h"
 #include "einsum/optimal.h"
 #include "einsum/random_greedy.h"
+#include "einsum/subtree.h"
 #include "einsum/tree.h"
+#include "einsum/treesa.h"
 
 // The optimisers by name (the CLI's --path), in the enum's order but GIVEN.
 static const struct {
@@ -24,6 +26,7 @@ static const struct {
     {"random_greedy", TFR_EINSUM_PATH_RANDOM_GREEDY},
     {"dp", TFR_EINSUM_PATH_DP},
     {"auto", TFR_EINSUM_PATH_AUTO},
+    {"treesa", TFR_EINSUM_PATH_TREESA},
 };
 static const char *const tfr_minimize_names[] = {"flops", "size", "write", "combo"};
 
@@ -36,7 +39,8 @@ tfr_status tfr_einsum_path_kind_from_name(const char *name, tfr_einsum_path_kind
       return TFR_OK;
     }
   return tfr_error(TFR_ERR_INVALID_ARGUMENT,
-                   "einsum: unknown path optimiser '%s' (auto, greedy, random-greedy, dp, optimal)", name);
+                   "einsum: unknown path optimiser '%s' (auto, greedy, random-greedy, dp, optimal, "
+                   "treesa)", name);
 }
 
 const char *tfr_einsum_path_kind_name(tfr_einsum_path_kind kind) {
@@ -77,7 +81,12 @@ static tfr_status tfr_path_options(tfr_einsum_options *o) {
     return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: combo_alpha is %g (0 for the default "
                      "%g, or a finite positive number)", o->combo_alpha,
                      TFR_EINSUM_DEFAULT_COMBO_ALPHA);
-  if (o->trials == 0) o->trials = TFR_EINSUM_DEFAULT_TRIALS;
+  if (o->subtree_size < 0 || o->subtree_size > TFR_EINSUM_SUBTREE_MAX)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: subtree_size is %d (0 for no subtree "
+                     "reconfiguration, or 1..%d leaves)", o->subtree_size, TFR_EINSUM_SUBTREE_MAX);
+  if (o->trials == 0)
+    o->trials = o->path_kind == TFR_EINSUM_PATH_TREESA ? TFR_EINSUM_DEFAULT_TREESA_RUNS
+                                                       : TFR_EINSUM_DEFAULT_TRIALS;
   if (o->combo_alpha == 0) o->combo_alpha = TFR_EINSUM_DEFAULT_COMBO_ALPHA;
   return TFR_OK;
 }
@@ -89,6 +98,7 @@ static tfr_status tfr_path_search(const tfr_einsum_expr *e, const tfr_einsum_opt
     return tfr_error(TFR_ERR_INVALID_ARGUMENT,
                      "einsum: the optimal path search takes at most %d operands, got %d "
                      "(use the greedy path)", TFR_EINSUM_OPTIMAL_MAX, n);
+  double start = tfr_path_now();
   tfr_net net;
   tfr_status st = tfr_net_init(&net, e);
   if (!st) switch (o->path_kind) {
@@ -99,9 +109,13 @@ static tfr_status tfr_path_search(const tfr_einsum_expr *e, const tfr_einsum_opt
       case TFR_EINSUM_PATH_RANDOM_GREEDY: st = tfr_random_greedy(&net, o, ssa); break;
       case TFR_EINSUM_PATH_DP: st = tfr_dp(&net, o->minimize, o->combo_alpha, o->max_time, ssa); break;
       case TFR_EINSUM_PATH_AUTO: st = tfr_auto(e, &net, o, ssa); break;
+      case TFR_EINSUM_PATH_TREESA: st = tfr_treesa(&net, o, ssa); break;
       default:
         st = tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: invalid path kind %d", (int)o->path_kind);
     }
+  if (!st && o->subtree_size > 0 && o->path_kind != TFR_EINSUM_PATH_TREESA)
+    st = tfr_subtree_refine(&net, o->minimize, o->combo_alpha, o->subtree_size, start,
+                            o->max_time, ssa);
   tfr_net_free(&net);
   return st;
 }

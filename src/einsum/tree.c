@@ -24,6 +24,7 @@ tfr_status tfr_net_init(tfr_net *net, const tfr_einsum_expr *e) {
   int n = e->n, L = e->num_labels;
   size_t axes = 0;
   for (int i = 0; i < n; i++) axes += (size_t)e->ranks[i];
+  net->expr = e;
   net->n = n;
   net->num_labels = L;
   net->extent = e->extent;
@@ -294,5 +295,26 @@ tfr_status tfr_ssa_cost(const tfr_einsum_expr *e, const int *ssa, tfr_tree_cost 
   }
   tfr_replay_free(&r);
   *out = c;
+  return st;
+}
+
+tfr_status tfr_ssa_labels(const tfr_einsum_expr *e, const int *ssa, int **labels, int *count,
+                          double *size, double *flops) {
+  int n = e->n;
+  tfr_replay r;
+  tfr_status st = tfr_replay_init(&r, e);
+  for (int k = 0; !st && k < n - 1; k++) {
+    int id;
+    double sz, fl;
+    st = tfr_replay_contract(&r, k, ssa[2 * k], ssa[2 * k + 1], &id, &sz, &fl);
+    if (!st && flops) flops[n + k] = fl;
+  }
+  for (int i = 0; !st && i < 2 * n - 1; i++) {
+    labels[i] = r.nodes[i].labels;
+    count[i] = r.nodes[i].count;
+    size[i] = r.nodes[i].size;
+    r.nodes[i].labels = NULL;
+  }
+  tfr_replay_free(&r);
   return st;
 }

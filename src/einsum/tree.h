@@ -32,6 +32,7 @@ static inline double tfr_path_now(void) {
 
 // The network, read-only for the optimisers (threads share it).
 typedef struct tfr_net {
+  const tfr_einsum_expr *expr;  // the expression it was built from (tfr_ssa_cost's input)
   int n;                // operands
   int num_labels;
   const int64_t *extent;  // int64[num_labels], the expression's
@@ -118,6 +119,14 @@ typedef struct tfr_tree_cost {
 // The costs of the SSA steps over the expression's operands (replayed).
 // Errors: those of tfr_replay_contract (an invalid pair list).
 tfr_status tfr_ssa_cost(const tfr_einsum_expr *e, const int *ssa, tfr_tree_cost *out);
+
+// Replays the SSA steps and hands every node's label set over (ids as in
+// the replay: operands, then n + k for step k): labels[i] (the caller
+// tfr_frees each), count[i] and size[i] for i < 2n - 1, and flops[n + k]
+// the flops of step k (flops may be NULL). On an error nothing is handed
+// over. Errors: those of tfr_replay_contract (an invalid pair list).
+tfr_status tfr_ssa_labels(const tfr_einsum_expr *e, const int *ssa, int **labels, int *count,
+                          double *size, double *flops);
 
 // The number the optimisers minimise for `m` (combo: flops + alpha * write).
 static inline double tfr_cost_score(tfr_einsum_minimize m, double alpha, const tfr_tree_cost *c) {

@@ -5,8 +5,9 @@
 // the largest |element| of numpy's result (a closed network gives one scalar:
 // then it is the plain relative error). One cmocka test per case, named
 // after it; each prints its error and time. Each instance is also planned
-// by greedy, random-greedy and dp: valid trees (dp refuses components of
-// more than 64 operands), random-greedy never above greedy's flops.
+// by greedy, random-greedy, dp, treesa and greedy + subtree
+// reconfiguration: valid trees (dp refuses components of more than 64
+// operands), none but dp above greedy's flops.
 //
 // The plan's statistics are checked too, by a replay of the path written
 // here (labels as Unicode code points, straight from the JSON):
@@ -275,17 +276,22 @@ static void test_instance(void **state) {
   }
 
   // The optimisers find valid trees here too (plan creation replays and
-  // checks them); random-greedy never needs more flops than greedy (its
-  // first trial is greedy); dp refuses components of more than 64 operands.
+  // checks them); random-greedy, treesa and greedy refined by subtree
+  // reconfiguration never need more flops than greedy (they start from its
+  // tree); dp refuses components of more than 64 operands.
   double greedy_flops = 0;
-  tfr_einsum_path_kind kinds[] = {TFR_EINSUM_PATH_GREEDY, TFR_EINSUM_PATH_RANDOM_GREEDY,
-                                  TFR_EINSUM_PATH_DP};
-  for (int k = 0; k < 3; k++) {
-    tfr_einsum_options o = {.path_kind = kinds[k], .trials = 8, .seed = 1};
+  const tfr_einsum_options kinds[] = {
+      {.path_kind = TFR_EINSUM_PATH_GREEDY},
+      {.path_kind = TFR_EINSUM_PATH_RANDOM_GREEDY, .trials = 8, .seed = 1},
+      {.path_kind = TFR_EINSUM_PATH_DP},
+      {.path_kind = TFR_EINSUM_PATH_TREESA, .trials = 2, .seed = 1},
+      {.path_kind = TFR_EINSUM_PATH_GREEDY, .subtree_size = 6},
+  };
+  for (int k = 0; k < 5; k++) {
     tfr_einsum_plan *p = NULL;
     tfr_status pst = tfr_einsum_plan_create(fs->valuestring, n, ranks, (const int64_t *const *)shp,
-                                            &o, &p);
-    if (pst != TFR_OK && kinds[k] == TFR_EINSUM_PATH_DP && n > 64) {
+                                            &kinds[k], &p);
+    if (pst != TFR_OK && kinds[k].path_kind == TFR_EINSUM_PATH_DP && n > 64) {
       TFR_ASSERT_ERROR(pst, TFR_ERR_INVALID_ARGUMENT, "at most 64");
       continue;
     }
@@ -293,9 +299,10 @@ static void test_instance(void **state) {
     const tfr_einsum_path_info *pi = tfr_einsum_plan_info(p);
     assert_int_equal(pi->num_steps, n - 1);
     if (k == 0) greedy_flops = pi->flops;
-    if (k == 1) assert_true(pi->flops <= greedy_flops);
-    print_message("%-44s %-14s flops %.3gx the stored path's\n", c->id,
-                  tfr_einsum_path_kind_name(kinds[k]), pi->flops / info->flops);
+    if (k != 0 && k != 2) assert_true(pi->flops <= greedy_flops);
+    print_message("%-44s %-14s%s flops %.3gx the stored path's\n", c->id,
+                  tfr_einsum_path_kind_name(kinds[k].path_kind),
+                  kinds[k].subtree_size ? "+subtree" : "", pi->flops / info->flops);
     tfr_einsum_plan_release(p);
   }
 

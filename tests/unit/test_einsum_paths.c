@@ -4,7 +4,9 @@
 // queue, a brute force over every pair sequence) and numpy's einsum_path
 // (tests/ref/gen_einsum_paths.py), dp against the exhaustive optimal,
 // validity on generated networks of thousands of operands,
-// determinism of random-greedy over thread counts, and every bad option.
+// determinism of random-greedy and treesa over thread counts, treesa and
+// subtree reconfiguration never worse than their start (subtree equal to
+// optimal when it covers the whole network), and every bad option.
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -17,7 +19,9 @@
 #include "einsum/einsum_impl.h"
 #include "einsum/greedy.h"
 #include "einsum/optimal.h"
+#include "einsum/subtree.h"
 #include "einsum/tree.h"
+#include "einsum/treesa.h"
 
 // A generated network in integer labels.
 typedef struct tnet {
@@ -415,6 +419,120 @@ static void test_random_greedy(void **state) {
 }
 
 // ---------------------------------------------------------------------------
+// treesa and subtree reconfiguration on the random networks, for every
+// cost: valid trees, never worse than greedy's; subtree refinement never
+// worse than its input, and optimal when its k covers every operand.
+static void test_treesa_and_subtree_random(void **state) {
+  (void)state;
+  uint64_t rng = 4242;
+  for (int trial = 0; trial < 300; trial++) {
+    int n = 2 + (int)(tfr_test_rand_u64(&rng) % 13);
+    tnet t = tnet_random(&rng, n, 3 + (int)(tfr_test_rand_u64(&rng) % 12));
+    tfr_einsum_expr e = {0};
+    tnet_expr(&t, &e);
+    tfr_net net;
+    TFR_ASSERT_OK(tfr_net_init(&net, &e));
+    int *g = calloc(2 * (size_t)n, sizeof(int)), *ssa = calloc(2 * (size_t)n, sizeof(int));
+    tfr_tree_cost cg, c;
+    TFR_ASSERT_OK(tfr_greedy_run(&net, &(tfr_greedy_params){1, 0, NULL, false}, g, &cg));
+    for (int m = 0; m < 4; m++) {
+      tfr_einsum_minimize mm = (tfr_einsum_minimize)m;
+      double sg = tfr_cost_score(mm, 64, &cg);
+      // Subtree refinement of greedy's tree, k = 8.
+      memcpy(ssa, g, 2 * (size_t)(n > 1 ? n - 1 : 0) * sizeof(int));
+      TFR_ASSERT_OK(tfr_subtree_refine(&net, mm, 64, 8, 0, 0, ssa));
+      check_valid_tree(&e, ssa, NULL);
+      TFR_ASSERT_OK(tfr_ssa_cost(&e, ssa, &c));
+      double ss = tfr_cost_score(mm, 64, &c);
+      assert_true(ss <= sg);
+      if (n <= 8) {
+        int *o = calloc(2 * (size_t)n, sizeof(int));
+        tfr_tree_cost co;
+        TFR_ASSERT_OK(tfr_optimal(&net, mm, 64, o));
+        TFR_ASSERT_OK(tfr_ssa_cost(&e, o, &co));
+        double so = tfr_cost_score(mm, 64, &co);
+        if (fabs(ss - so) > 1e-9 * so) {
+          print_error("network %d (%d operands), minimize %s: subtree %.17g, optimal %.17g\n",
+                      trial, n, tfr_einsum_minimize_name(mm), ss, so);
+          fail();
+        }
+        free(o);
+      }
+      // treesa, 2 runs.
+      tfr_einsum_options o = {.path_kind = TFR_EINSUM_PATH_TREESA, .minimize = mm, .trials = 2,
+                              .seed = (uint64_t)trial, .combo_alpha = 64};
+      TFR_ASSERT_OK(tfr_treesa(&net, &o, ssa));
+      check_valid_tree(&e, ssa, NULL);
+      TFR_ASSERT_OK(tfr_ssa_cost(&e, ssa, &c));
+      assert_true(tfr_cost_score(mm, 64, &c) <= sg);
+    }
+    free(g);
+    free(ssa);
+    tfr_net_free(&net);
+    tfr_einsum_expr_free(&e);
+    tnet_free(&t);
+  }
+}
+
+// treesa through the public API: the same tree for a seed on 1 and 2
+// threads (also refined with another subtree size, and greedy + subtree),
+// never worse than greedy in the cost minimised; a lattice of 2,400
+// operands gives a valid tree; a spent time budget still gives one.
+static void test_treesa_deterministic(void **state) {
+  (void)state;
+  uint64_t rng = 5;
+  tnet nets[2] = {tnet_lattice(8, 12, 3), tnet_regular3(&rng, 120)};
+  for (int k = 0; k < 2; k++) {
+    tnet *t = &nets[k];
+    tfr_einsum_plan *g = NULL;
+    TFR_ASSERT_OK(tnet_plan(t, NULL, &g));
+    const tfr_einsum_options opts[] = {
+        {.path_kind = TFR_EINSUM_PATH_TREESA, .seed = 7},
+        {.path_kind = TFR_EINSUM_PATH_TREESA, .seed = 8, .trials = 3, .subtree_size = 5,
+         .minimize = TFR_EINSUM_MINIMIZE_SIZE},
+        {.path_kind = TFR_EINSUM_PATH_GREEDY, .subtree_size = 8},
+    };
+    for (int j = 0; j < 3; j++) {
+      tfr_einsum_plan *p[2] = {NULL, NULL};
+      for (int threads = 1; threads <= 2; threads++) {
+        omp_set_num_threads(threads);
+        TFR_ASSERT_OK(tnet_plan(t, &opts[j], &p[threads - 1]));
+      }
+      assert_memory_equal(tfr_einsum_plan_path(p[0]), tfr_einsum_plan_path(p[1]),
+                          2 * (size_t)(t->n - 1) * sizeof(int32_t));
+      const tfr_einsum_path_info *ip = tfr_einsum_plan_info(p[0]), *ig = tfr_einsum_plan_info(g);
+      if (opts[j].minimize == TFR_EINSUM_MINIMIZE_SIZE)
+        assert_true(ip->largest_intermediate <= ig->largest_intermediate);
+      else assert_true(ip->flops <= ig->flops);
+      print_message("network %d, options %d: flops %.4gx greedy's, largest %.4gx\n", k, j,
+                    ip->flops / ig->flops,
+                    (double)ip->largest_intermediate / (double)ig->largest_intermediate);
+      tfr_einsum_plan_release(p[0]);
+      tfr_einsum_plan_release(p[1]);
+    }
+    tfr_einsum_plan_release(g);
+  }
+  omp_set_num_threads(2);
+  tnet big = tnet_lattice(20, 120, 2);
+  tfr_einsum_plan *p = NULL, *g = NULL;
+  tfr_einsum_options o = {.path_kind = TFR_EINSUM_PATH_TREESA, .trials = 2, .seed = 1};
+  TFR_ASSERT_OK(tnet_plan(&big, &o, &p));
+  TFR_ASSERT_OK(tnet_plan(&big, NULL, &g));
+  assert_int_equal(tfr_einsum_plan_info(p)->num_steps, 2399);
+  assert_true(tfr_einsum_plan_info(p)->flops <= tfr_einsum_plan_info(g)->flops);
+  tfr_einsum_plan_release(p);
+  o.max_time = 1e-9;
+  o.subtree_size = 8;
+  TFR_ASSERT_OK(tnet_plan(&big, &o, &p));
+  assert_true(tfr_einsum_plan_info(p)->flops <= tfr_einsum_plan_info(g)->flops);
+  tfr_einsum_plan_release(p);
+  tfr_einsum_plan_release(g);
+  tnet_free(&big);
+  tnet_free(&nets[0]);
+  tnet_free(&nets[1]);
+}
+
+// ---------------------------------------------------------------------------
 // Trees and costs on the matrix chain [10x100][100x5][5x50].
 static void test_tree_and_costs(void **state) {
   (void)state;
@@ -462,8 +580,8 @@ static void test_tree_and_costs(void **state) {
 // ---------------------------------------------------------------------------
 static void test_names_and_bad_options(void **state) {
   (void)state;
-  const char *names[] = {"greedy", "optimal", "random-greedy", "dp"};
-  for (int i = 0; i < 4; i++) {
+  const char *names[] = {"greedy", "optimal", "random-greedy", "dp", "treesa"};
+  for (int i = 0; i < 5; i++) {
     tfr_einsum_path_kind k;
     TFR_ASSERT_OK(tfr_einsum_path_kind_from_name(names[i], &k));
     assert_string_equal(tfr_einsum_path_kind_name(k), names[i]);
@@ -473,8 +591,8 @@ static void test_names_and_bad_options(void **state) {
   assert_int_equal(k, TFR_EINSUM_PATH_RANDOM_GREEDY);
   assert_string_equal(tfr_einsum_path_kind_name(TFR_EINSUM_PATH_GIVEN), "given");
   assert_string_equal(tfr_einsum_path_kind_name((tfr_einsum_path_kind)77), "?");
-  TFR_ASSERT_ERROR(tfr_einsum_path_kind_from_name("treesa", &k), TFR_ERR_INVALID_ARGUMENT,
-                   "'treesa'", "random-greedy");
+  TFR_ASSERT_ERROR(tfr_einsum_path_kind_from_name("annealing", &k), TFR_ERR_INVALID_ARGUMENT,
+                   "'annealing'", "random-greedy", "treesa");
   TFR_ASSERT_ERROR(tfr_einsum_path_kind_from_name(NULL, &k), TFR_ERR_INVALID_ARGUMENT, "name");
   const char *costs[] = {"flops", "size", "write", "combo"};
   for (int i = 0; i < 4; i++) {
@@ -501,6 +619,9 @@ static void test_names_and_bad_options(void **state) {
       {{.path_kind = TFR_EINSUM_PATH_DP, .combo_alpha = -2}, "combo_alpha is -2"},
       {{.path_kind = TFR_EINSUM_PATH_DP, .minimize = (tfr_einsum_minimize)9}, "cost to minimize 9"},
       {{.path_kind = (tfr_einsum_path_kind)42}, "path kind 42"},
+      {{.path_kind = TFR_EINSUM_PATH_TREESA, .trials = -3}, "trials is -3"},
+      {{.path_kind = TFR_EINSUM_PATH_GREEDY, .subtree_size = -1}, "subtree_size is -1"},
+      {{.path_kind = TFR_EINSUM_PATH_TREESA, .subtree_size = 17}, "subtree_size is 17"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     TFR_ASSERT_ERROR(tfr_einsum_plan_create("ij,jk->ik", 2, ranks, shapes, &bad[i].o, &p),
@@ -606,10 +727,11 @@ static void test_out_of_memory(void **state) {
   (void)state;
   tnet t = tnet_lattice(3, 5, 2);
   tfr_einsum_path_kind kinds[] = {TFR_EINSUM_PATH_GREEDY, TFR_EINSUM_PATH_RANDOM_GREEDY,
-                                  TFR_EINSUM_PATH_DP, TFR_EINSUM_PATH_OPTIMAL};
+                                  TFR_EINSUM_PATH_DP, TFR_EINSUM_PATH_TREESA,
+                                  TFR_EINSUM_PATH_GREEDY, TFR_EINSUM_PATH_OPTIMAL};
   omp_set_num_threads(1);  // the allocation count is that of one thread
-  for (int k = 0; k < 4; k++) {
-    tfr_einsum_options o = {.path_kind = kinds[k], .trials = 3};
+  for (int k = 0; k < 6; k++) {
+    tfr_einsum_options o = {.path_kind = kinds[k], .trials = 2, .subtree_size = k == 4 ? 6 : 0};
     if (kinds[k] == TFR_EINSUM_PATH_OPTIMAL) {
       tnet_free(&t);
       t = tnet_lattice(3, 4, 2);
@@ -676,6 +798,8 @@ int main(void) {
       cmocka_unit_test(test_dp_connected_beats_greedy),
       cmocka_unit_test(test_large_networks),
       cmocka_unit_test(test_random_greedy),
+      cmocka_unit_test(test_treesa_and_subtree_random),
+      cmocka_unit_test(test_treesa_deterministic),
       cmocka_unit_test(test_tree_and_costs),
       cmocka_unit_test(test_names_and_bad_options),
       cmocka_unit_test(test_against_numpy_paths),

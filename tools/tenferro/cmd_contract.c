@@ -23,7 +23,7 @@ static void tfr_contract_usage(FILE *f) {
   fprintf(f,
           "usage: tenferro contract INSTANCE.json [--backend cpu|webgpu] [--path NAME]\n"
           "                         [--minimize flops|size|write|combo] [--trials N]\n"
-          "                         [--optimize-time SECONDS] [--plan-only]\n"
+          "                         [--optimize-time SECONDS] [--subtree K] [--plan-only]\n"
           "                         [--seed N] [--dtype f64|c128|f32|c64] [--repeat N] "
           "[--threads N]\n"
           "                         [--save-inputs DIR] [-o OUT.npy]\n"
@@ -37,7 +37,9 @@ static void tfr_contract_usage(FILE *f) {
           "                 random-greedy (seeded\n"
           "                 randomised greedy trials, the best kept), dp (dynamic programming\n"
           "                 over connected subsets, a few dozen operands), optimal (exhaustive,\n"
-          "                 <= 12 operands); or the instance's stored opt_flops or opt_size path\n"
+          "                 <= 12 operands), treesa (simulated annealing on the tree, seeded\n"
+          "                 runs, the best kept); or the instance's stored opt_flops or\n"
+          "                 opt_size path\n"
           "  --plan-only    print the path and stop (no operands, no contraction)\n"
           "  --seed N       operand i is made from seed N + i, and N seeds the path search\n"
           "                 (default 0)\n"
@@ -254,7 +256,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   tfr_einsum_options opts = a->search;
   if (!stored && !a->io.path_file && tfr_einsum_path_kind_from_name(a->path_kind, &opts.path_kind) != TFR_OK) {
     fprintf(stderr, "tenferro contract: unknown --path '%s' (auto, opt_flops, opt_size, greedy, "
-                    "random-greedy, dp, optimal)\n", a->path_kind);
+                    "random-greedy, dp, optimal, treesa)\n", a->path_kind);
     return 2;
   }
   bool device = strcmp(a->backend, "webgpu") == 0;

@@ -12,9 +12,9 @@
 static void tfr_einsum_usage(FILE *f) {
   fprintf(f,
           "usage: tenferro einsum EXPR A.npy [B.npy ...] -o OUT.npy [--backend cpu|webgpu]\n"
-          "                       [--path auto|greedy|random-greedy|dp|optimal|FILE]\n"
+          "                       [--path auto|greedy|random-greedy|dp|optimal|treesa|FILE]\n"
           "                       [--minimize flops|size|write|combo] [--seed N] [--trials N]\n"
-          "                       [--optimize-time SECONDS] [--save-path F.json]\n"
+          "                       [--optimize-time SECONDS] [--subtree K] [--save-path F.json]\n"
           "                       [--path-file F.json] [--max-memory BYTES] [--quiet]\n\n"
           "Evaluates numpy's einsum EXPR (e.g. 'ij,jk->ik'; labels are any UTF-8 characters)\n"
           "on the operands and writes the result. All operands must have one dtype (convert\n"
@@ -24,9 +24,10 @@ static void tfr_einsum_usage(FILE *f) {
           "                 path would contract faster than the search took), greedy,\n"
           "                 random-greedy (seeded randomised greedy trials, the best kept), dp\n"
           "                 (dynamic programming over connected subsets, a few dozen\n"
-          "                 operands), optimal (exhaustive, <= 12 operands)\n"
+          "                 operands), optimal (exhaustive, <= 12 operands), treesa\n"
+          "                 (simulated annealing on the tree, seeded runs, the best kept)\n"
           "  --path FILE    a pair list such as [[0, 1], [0, 1]] (numpy/opt_einsum format)\n"
-          "  --seed N       seeds random-greedy (default 0)\n");
+          "  --seed N       seeds random-greedy and treesa (default 0)\n");
   tfr_cli_search_usage(f);
   tfr_cli_path_io_usage(f);
 }
@@ -36,7 +37,7 @@ static int tfr_read_path_file(const char *file, int32_t **out, int *len) {
   FILE *f = fopen(file, "r");
   if (!f) {
     fprintf(stderr, "tenferro einsum: --path '%s' is neither an optimiser (auto, greedy, "
-                    "random-greedy, dp, optimal) nor a readable path file: %s\n", file,
+                    "random-greedy, dp, optimal, treesa) nor a readable path file: %s\n", file,
             strerror(errno));
     return 1;
   }

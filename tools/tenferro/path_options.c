@@ -43,6 +43,14 @@ bool tfr_cli_search_option(const char *cmd, int argc, char **argv, int *i,
       fprintf(stderr, "tenferro %s: --seed needs a non-negative integer, got '%s'\n", cmd, v);
       *bad = true;
     } else opts->seed = (uint64_t)s;
+  } else if (strcmp(arg, "--subtree") == 0) {
+    errno = 0;
+    long k = strtol(v, &end, 10);
+    if (*v == '\0' || *end || errno || k < 0 || k > TFR_EINSUM_SUBTREE_MAX) {
+      fprintf(stderr, "tenferro %s: --subtree needs an integer in [0, %d] (leaves; 0: off), "
+                      "got '%s'\n", cmd, TFR_EINSUM_SUBTREE_MAX, v);
+      *bad = true;
+    } else opts->subtree_size = (int)k;
   } else {
     return false;
   }
@@ -52,10 +60,14 @@ bool tfr_cli_search_option(const char *cmd, int argc, char **argv, int *i,
 
 void tfr_cli_search_usage(FILE *f) {
   fprintf(f,
-          "  --minimize     the cost random-greedy, dp and optimal minimise: flops (default),\n"
+          "  --minimize     the cost random-greedy, dp, optimal and treesa minimise: flops (default),\n"
           "                 size (largest intermediate), write (sum of the intermediates'\n"
           "                 sizes) or combo (flops + 64 * write)\n"
-          "  --trials N     random-greedy trials (default 64)\n"
-          "  --optimize-time SECONDS  random-greedy starts no trial after this; dp stops\n"
-          "                 with an error (default: no limit)\n");
+          "  --trials N     random-greedy trials (default 64), treesa runs (default 8)\n"
+          "  --optimize-time SECONDS  random-greedy starts no trial and treesa no run or\n"
+          "                 temperature step after this; dp stops with an error (default:\n"
+          "                 no limit)\n"
+          "  --subtree K    after the optimiser, re-optimise every subtree of up to K\n"
+          "                 leaves exactly while that lowers the cost (0: off, the default;\n"
+          "                 at most 16; treesa always refines with 8 when it is 0)\n");
 }
