@@ -42,6 +42,9 @@ plan() {
 # The rows per instance: a label and the optimiser's arguments.
 rows() {
   cat <<ROWS
+auto|--path auto
+auto, 10 s|--path auto --optimize-time 10
+auto, size|--path auto --minimize size
 greedy|--path greedy
 random-greedy|--path random-greedy --trials $TRIALS
 random-greedy, size|--path random-greedy --trials $TRIALS --minimize size

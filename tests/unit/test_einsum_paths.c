@@ -485,7 +485,7 @@ static void test_treesa_deterministic(void **state) {
   for (int k = 0; k < 2; k++) {
     tnet *t = &nets[k];
     tfr_einsum_plan *g = NULL;
-    TFR_ASSERT_OK(tnet_plan(t, NULL, &g));
+    TFR_ASSERT_OK(tnet_plan(t, &(tfr_einsum_options){0}, &g));  // greedy
     const tfr_einsum_options opts[] = {
         {.path_kind = TFR_EINSUM_PATH_TREESA, .seed = 7},
         {.path_kind = TFR_EINSUM_PATH_TREESA, .seed = 8, .trials = 3, .subtree_size = 5,
@@ -517,7 +517,7 @@ static void test_treesa_deterministic(void **state) {
   tfr_einsum_plan *p = NULL, *g = NULL;
   tfr_einsum_options o = {.path_kind = TFR_EINSUM_PATH_TREESA, .trials = 2, .seed = 1};
   TFR_ASSERT_OK(tnet_plan(&big, &o, &p));
-  TFR_ASSERT_OK(tnet_plan(&big, NULL, &g));
+  TFR_ASSERT_OK(tnet_plan(&big, &(tfr_einsum_options){0}, &g));  // greedy
   assert_int_equal(tfr_einsum_plan_info(p)->num_steps, 2399);
   assert_true(tfr_einsum_plan_info(p)->flops <= tfr_einsum_plan_info(g)->flops);
   tfr_einsum_plan_release(p);
