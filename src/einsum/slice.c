@@ -121,7 +121,7 @@ tfr_status tfr_einsum_plan_slice_to_fit(tfr_einsum_plan *plan, double max_elemen
     return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: slice_to_fit: a memory limit of %g "
                      "elements (it must be positive)", max_elements);
   const tfr_einsum_expr *e = &plan->expr;
-  int sl[TFR_EINSUM_MAX_SLICED], ns = 0;
+  int sl[TFR_EINSUM_MAX_SLICED] = {0}, ns = 0;
   tfr_slice_figures f;
   tfr_slice_eval(plan, sl, 0, &f);
   // Greedy: while one slice needs too much, slice one more label of the
