@@ -149,11 +149,11 @@ def optimiser_cases(binary, root, tmp):
     name = "lm_batch_likelihood_sentence_3_12d"
     inst = os.path.join(root, "examples", "instances", name + ".json")
     ref = os.path.join(tmp, "opt-ref.npy")
-    rc, _, se = run(binary, "contract", inst, "--seed", "4", "-o", ref)
+    rc, _, se = run(binary, "contract", inst, "--seed", "4", "--path", "opt_flops", "-o", ref)
     check(rc == 0, f"contract {name}: exit {rc}: {se.strip()}")
     if rc != 0:
         return
-    want = np.load(ref)
+    want = want_stored = np.load(ref)
     for args in (["--path", "greedy"], ["--path", "random-greedy", "--trials", "8"],
                  ["--path", "dp"], ["--path", "dp", "--minimize", "size"]):
         out = os.path.join(tmp, "opt-got.npy")
@@ -181,6 +181,59 @@ def optimiser_cases(binary, root, tmp):
     rc, so, se = run(binary, "contract", inst, "--path", "random-greedy", "--plan-only", "-o", out)
     check(rc == 0 and "log10(flops)" in so and "median" not in so and not os.path.exists(out),
           f"contract --plan-only: exit {rc}, output {so!r}")
+    # auto (the default) and treesa give the stored path's result too.
+    for args in (["--path", "auto", "--optimize-time", "0.5"], ["--path", "treesa", "--trials", "2"]):
+        out = os.path.join(tmp, "opt-got.npy")
+        rc, so, se = run(binary, "contract", inst, "--seed", "4", "-o", out, *args)
+        check(rc == 0, f"contract {name} {' '.join(args)}: exit {rc}: {se.strip()}")
+        if rc == 0:
+            e = rel_err(np.load(out), want_stored)
+            check(e <= 1e-10, f"contract {name} {' '.join(args)}: relative error {e:.3g}")
+
+
+def slicing_cases(binary, root, tmp):
+    """--max-memory: a path above the limit is sliced, the result is numpy's,
+    a saved path file keeps the sliced labels and reading it slices again;
+    an impossible limit and bad values are refused with nothing written."""
+    rng = np.random.default_rng(11)
+    shapes = [(256, 16), (256, 16), (256, 16), (16, 16, 16)]
+    files = []
+    for i, sh in enumerate(shapes):
+        files.append(os.path.join(tmp, f"sl{i}.npy"))
+        np.save(files[-1], rng.uniform(-1, 1, sh))
+    expr = "ia,ib,ic,abc->"
+    want = np.einsum(expr, *[np.load(f) for f in files])
+    # Greedy's tree makes a 256 x 16 x 16 intermediate (512 KiB) from operands
+    # of 128 KiB in all: 256 KiB needs slicing.
+    got, saved = os.path.join(tmp, "sl-got.npy"), os.path.join(tmp, "sl-path.json")
+    rc, _, se = run(binary, "einsum", expr, *files, "-o", got, "--path", "greedy",
+                    "--max-memory", "256K", "--save-path", saved)
+    check(rc == 0, f"einsum --max-memory 256K: exit {rc}: {se.strip()}")
+    if rc == 0:
+        e = rel_err(np.load(got), want)
+        check(e <= 1e-12, f"einsum --max-memory 256K: relative error {e:.3g}")
+        doc = json.load(open(saved))
+        check(len(doc["sliced"]) >= 1 and doc["num_slices"] > 1 and
+              doc["sliced_flops"] >= doc["flops"],
+              f"the saved path lacks the slicing: {doc['sliced']!r}, {doc['num_slices']}")
+        os.remove(got)
+        rc, _, se = run(binary, "einsum", expr, *files, "-o", got, "--path-file", saved)
+        check(rc == 0 and rel_err(np.load(got), want) <= 1e-12,
+              f"einsum --path-file of a sliced path: exit {rc}: {se.strip()}")
+    os.remove(got) if os.path.exists(got) else None
+    rc, _, se = run(binary, "einsum", expr, *files, "-o", got, "--path", "greedy",
+                    "--max-memory", "100K")
+    check(rc == 1 and "no slicing fits" in se and not os.path.exists(got),
+          f"einsum --max-memory 100K (the operands alone need more): exit {rc}, {se.strip()!r}")
+    name = "lm_batch_likelihood_sentence_3_12d"
+    inst = os.path.join(root, "examples", "instances", name + ".json")
+    for bad in ("0", "-5", "12Q", "abc", "nan", "1e400"):
+        rc, _, se = run(binary, "contract", inst, "--max-memory", bad, "-o", got)
+        check(rc == 2 and "--max-memory" in se and not os.path.exists(got),
+              f"--max-memory {bad}: exit {rc}, {se.strip()!r}")
+    rc, _, se = run(binary, "contract", inst, "--path", "opt_flops", "--max-memory", "1K", "-o", got)
+    check(rc != 0 and "no slicing fits" in se and not os.path.exists(got),
+          f"contract --max-memory 1K: exit {rc}, {se.strip()!r}")
 
 
 def path_line(stdout):
@@ -451,6 +504,7 @@ def main():
             contract_case(binary, root, tmp, name, "cpu", 1e-10)
         einsum_cases(binary, tmp, "cpu", 1e-12)
         optimiser_cases(binary, root, tmp)
+        slicing_cases(binary, root, tmp)
         path_file_cases(binary, root, tmp)
         progress_cases(binary, root, tmp)
         bad_inputs(binary, root, tmp)
