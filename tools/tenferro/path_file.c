@@ -409,7 +409,9 @@ static double tfr_now(void) {
 static void tfr_progress_draw(void *ctx, int done, int total, double flops) {
   tfr_cli_progress *p = ctx;
   double now = tfr_now();
-  if (p->drawn && now - p->last < 0.1) return;
+  // At most 10 redraws a second, but always the last step (the full bar,
+  // erased by tfr_cli_progress_end): a short run shows where it ended.
+  if (p->drawn && now - p->last < 0.1 && done < total) return;
   p->drawn = true;
   p->last = now;
   enum { kBar = 24 };
