@@ -209,27 +209,9 @@ static tfr_status tfr_make_operand(tfr_dtype dtype, int rank, const int64_t *sha
   return s;
 }
 
-static double tfr_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int tfr_cmp_d(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
-}
-
-// Available memory in bytes (MemAvailable), or 0 when unknown.
-static double tfr_mem_available(void) {
-  FILE *f = fopen("/proc/meminfo", "r");
-  if (!f) return 0;
-  char line[256];
-  double kb = 0;
-  while (fgets(line, sizeof line, f))
-    if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
-  fclose(f);
-  return kb * 1024;
 }
 
 typedef struct tfr_contract_args {
@@ -293,13 +275,13 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   tfr_session *s = NULL;
   tfr_tensor **ops = NULL, *result = NULL, *host_result = NULL;
   double *times = NULL;
-  double t0 = tfr_seconds();
+  double t0 = tfr_cli_seconds();
   tfr_cli_network net = {in.subscripts, in.n, in.ranks, (const int64_t *const *)in.shapes};
   double max_memory = a->io.max_memory > 0 ? a->io.max_memory : tfr_cli_default_max_memory();
   if (tfr_cli_plan("contract", a->instance, &net, &a->io, max_memory, tfr_dtype_size(dtype), &opts,
                    &prog, &plan) != 0)
     goto done;
-  double plan_s = tfr_seconds() - t0;
+  double plan_s = tfr_cli_seconds() - t0;
   const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
   printf("instance  %s\n", a->instance);
   printf("operands  %d, dtype %s%s, path %s (%d steps, planned in %.3f ms)\n", in.n,
@@ -332,7 +314,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
     for (int k = 0; k < in.ranks[i]; k++) n *= (double)in.shapes[i][k];
     operand_bytes += n;
   }
-  double avail = device ? 0 : tfr_mem_available();
+  double avail = device ? 0 : tfr_cli_mem_available();
   // The operands live throughout; the largest step result comes on top
   // (a lower bound of the peak: its inputs are alive too).
   if (avail > 0 && operand_bytes + need > avail) {
@@ -401,7 +383,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
     tfr_tensor_release(result);
     result = NULL;
     tfr_cli_progress_begin(&prog, plan);
-    double start = tfr_seconds();
+    double start = tfr_cli_seconds();
     bool ok = tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &result) == TFR_OK &&
               tfr_session_synchronize(s) == TFR_OK;
     tfr_cli_progress_end(&prog);
@@ -409,7 +391,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
       rc = tfr_cli_fail("contract");
       goto done;
     }
-    times[r] = tfr_seconds() - start;
+    times[r] = tfr_cli_seconds() - start;
   }
   qsort(times, (size_t)a->repeat, sizeof(double), tfr_cmp_d);
   double med = times[a->repeat / 2];

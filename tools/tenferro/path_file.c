@@ -49,7 +49,7 @@ bool tfr_cli_path_io_option(int argc, char **argv, int *i, tfr_cli_path_io *io) 
   return true;
 }
 
-double tfr_cli_default_max_memory(void) {
+double tfr_cli_mem_available(void) {
   FILE *f = fopen("/proc/meminfo", "r");
   if (!f) return 0;
   char line[256];
@@ -57,8 +57,10 @@ double tfr_cli_default_max_memory(void) {
   while (fgets(line, sizeof line, f))
     if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
   fclose(f);
-  return kb * 1024.0 / 2;
+  return kb * 1024.0;
 }
+
+double tfr_cli_default_max_memory(void) { return tfr_cli_mem_available() / 2; }
 
 void tfr_cli_path_io_usage(FILE *f) {
   fprintf(f,
@@ -400,7 +402,7 @@ static int tfr_path_write_file(const char *cmd, const char *file, const tfr_cli_
 // Planning and progress
 // ---------------------------------------------------------------------------
 
-static double tfr_now(void) {
+double tfr_cli_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
@@ -408,7 +410,7 @@ static double tfr_now(void) {
 
 static void tfr_progress_draw(void *ctx, int done, int total, double flops) {
   tfr_cli_progress *p = ctx;
-  double now = tfr_now();
+  double now = tfr_cli_seconds();
   // At most 10 redraws a second, but always the last step (the full bar,
   // erased by tfr_cli_progress_end): a short run shows where it ended.
   if (p->drawn && now - p->last < 0.1 && done < total) return;
@@ -438,7 +440,7 @@ void tfr_cli_progress_begin(tfr_cli_progress *p, const tfr_einsum_plan *plan) {
   const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
   p->slices = tfr_einsum_plan_num_slices(plan) > 1;
   p->total_flops = p->slices ? info->sliced_flops : info->flops;
-  p->start = tfr_now();
+  p->start = tfr_cli_seconds();
   p->drawn = false;
 }
 

@@ -46,6 +46,13 @@ typedef struct tfr_cli_progress {
   int width;  // characters of the last line drawn
 } tfr_cli_progress;
 
+// Seconds on a monotonic clock.
+double tfr_cli_seconds(void);
+
+// The memory this machine has available (MemAvailable), in bytes, or 0 when
+// unknown.
+double tfr_cli_mem_available(void);
+
 // Half the memory this machine has available (MemAvailable), in bytes, or
 // 0 when unknown: the default of --max-memory.
 double tfr_cli_default_max_memory(void);
