@@ -39,6 +39,7 @@ struct tfr_einsum_plan {
   int *node_count;
   int *consumer;
   int *partner;
+  int *step_inputs;      // int[2 * num_steps]: the SSA ids of step k's two inputs
   void (*progress)(void *ctx, int steps_done, int num_steps, double flops_done);
   void *progress_ctx;
   // Slicing (slice.c): the sliced labels, those of the output first, each

@@ -160,9 +160,11 @@ tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options 
   plan->num_nodes = 2 * n - 1;
   plan->consumer = tfr_alloc(2 * (size_t)n * sizeof(int));
   plan->partner = tfr_alloc(2 * (size_t)n * sizeof(int));
+  plan->step_inputs = tfr_alloc(2 * (size_t)n * sizeof(int));
   plan->node_labels = tfr_calloc(2 * (size_t)n, sizeof(int *));
   plan->node_count = tfr_calloc(2 * (size_t)n, sizeof(int));
-  if (!st && (!list || !plan->consumer || !plan->partner || !plan->node_labels || !plan->node_count))
+  if (!st && (!list || !plan->consumer || !plan->partner || !plan->step_inputs ||
+              !plan->node_labels || !plan->node_count))
     st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
   for (int i = 0; !st && i < 2 * n; i++) plan->consumer[i] = plan->partner[i] = -1;
   int len = n;
@@ -203,6 +205,8 @@ tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options 
     plan->consumer[list[pa]] = plan->consumer[list[pb]] = step;
     plan->partner[list[pa]] = list[pb];
     plan->partner[list[pb]] = list[pa];
+    plan->step_inputs[2 * step] = list[pa];
+    plan->step_inputs[2 * step + 1] = list[pb];
     int lo = pa < pb ? pa : pb, hi = pa < pb ? pb : pa;
     memmove(&list[hi], &list[hi + 1], (size_t)(len - hi - 1) * sizeof(int));
     len--;

@@ -67,6 +67,7 @@ void tfr_einsum_plan_release(tfr_einsum_plan *plan) {
   tfr_free(plan->node_count);
   tfr_free(plan->consumer);
   tfr_free(plan->partner);
+  tfr_free(plan->step_inputs);
   tfr_free(plan->sliced);
   tfr_free(plan);
 }

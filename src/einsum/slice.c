@@ -68,9 +68,8 @@ static void tfr_slice_eval(const tfr_einsum_plan *plan, const int *sl, int ns,
   f->peak_step = -1;
   // size[v]: the sliced size of intermediate v (SSA id n + step).
   for (int step = 0; step < plan->num_steps; step++) {
-    int in[2] = {-1, -1}, m = 0;
-    for (int v = 0; v < n + step && m < 2; v++)
-      if (plan->consumer[v] == step) in[m++] = v;
+    const int *in = &plan->step_inputs[2 * step];
+    const int m = 2;
     int u[2 * TFR_MAX_RANK + 2], nu = 0;
     for (int q = 0; q < m; q++)
       for (int i = 0; i < plan->node_count[in[q]]; i++)
