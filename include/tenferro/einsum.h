@@ -136,8 +136,11 @@ typedef enum tfr_einsum_path_kind {
   // the lowest trial: the same tree for a seed on any number of threads,
   // unless max_time stops the trials early), refined by subtree
   // reconfiguration (subtree_size leaves, TFR_EINSUM_DEFAULT_SUBTREE when
-  // 0). Suited to large networks (lattices, random regular graphs), where
-  // the cut structure matters more than local choices.
+  // 0), and replaced by greedy's tree when that costs less: never worse
+  // than greedy in `minimize`. Suited to large networks (lattices, random
+  // regular graphs), where the cut structure matters more than local
+  // choices; weak on long strips (a 20 x 250 lattice), where balanced
+  // halves each keep two long boundaries.
   TFR_EINSUM_PATH_PARTITION = 7,
 } tfr_einsum_path_kind;
 

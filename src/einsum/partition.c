@@ -300,7 +300,20 @@ tfr_status tfr_partition(const tfr_net *net, const tfr_einsum_options *o, int *s
   TFR_RETURN_IF_ERROR(tfr_best_of_runs(runs, 2 * (size_t)(n > 1 ? n - 1 : 1), t0, o->max_time,
                                        tfr_part_trial, &ctx, ssa, "partition"));
   if (n <= TFR_PARTITION_CUTOFF_MIN) return TFR_OK;
-  return tfr_subtree_refine(net, o->minimize, o->combo_alpha,
-                            o->subtree_size > 0 ? o->subtree_size : TFR_EINSUM_DEFAULT_SUBTREE, t0,
-                            o->max_time, ssa);
+  TFR_RETURN_IF_ERROR(tfr_subtree_refine(
+      net, o->minimize, o->combo_alpha,
+      o->subtree_size > 0 ? o->subtree_size : TFR_EINSUM_DEFAULT_SUBTREE, t0, o->max_time, ssa));
+  // Bisection can lose to greedy (a batch label held by every operand,
+  // long strips): greedy's tree is kept when it costs less.
+  size_t steps = 2 * (size_t)(n - 1);
+  int *g = tfr_alloc(steps * sizeof(int));
+  if (!g) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory (partition path search)");
+  tfr_tree_cost cg, cp;
+  tfr_status st = tfr_greedy_run(net, &(tfr_greedy_params){1, 0, NULL, false}, g, &cg);
+  if (!st) st = tfr_ssa_cost(net->expr, ssa, &cp);
+  if (!st && tfr_cost_score(o->minimize, o->combo_alpha, &cg) <
+                 tfr_cost_score(o->minimize, o->combo_alpha, &cp))
+    memcpy(ssa, g, steps * sizeof(int));
+  tfr_free(g);
+  return st;
 }

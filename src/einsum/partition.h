@@ -40,9 +40,10 @@
 // the OpenMP threads (METIS itself one call at a time: its generator is
 // global); the least o->minimize cost wins, ties to the lowest trial, and
 // the winner is refined by tfr_subtree_refine with o->subtree_size leaves
-// (TFR_EINSUM_DEFAULT_SUBTREE when 0). With o->max_time > 0 no trial but the
-// first and no subtree starts after that many seconds. Errors:
-// TFR_ERR_OUT_OF_MEMORY.
+// (TFR_EINSUM_DEFAULT_SUBTREE when 0) and replaced by greedy's tree when
+// that costs less, so it is never worse than greedy in o->minimize. With
+// o->max_time > 0 no trial but the first and no subtree starts after that
+// many seconds. Errors: TFR_ERR_OUT_OF_MEMORY.
 tfr_status tfr_partition(const tfr_net *net, const tfr_einsum_options *o, int *ssa);
 
 #endif  // TENFERRO_SRC_EINSUM_PARTITION_H_

@@ -426,7 +426,7 @@ static void test_random_greedy(void **state) {
 
 // ---------------------------------------------------------------------------
 // treesa, partition and subtree reconfiguration on the random networks,
-// for every cost: valid trees, treesa's never worse than greedy's; subtree
+// for every cost: valid trees, never worse than greedy's; subtree
 // refinement never worse than its input, and optimal when its k covers
 // every operand; partition optimal up to its smallest cutoff.
 static void test_treesa_and_subtree_random(void **state) {
@@ -472,12 +472,14 @@ static void test_treesa_and_subtree_random(void **state) {
       check_valid_tree(&e, ssa, NULL);
       TFR_ASSERT_OK(tfr_ssa_cost(&e, ssa, &c));
       assert_true(tfr_cost_score(mm, 64, &c) <= sg);
-      // partition, 3 trials: a valid tree; up to the smallest cutoff the
-      // one least-cost tree (as optimal).
+      // partition, 3 trials: a valid tree, never worse than greedy's; up
+      // to the smallest cutoff the one least-cost tree (as optimal).
       o.path_kind = TFR_EINSUM_PATH_PARTITION;
       o.trials = 3;
       TFR_ASSERT_OK(tfr_partition(&net, &o, ssa));
       check_valid_tree(&e, ssa, NULL);
+      TFR_ASSERT_OK(tfr_ssa_cost(&e, ssa, &c));
+      assert_true(tfr_cost_score(mm, 64, &c) <= sg);
       if (n <= TFR_PARTITION_CUTOFF_MIN) {
         int *opt = calloc(2 * (size_t)n, sizeof(int));
         tfr_tree_cost cp, co;
@@ -558,13 +560,15 @@ static void test_treesa_deterministic(void **state) {
 // ---------------------------------------------------------------------------
 // partition through the public API: the same tree for a seed on 1 and 2
 // threads; 1, 2 and 3 operands, scalars, outer products and disconnected
-// networks give valid plans; on a 20 x 20 lattice of bonds of extent 2 its
-// flops are within a small factor of greedy's (in practice far below).
+// networks give valid plans; never worse than greedy in the cost
+// minimised, and on a 20 x 20 lattice of bonds of extent 2 far below it.
 static void test_partition(void **state) {
   (void)state;
   uint64_t rng = 11;
   tnet nets[3] = {tnet_lattice(8, 12, 3), tnet_regular3(&rng, 120), tnet_random(&rng, 60, 50)};
   for (int k = 0; k < 3; k++) {
+    tfr_einsum_plan *g = NULL;
+    TFR_ASSERT_OK(tnet_plan(&nets[k], &(tfr_einsum_options){0}, &g));  // greedy
     const tfr_einsum_options opts[] = {
         {.path_kind = TFR_EINSUM_PATH_PARTITION, .seed = 7},
         {.path_kind = TFR_EINSUM_PATH_PARTITION, .seed = 8, .trials = 5, .subtree_size = 5,
@@ -579,9 +583,14 @@ static void test_partition(void **state) {
       assert_int_equal(tfr_einsum_plan_info(p[0])->num_steps, nets[k].n - 1);
       assert_memory_equal(tfr_einsum_plan_path(p[0]), tfr_einsum_plan_path(p[1]),
                           2 * (size_t)(nets[k].n - 1) * sizeof(int32_t));
+      const tfr_einsum_path_info *ip = tfr_einsum_plan_info(p[0]), *ig = tfr_einsum_plan_info(g);
+      if (opts[j].minimize == TFR_EINSUM_MINIMIZE_SIZE)
+        assert_true(ip->largest_intermediate <= ig->largest_intermediate);
+      else assert_true(ip->flops <= ig->flops);
       tfr_einsum_plan_release(p[0]);
       tfr_einsum_plan_release(p[1]);
     }
+    tfr_einsum_plan_release(g);
     tnet_free(&nets[k]);
   }
   omp_set_num_threads(2);
@@ -628,7 +637,7 @@ static void test_partition(void **state) {
   TFR_ASSERT_OK(tnet_plan(&lat, &(tfr_einsum_options){0}, &g));  // greedy
   double ratio = tfr_einsum_plan_info(p)->flops / tfr_einsum_plan_info(g)->flops;
   print_message("20 x 20 lattice: partition's flops %.4gx greedy's\n", ratio);
-  assert_true(ratio <= 4);
+  assert_true(ratio <= 0.5);
   tfr_einsum_plan_release(p);
   tfr_einsum_plan_release(g);
   tnet_free(&lat);
