@@ -61,9 +61,8 @@ bool tfr_cli_search_option(const char *cmd, int argc, char **argv, int *i,
 void tfr_cli_search_usage(FILE *f) {
   fprintf(f,
           "  --minimize     the cost random-greedy, dp, optimal, treesa and partition\n"
-          "                 minimise: flops (default),\n"
-          "                 size (largest intermediate), write (sum of the intermediates'\n"
-          "                 sizes) or combo (flops + 64 * write)\n"
+          "                 minimise: flops (default), size (largest intermediate), write\n"
+          "                 (sum of the intermediates' sizes) or combo (flops + 64 * write)\n"
           "  --trials N     random-greedy trials (default 64), treesa runs (default 8),\n"
           "                 partition trials (default 16)\n"
           "  --optimize-time SECONDS  random-greedy and partition start no trial and treesa\n"
