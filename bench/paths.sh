@@ -11,13 +11,15 @@
 #   usage: bench/paths.sh [INSTANCE.json ...]   (default: all of them)
 # Environment: BUILD_DIR (default build), SEED (default 0), TRIALS
 # (random-greedy trials, default 64), TREESA_RUNS (treesa runs, default 8),
-# OUT (default bench/results/paths.md).
+# PARTITION_TRIALS (partition trials, default 16), OUT (default
+# bench/results/paths.md).
 set -eu
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 SEED=${SEED:-0}
 TRIALS=${TRIALS:-64}
 TREESA_RUNS=${TREESA_RUNS:-8}
+PARTITION_TRIALS=${PARTITION_TRIALS:-16}
 OUT=${OUT:-bench/results/paths.md}
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD_DIR" -j2 --target tenferro_cli >/dev/null
@@ -54,6 +56,8 @@ optimal|--path optimal
 greedy + subtree|--path greedy --subtree 8
 treesa|--path treesa --trials $TREESA_RUNS
 treesa, size|--path treesa --trials $TREESA_RUNS --minimize size
+partition|--path partition --trials $PARTITION_TRIALS
+partition, size|--path partition --trials $PARTITION_TRIALS --minimize size
 ROWS
 }
 
@@ -62,7 +66,7 @@ ROWS
   echo
   echo "$(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src include tools || echo ' (modified)'), $(nproc) cores ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)); load average $(cut -d' ' -f1-3 /proc/loadavg) at the start."
   echo
-  echo "Reproduce: \`BUILD_DIR=$BUILD_DIR SEED=$SEED TRIALS=$TRIALS TREESA_RUNS=$TREESA_RUNS bench/paths.sh\`. Every number comes from \`tenferro contract INSTANCE --plan-only --path NAME\`: flops ratio = our path's flops over those of the instance's stored opt_flops path, size ratio = our largest intermediate over that of the stored opt_size path (< 1: better than the stored path; both counted by tenferro, 2 flops per multiply-add), time = planning (search and statistics, ms). \"refused\": the optimiser does not take the network (optimal: more than 12 operands; dp: a connected component of more than 64). \", size\": run with \`--minimize size\`; \"greedy + subtree\": greedy's tree refined by subtree reconfiguration of 8 leaves (\`--subtree 8\`); treesa runs $TREESA_RUNS annealing runs (refined with subtree size 8)."
+  echo "Reproduce: \`BUILD_DIR=$BUILD_DIR SEED=$SEED TRIALS=$TRIALS TREESA_RUNS=$TREESA_RUNS PARTITION_TRIALS=$PARTITION_TRIALS bench/paths.sh\`. Every number comes from \`tenferro contract INSTANCE --plan-only --path NAME\`: flops ratio = our path's flops over those of the instance's stored opt_flops path, size ratio = our largest intermediate over that of the stored opt_size path (< 1: better than the stored path; both counted by tenferro, 2 flops per multiply-add), time = planning (search and statistics, ms). \"refused\": the optimiser does not take the network (optimal: more than 12 operands; dp: a connected component of more than 64). \", size\": run with \`--minimize size\`; \"greedy + subtree\": greedy's tree refined by subtree reconfiguration of 8 leaves (\`--subtree 8\`); treesa runs $TREESA_RUNS annealing runs (refined with subtree size 8); partition builds $PARTITION_TRIALS trees by recursive METIS bisection (refined with subtree size 8)."
   echo
   echo "| instance | operands | optimiser | flops ratio | size ratio | time ms |"
   echo "|---|---:|---|---:|---:|---:|"
@@ -128,8 +132,12 @@ PY
   echo "|---|---:|---|---:|---:|---:|"
 } >>"$tmp/table"
 for net in lattice_10x100 lattice_20x250 regular3_200; do
-  for label in greedy random-greedy treesa; do
-    if [ "$label" = treesa ]; then trials=$TREESA_RUNS; else trials=$TRIALS; fi
+  for label in greedy random-greedy treesa partition; do
+    case $label in
+      treesa) trials=$TREESA_RUNS ;;
+      partition) trials=$PARTITION_TRIALS ;;
+      *) trials=$TRIALS ;;
+    esac
     r=$(plan "$tmp/$net.json" --path "$label" --trials "$trials")
     if [ "$r" = refused ]; then
       echo "| $net | | $label | refused | | |"

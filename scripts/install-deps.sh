@@ -10,6 +10,7 @@ set -euo pipefail
 # numpy through /usr/bin/python3 (not whatever python3 is first on PATH).
 # libopenblas0-pthread: the threaded OpenBLAS, so that libblas.so.3 (used by
 # numpy) and -lopenblas both resolve to it rather than to the reference BLAS.
+# libmetis-dev: METIS, the graph partitioner of the `partition` path optimiser.
 packages=(
   build-essential
   cmake
@@ -18,6 +19,7 @@ packages=(
   libcjson-dev
   libopenblas-dev
   libopenblas0-pthread
+  libmetis-dev
   python3
   python3-numpy
 )

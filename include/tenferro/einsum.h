@@ -102,12 +102,14 @@ typedef enum tfr_einsum_path_kind {
   // 0). Never worse than its start tree (so than greedy's) in `minimize`.
   // With max_time, no run starts and no temperature step is taken after it.
   TFR_EINSUM_PATH_TREESA = 5,
-  // The hyper-optimiser: greedy, then dp on networks of up to 256 operands
-  // (with half the time left; dp refuses components of more than
-  // TFR_EINSUM_DP_MAX operands, and up to TFR_EINSUM_DP_OUTER_MAX operands its
-  // tree is optimal and ends the search), then rounds of treesa (8 runs
-  // each, new seeds) for the rest of the budget (max_time; 0: TFR_EINSUM_AUTO_DEFAULT_TIME), keeping
-  // the tree of the least `minimize` cost (never worse than greedy's). It
+  // The hyper-optimiser: greedy, then partition on networks of more than 12
+  // operands (8 trials, with a quarter of the time left), then dp on
+  // networks of up to 256 operands (with half the time left; dp refuses
+  // components of more than TFR_EINSUM_DP_MAX operands, and up to
+  // TFR_EINSUM_DP_OUTER_MAX operands its tree is optimal and ends the
+  // search), then rounds of treesa (8 runs each, new seeds) for the rest of
+  // the budget (max_time; 0: TFR_EINSUM_AUTO_DEFAULT_TIME), keeping the tree
+  // of the least `minimize` cost (never worse than greedy's). It
   // stops early once the best tree's estimated contraction time (its flops
   // at 10 GFLOP/s) is below the time already spent searching, so a small
   // einsum costs no more than a greedy pass. Deterministic for a seed when
@@ -115,6 +117,31 @@ typedef enum tfr_einsum_path_kind {
   // speed). What tfr_einsum and tfr_einsum_plan_create use when `options`
   // is NULL.
   TFR_EINSUM_PATH_AUTO = 6,
+  // Recursive graph bisection (as cotengra's partitioned trees, with METIS
+  // as the partitioner): the operands are split in two by
+  // METIS_PartGraphRecursive on the graph whose vertices are the operands
+  // and whose edges join operands sharing a label (weight about 16 *
+  // log2(extent) per shared label; a label held by k operands adds a clique
+  // of weight / (k - 1), or a ring beyond 16 holders), each half is split
+  // again until a part has at most `cutoff` (6..10) operands, which is then
+  // contracted by its tree of least `minimize` cost (as
+  // TFR_EINSUM_PATH_OPTIMAL, its labels that leave the part counted as
+  // kept); a set that METIS cannot split (no shared label) is contracted by
+  // greedy, and the two halves of a split are joined by one step. `trials`
+  // trees (0: TFR_EINSUM_DEFAULT_PARTITION_TRIALS) are built, trial 0 with
+  // cutoff 8 and imbalance 10% (METIS's ufactor 100), trial t > 0 with a
+  // cutoff, an imbalance (ufactor log-uniform in 10..500) and METIS seeds
+  // drawn from a generator seeded by (seed, t); trials run in parallel on
+  // the OpenMP threads and the tree of least `minimize` cost wins (ties to
+  // the lowest trial: the same tree for a seed on any number of threads,
+  // unless max_time stops the trials early), refined by subtree
+  // reconfiguration (subtree_size leaves, TFR_EINSUM_DEFAULT_SUBTREE when
+  // 0), and replaced by greedy's tree when that costs less: never worse
+  // than greedy in `minimize`. Suited to large networks (lattices, random
+  // regular graphs), where the cut structure matters more than local
+  // choices; weak on long strips (a 20 x 250 lattice), where balanced
+  // halves each keep two long boundaries.
+  TFR_EINSUM_PATH_PARTITION = 7,
 } tfr_einsum_path_kind;
 
 // The cost an optimiser minimises (tfr_einsum_options.minimize), over the
@@ -139,7 +166,10 @@ typedef enum tfr_einsum_minimize {
 #define TFR_EINSUM_DEFAULT_TRIALS 64
 // TreeSA runs when tfr_einsum_options.trials is 0 and the path is treesa.
 #define TFR_EINSUM_DEFAULT_TREESA_RUNS 8
-// Subtree reconfiguration's leaves inside treesa when subtree_size is 0.
+// Partition trials when tfr_einsum_options.trials is 0 and the path is partition.
+#define TFR_EINSUM_DEFAULT_PARTITION_TRIALS 16
+// Subtree reconfiguration's leaves inside treesa and partition when
+// subtree_size is 0.
 #define TFR_EINSUM_DEFAULT_SUBTREE 8
 // The largest tfr_einsum_options.subtree_size.
 #define TFR_EINSUM_SUBTREE_MAX 16
@@ -164,18 +194,21 @@ typedef struct tfr_einsum_options {
   // number of steps done, the total, and the flops done so far (NULL: none).
   void (*progress)(void *ctx, int steps_done, int num_steps, double flops_done);
   void *progress_ctx;
-  // The cost optimal, random-greedy, dp, treesa and subtree reconfiguration
-  // minimise (greedy ignores it).
+  // The cost optimal, random-greedy, dp, treesa, partition and subtree
+  // reconfiguration minimise (greedy ignores it).
   tfr_einsum_minimize minimize;
-  // Seeds the randomised optimisers (random-greedy, treesa); 0 is a seed like any.
+  // Seeds the randomised optimisers (random-greedy, treesa, partition); 0 is a
+  // seed like any.
   uint64_t seed;
-  // Random greedy trials (0: TFR_EINSUM_DEFAULT_TRIALS), or treesa runs (0:
-  // TFR_EINSUM_DEFAULT_TREESA_RUNS); negative: an error.
+  // Random greedy trials (0: TFR_EINSUM_DEFAULT_TRIALS), treesa runs (0:
+  // TFR_EINSUM_DEFAULT_TREESA_RUNS) or partition trials (0:
+  // TFR_EINSUM_DEFAULT_PARTITION_TRIALS); negative: an error.
   int trials;
   // Seconds the search may take (0: no limit; negative or NaN: an error).
   // Random greedy starts no new trial once it is spent (its result then
-  // depends on the machine's speed), treesa no new run or temperature step
-  // and subtree reconfiguration no new subtree (likewise); dp gives up with
+  // depends on the machine's speed), treesa no new run or temperature step,
+  // partition no new trial and subtree reconfiguration no new subtree
+  // (likewise); dp gives up with
   // an error; greedy and optimal ignore it.
   double max_time;
   // combo's alpha (0: TFR_EINSUM_DEFAULT_COMBO_ALPHA; negative: an error).
@@ -185,7 +218,7 @@ typedef struct tfr_einsum_options {
   // largest intermediates expanded first) is re-contracted by the tree of
   // least `minimize` cost over those leaves (as TFR_EINSUM_PATH_OPTIMAL), when
   // that is cheaper, in passes until one improves nothing; the tree is
-  // never worse for it. 0: off (treesa still refines with
+  // never worse for it. 0: off (treesa and partition still refine with
   // TFR_EINSUM_DEFAULT_SUBTREE); 3..TFR_EINSUM_SUBTREE_MAX: the leaves
   // (each subtree costs 3^k / 2 splits); 1 and 2 change nothing; negative or
   // above TFR_EINSUM_SUBTREE_MAX: TFR_ERR_INVALID_ARGUMENT. Bounded by
@@ -220,8 +253,8 @@ typedef struct tfr_einsum_path_info {
 
 typedef struct tfr_einsum_plan tfr_einsum_plan;
 
-// The optimiser called `name`: "greedy", "random-greedy", "dp", "optimal",
-// "treesa" (the names of the command-line tool's --path; "random_greedy" is accepted
+// The optimiser called `name`: "auto", "greedy", "random-greedy", "dp",
+// "optimal", "treesa", "partition" (the names of the command-line tool's --path; "random_greedy" is accepted
 // too). TFR_EINSUM_PATH_GIVEN has no name.
 // Errors: TFR_ERR_INVALID_ARGUMENT for NULL or an unknown name (the message
 //         lists the known ones).

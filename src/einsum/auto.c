@@ -1,4 +1,5 @@
 // The `auto` path optimiser (einsum.h, TFR_EINSUM_PATH_AUTO): greedy, then
+// partition on networks of more than TFR_AUTO_PARTITION_MIN operands, then
 // dp where the network is small enough for it, then rounds of treesa for
 // the rest of the time budget, keeping the tree of the least cost
 // (`minimize`). It stops early once the best tree's estimated contraction
@@ -10,6 +11,7 @@
 
 #include "einsum/dp.h"
 #include "einsum/greedy.h"
+#include "einsum/partition.h"
 #include "einsum/treesa.h"
 
 // The contraction rate the early stop assumes: 10 GFLOP/s, the order of
@@ -20,6 +22,11 @@
 // components of more than TFR_EINSUM_DP_MAX itself, and its subsets are
 // bounded by the time left).
 #define TFR_AUTO_DP_MAX 256
+// partition is tried on networks of more than this many operands (up to it
+// dp is exact), with TFR_AUTO_PARTITION_TRIALS trials and at most a
+// quarter of the time left.
+#define TFR_AUTO_PARTITION_MIN 12
+#define TFR_AUTO_PARTITION_TRIALS 8
 
 typedef struct tfr_auto_state {
   const tfr_einsum_expr *e;
@@ -62,6 +69,14 @@ tfr_status tfr_auto(const tfr_einsum_expr *e, const tfr_net *net, const tfr_eins
   tfr_status st = tfr_greedy_run(net, &(tfr_greedy_params){1, 0, NULL, false}, cand, NULL);
   if (!st) st = tfr_auto_offer(&a, cand);
   bool exact = n <= 2;  // one tree only
+  // partition: recursive bisection, cheap and strong on large networks.
+  if (!st && n > TFR_AUTO_PARTITION_MIN && !tfr_auto_done(&a, start, budget)) {
+    tfr_einsum_options p = *o;
+    p.trials = TFR_AUTO_PARTITION_TRIALS;
+    p.max_time = (budget - (tfr_path_now() - start)) / 4;
+    if (p.max_time > 0) st = tfr_partition(net, &p, cand);
+    if (!st && p.max_time > 0) st = tfr_auto_offer(&a, cand);
+  }
   // dp: exact per connected component; its own limits (component size,
   // subsets, the time left) may refuse, which only means no dp tree.
   if (!st && !exact && n <= TFR_AUTO_DP_MAX && !tfr_auto_done(&a, start, budget)) {

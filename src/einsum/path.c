@@ -1,5 +1,5 @@
 // Contraction paths: the optimiser chosen by the options (greedy.c,
-// random_greedy.c, dp.c, optimal.c, treesa.c), refined by subtree.c if asked, or the caller's pair list, then the
+// random_greedy.c, dp.c, optimal.c, treesa.c, partition.c), refined by subtree.c if asked, or the caller's pair list, then the
 // path's statistics by a replay (tree.c).
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 #include "einsum/einsum_impl.h"
 #include "einsum/greedy.h"
 #include "einsum/optimal.h"
+#include "einsum/partition.h"
 #include "einsum/random_greedy.h"
 #include "einsum/subtree.h"
 #include "einsum/tree.h"
@@ -27,6 +28,7 @@ static const struct {
     {"dp", TFR_EINSUM_PATH_DP},
     {"auto", TFR_EINSUM_PATH_AUTO},
     {"treesa", TFR_EINSUM_PATH_TREESA},
+    {"partition", TFR_EINSUM_PATH_PARTITION},
 };
 static const char *const tfr_minimize_names[] = {"flops", "size", "write", "combo"};
 
@@ -40,7 +42,7 @@ tfr_status tfr_einsum_path_kind_from_name(const char *name, tfr_einsum_path_kind
     }
   return tfr_error(TFR_ERR_INVALID_ARGUMENT,
                    "einsum: unknown path optimiser '%s' (auto, greedy, random-greedy, dp, optimal, "
-                   "treesa)", name);
+                   "treesa, partition)", name);
 }
 
 const char *tfr_einsum_path_kind_name(tfr_einsum_path_kind kind) {
@@ -85,8 +87,9 @@ static tfr_status tfr_path_options(tfr_einsum_options *o) {
     return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: subtree_size is %d (0 for no subtree "
                      "reconfiguration, or 1..%d leaves)", o->subtree_size, TFR_EINSUM_SUBTREE_MAX);
   if (o->trials == 0)
-    o->trials = o->path_kind == TFR_EINSUM_PATH_TREESA ? TFR_EINSUM_DEFAULT_TREESA_RUNS
-                                                       : TFR_EINSUM_DEFAULT_TRIALS;
+    o->trials = o->path_kind == TFR_EINSUM_PATH_TREESA      ? TFR_EINSUM_DEFAULT_TREESA_RUNS
+                : o->path_kind == TFR_EINSUM_PATH_PARTITION ? TFR_EINSUM_DEFAULT_PARTITION_TRIALS
+                                                            : TFR_EINSUM_DEFAULT_TRIALS;
   if (o->combo_alpha == 0) o->combo_alpha = TFR_EINSUM_DEFAULT_COMBO_ALPHA;
   return TFR_OK;
 }
@@ -110,10 +113,13 @@ static tfr_status tfr_path_search(const tfr_einsum_expr *e, const tfr_einsum_opt
       case TFR_EINSUM_PATH_DP: st = tfr_dp(&net, o->minimize, o->combo_alpha, o->max_time, ssa); break;
       case TFR_EINSUM_PATH_AUTO: st = tfr_auto(e, &net, o, ssa); break;
       case TFR_EINSUM_PATH_TREESA: st = tfr_treesa(&net, o, ssa); break;
+      case TFR_EINSUM_PATH_PARTITION: st = tfr_partition(&net, o, ssa); break;
       default:
         st = tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: invalid path kind %d", (int)o->path_kind);
     }
-  if (!st && o->subtree_size > 0 && o->path_kind != TFR_EINSUM_PATH_TREESA)
+  // treesa and partition refine their trees themselves.
+  if (!st && o->subtree_size > 0 && o->path_kind != TFR_EINSUM_PATH_TREESA &&
+      o->path_kind != TFR_EINSUM_PATH_PARTITION)
     st = tfr_subtree_refine(&net, o->minimize, o->combo_alpha, o->subtree_size, start,
                             o->max_time, ssa);
   tfr_net_free(&net);

@@ -10,8 +10,10 @@ usage: check_cli.py TENFERRO_BINARY REPO_ROOT [--webgpu]
 * `tenferro einsum` on .npy files against numpy.einsum (diagonal, trace,
   ellipsis, implicit output);
 * `tenferro contract --path NAME` with the optimisers found here (greedy,
-  random-greedy, dp): the same result as along the instance's own path, and
-  --plan-only prints the path and contracts nothing;
+  random-greedy, dp, auto, treesa, partition): the same result as along the
+  instance's own path, and --plan-only prints the path and contracts
+  nothing; `tenferro einsum --path partition` on a ring of 16 matrices (METIS
+  bisects it) gives numpy's result;
 * path files: `--save-path` then `--path-file` (contract and einsum, a
   sliced path too) gives the same result and the same path statistics, a
   numpy-style plain pair list is accepted, and a path file that does not
@@ -170,7 +172,7 @@ def optimiser_cases(binary, root, tmp):
         np.save(files[-1], a)
     want = np.einsum("abc,cd,db,ae->e", *arrs)
     for args in (["--path", "random-greedy", "--seed", "3"], ["--path", "dp", "--minimize", "write"],
-                 ["--path", "optimal", "--minimize", "combo"]):
+                 ["--path", "optimal", "--minimize", "combo"], ["--path", "partition"]):
         out = os.path.join(tmp, "opt-einsum.npy")
         rc, _, se = run(binary, "einsum", "abc,cd,db,ae->e", *files, "-o", out, *args)
         check(rc == 0, f"einsum {' '.join(args)}: exit {rc}: {se.strip()}")
@@ -181,14 +183,34 @@ def optimiser_cases(binary, root, tmp):
     rc, so, se = run(binary, "contract", inst, "--path", "random-greedy", "--plan-only", "-o", out)
     check(rc == 0 and "log10(flops)" in so and "median" not in so and not os.path.exists(out),
           f"contract --plan-only: exit {rc}, output {so!r}")
-    # auto (the default) and treesa give the stored path's result too.
-    for args in (["--path", "auto", "--optimize-time", "0.5"], ["--path", "treesa", "--trials", "2"]):
+    # auto (the default), treesa and partition give the stored path's result too.
+    for args in (["--path", "auto", "--optimize-time", "0.5"], ["--path", "treesa", "--trials", "2"],
+                 ["--path", "partition", "--trials", "4"]):
         out = os.path.join(tmp, "opt-got.npy")
         rc, so, se = run(binary, "contract", inst, "--seed", "4", "-o", out, *args)
         check(rc == 0, f"contract {name} {' '.join(args)}: exit {rc}: {se.strip()}")
         if rc == 0:
             e = rel_err(np.load(out), want_stored)
             check(e <= 1e-10, f"contract {name} {' '.join(args)}: relative error {e:.3g}")
+    # partition on a ring of 16 matrices with open ends on two of them: more
+    # operands than its cutoff, so METIS splits the ring.
+    letters = "abcdefghijklmnop"
+    terms = [letters[i] + letters[(i + 1) % 16] for i in range(16)]
+    terms[0] += "x"
+    terms[8] += "y"
+    ring = ",".join(terms) + "->xy"
+    ring_files = []
+    for i, t in enumerate(terms):
+        ring_files.append(os.path.join(tmp, f"ring{i}.npy"))
+        np.save(ring_files[-1], rng.uniform(-1, 1, (3,) * len(t)))
+    want = np.einsum(ring, *[np.load(f) for f in ring_files], optimize="greedy")
+    for args in (["--path", "partition"], ["--path", "partition", "--minimize", "size", "--seed", "5"]):
+        out = os.path.join(tmp, "ring-got.npy")
+        rc, _, se = run(binary, "einsum", ring, *ring_files, "-o", out, *args)
+        check(rc == 0, f"einsum ring {' '.join(args)}: exit {rc}: {se.strip()}")
+        if rc == 0:
+            e = rel_err(np.load(out), want)
+            check(e <= 1e-12, f"einsum ring {' '.join(args)}: relative error {e:.3g}")
 
 
 def slicing_cases(binary, root, tmp):

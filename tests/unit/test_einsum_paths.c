@@ -4,9 +4,10 @@
 // queue, a brute force over every pair sequence) and numpy's einsum_path
 // (tests/ref/gen_einsum_paths.py), dp against the exhaustive optimal,
 // validity on generated networks of thousands of operands,
-// determinism of random-greedy and treesa over thread counts, treesa and
-// subtree reconfiguration never worse than their start (subtree equal to
-// optimal when it covers the whole network), and every bad option.
+// determinism of random-greedy, treesa and partition over thread counts,
+// treesa and subtree reconfiguration never worse than their start (subtree
+// equal to optimal when it covers the whole network), partition on small,
+// disconnected and lattice networks, and every bad option.
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "einsum/einsum_impl.h"
 #include "einsum/greedy.h"
 #include "einsum/optimal.h"
+#include "einsum/partition.h"
 #include "einsum/subtree.h"
 #include "einsum/tree.h"
 #include "einsum/treesa.h"
@@ -375,6 +377,10 @@ static void test_large_networks(void **state) {
     uint64_t r = 9;
     TFR_ASSERT_OK(tfr_greedy_run(&net, &(tfr_greedy_params){1.3, 0.1, &r, true}, ssa, &c));
     check_valid_tree(&e, ssa, &c);
+    tfr_einsum_options op = {.path_kind = TFR_EINSUM_PATH_PARTITION, .trials = 2, .seed = 3,
+                             .combo_alpha = 64};
+    TFR_ASSERT_OK(tfr_partition(&net, &op, ssa));
+    check_valid_tree(&e, ssa, NULL);
     free(ssa);
     tfr_net_free(&net);
     tfr_einsum_expr_free(&e);
@@ -419,9 +425,10 @@ static void test_random_greedy(void **state) {
 }
 
 // ---------------------------------------------------------------------------
-// treesa and subtree reconfiguration on the random networks, for every
-// cost: valid trees, never worse than greedy's; subtree refinement never
-// worse than its input, and optimal when its k covers every operand.
+// treesa, partition and subtree reconfiguration on the random networks,
+// for every cost: valid trees, never worse than greedy's; subtree
+// refinement never worse than its input, and optimal when its k covers
+// every operand; partition optimal up to its smallest cutoff.
 static void test_treesa_and_subtree_random(void **state) {
   (void)state;
   uint64_t rng = 4242;
@@ -465,6 +472,24 @@ static void test_treesa_and_subtree_random(void **state) {
       check_valid_tree(&e, ssa, NULL);
       TFR_ASSERT_OK(tfr_ssa_cost(&e, ssa, &c));
       assert_true(tfr_cost_score(mm, 64, &c) <= sg);
+      // partition, 3 trials: a valid tree, never worse than greedy's; up
+      // to the smallest cutoff the one least-cost tree (as optimal).
+      o.path_kind = TFR_EINSUM_PATH_PARTITION;
+      o.trials = 3;
+      TFR_ASSERT_OK(tfr_partition(&net, &o, ssa));
+      check_valid_tree(&e, ssa, NULL);
+      TFR_ASSERT_OK(tfr_ssa_cost(&e, ssa, &c));
+      assert_true(tfr_cost_score(mm, 64, &c) <= sg);
+      if (n <= TFR_PARTITION_CUTOFF_MIN) {
+        int *opt = calloc(2 * (size_t)n, sizeof(int));
+        tfr_tree_cost cp, co;
+        TFR_ASSERT_OK(tfr_optimal(&net, mm, 64, opt));
+        TFR_ASSERT_OK(tfr_ssa_cost(&e, opt, &co));
+        TFR_ASSERT_OK(tfr_ssa_cost(&e, ssa, &cp));
+        double sp = tfr_cost_score(mm, 64, &cp), so = tfr_cost_score(mm, 64, &co);
+        assert_true(fabs(sp - so) <= 1e-9 * so);
+        free(opt);
+      }
     }
     free(g);
     free(ssa);
@@ -533,6 +558,92 @@ static void test_treesa_deterministic(void **state) {
 }
 
 // ---------------------------------------------------------------------------
+// partition through the public API: the same tree for a seed on 1 and 2
+// threads; 1, 2 and 3 operands, scalars, outer products and disconnected
+// networks give valid plans; never worse than greedy in the cost
+// minimised, and on a 20 x 20 lattice of bonds of extent 2 far below it.
+static void test_partition(void **state) {
+  (void)state;
+  uint64_t rng = 11;
+  tnet nets[3] = {tnet_lattice(8, 12, 3), tnet_regular3(&rng, 120), tnet_random(&rng, 60, 50)};
+  for (int k = 0; k < 3; k++) {
+    tfr_einsum_plan *g = NULL;
+    TFR_ASSERT_OK(tnet_plan(&nets[k], &(tfr_einsum_options){0}, &g));  // greedy
+    const tfr_einsum_options opts[] = {
+        {.path_kind = TFR_EINSUM_PATH_PARTITION, .seed = 7},
+        {.path_kind = TFR_EINSUM_PATH_PARTITION, .seed = 8, .trials = 5, .subtree_size = 5,
+         .minimize = TFR_EINSUM_MINIMIZE_SIZE},
+    };
+    for (int j = 0; j < 2; j++) {
+      tfr_einsum_plan *p[2] = {NULL, NULL};
+      for (int threads = 1; threads <= 2; threads++) {
+        omp_set_num_threads(threads);
+        TFR_ASSERT_OK(tnet_plan(&nets[k], &opts[j], &p[threads - 1]));
+      }
+      assert_int_equal(tfr_einsum_plan_info(p[0])->num_steps, nets[k].n - 1);
+      assert_memory_equal(tfr_einsum_plan_path(p[0]), tfr_einsum_plan_path(p[1]),
+                          2 * (size_t)(nets[k].n - 1) * sizeof(int32_t));
+      const tfr_einsum_path_info *ip = tfr_einsum_plan_info(p[0]), *ig = tfr_einsum_plan_info(g);
+      if (opts[j].minimize == TFR_EINSUM_MINIMIZE_SIZE)
+        assert_true(ip->largest_intermediate <= ig->largest_intermediate);
+      else assert_true(ip->flops <= ig->flops);
+      tfr_einsum_plan_release(p[0]);
+      tfr_einsum_plan_release(p[1]);
+    }
+    tfr_einsum_plan_release(g);
+    tnet_free(&nets[k]);
+  }
+  omp_set_num_threads(2);
+  // Small, scalar, outer-product and disconnected expressions.
+  static const struct {
+    const char *expr;
+    int n;
+    int ranks[6];
+  } small[] = {
+      {"ij->", 1, {2}},
+      {"ij,jk->ik", 2, {2, 2}},
+      {"ij,jk,kl->il", 3, {2, 2, 2}},
+      {",ij,->ij", 3, {0, 2, 0}},
+      {"i,j,k->ijk", 3, {1, 1, 1}},
+      {"ij,jk,ab,bc,x,yz->ikacxyz", 6, {2, 2, 2, 2, 1, 2}},
+  };
+  const int64_t dims[2] = {3, 3};
+  const int64_t *shapes[6] = {dims, dims, dims, dims, dims, dims};
+  for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
+    tfr_einsum_options o = {.path_kind = TFR_EINSUM_PATH_PARTITION, .seed = 1};
+    tfr_einsum_plan *p = NULL;
+    TFR_ASSERT_OK(tfr_einsum_plan_create(small[i].expr, small[i].n, small[i].ranks, shapes, &o, &p));
+    assert_int_equal(tfr_einsum_plan_info(p)->num_steps, small[i].n - 1);
+    tfr_einsum_plan_release(p);
+  }
+  // Disconnected: two lattices side by side, plus scalars.
+  tnet two = tnet_new(2 * 30 + 2, 4);
+  for (int half = 0; half < 2; half++) {
+    tnet l = tnet_lattice(5, 6, 2);
+    for (int v = 0; v < 30; v++)
+      for (int a = 0; a < l.ranks[v]; a++)
+        tnet_axis(&two, half * 30 + v, l.lab[v][a] + half * 1000, 2);
+    tnet_free(&l);
+  }
+  tfr_einsum_plan *p = NULL, *g = NULL;
+  tfr_einsum_options o = {.path_kind = TFR_EINSUM_PATH_PARTITION, .seed = 2, .trials = 4};
+  TFR_ASSERT_OK(tnet_plan(&two, &o, &p));
+  assert_int_equal(tfr_einsum_plan_info(p)->num_steps, two.n - 1);
+  tfr_einsum_plan_release(p);
+  tnet_free(&two);
+  // The 20 x 20 lattice: flops against greedy's, both counted by the library.
+  tnet lat = tnet_lattice(20, 20, 2);
+  TFR_ASSERT_OK(tnet_plan(&lat, &o, &p));
+  TFR_ASSERT_OK(tnet_plan(&lat, &(tfr_einsum_options){0}, &g));  // greedy
+  double ratio = tfr_einsum_plan_info(p)->flops / tfr_einsum_plan_info(g)->flops;
+  print_message("20 x 20 lattice: partition's flops %.4gx greedy's\n", ratio);
+  assert_true(ratio <= 0.5);
+  tfr_einsum_plan_release(p);
+  tfr_einsum_plan_release(g);
+  tnet_free(&lat);
+}
+
+// ---------------------------------------------------------------------------
 // Trees and costs on the matrix chain [10x100][100x5][5x50].
 static void test_tree_and_costs(void **state) {
   (void)state;
@@ -580,8 +691,8 @@ static void test_tree_and_costs(void **state) {
 // ---------------------------------------------------------------------------
 static void test_names_and_bad_options(void **state) {
   (void)state;
-  const char *names[] = {"greedy", "optimal", "random-greedy", "dp", "treesa"};
-  for (int i = 0; i < 5; i++) {
+  const char *names[] = {"greedy", "optimal", "random-greedy", "dp", "treesa", "partition"};
+  for (int i = 0; i < 6; i++) {
     tfr_einsum_path_kind k;
     TFR_ASSERT_OK(tfr_einsum_path_kind_from_name(names[i], &k));
     assert_string_equal(tfr_einsum_path_kind_name(k), names[i]);
@@ -592,7 +703,7 @@ static void test_names_and_bad_options(void **state) {
   assert_string_equal(tfr_einsum_path_kind_name(TFR_EINSUM_PATH_GIVEN), "given");
   assert_string_equal(tfr_einsum_path_kind_name((tfr_einsum_path_kind)77), "?");
   TFR_ASSERT_ERROR(tfr_einsum_path_kind_from_name("annealing", &k), TFR_ERR_INVALID_ARGUMENT,
-                   "'annealing'", "random-greedy", "treesa");
+                   "'annealing'", "random-greedy", "treesa", "partition");
   TFR_ASSERT_ERROR(tfr_einsum_path_kind_from_name(NULL, &k), TFR_ERR_INVALID_ARGUMENT, "name");
   const char *costs[] = {"flops", "size", "write", "combo"};
   for (int i = 0; i < 4; i++) {
@@ -622,6 +733,7 @@ static void test_names_and_bad_options(void **state) {
       {{.path_kind = TFR_EINSUM_PATH_TREESA, .trials = -3}, "trials is -3"},
       {{.path_kind = TFR_EINSUM_PATH_GREEDY, .subtree_size = -1}, "subtree_size is -1"},
       {{.path_kind = TFR_EINSUM_PATH_TREESA, .subtree_size = 17}, "subtree_size is 17"},
+      {{.path_kind = TFR_EINSUM_PATH_PARTITION, .trials = -2}, "trials is -2"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     TFR_ASSERT_ERROR(tfr_einsum_plan_create("ij,jk->ik", 2, ranks, shapes, &bad[i].o, &p),
@@ -728,9 +840,10 @@ static void test_out_of_memory(void **state) {
   tnet t = tnet_lattice(3, 5, 2);
   tfr_einsum_path_kind kinds[] = {TFR_EINSUM_PATH_GREEDY, TFR_EINSUM_PATH_RANDOM_GREEDY,
                                   TFR_EINSUM_PATH_DP, TFR_EINSUM_PATH_TREESA,
-                                  TFR_EINSUM_PATH_GREEDY, TFR_EINSUM_PATH_OPTIMAL};
+                                  TFR_EINSUM_PATH_GREEDY, TFR_EINSUM_PATH_OPTIMAL,
+                                  TFR_EINSUM_PATH_PARTITION};
   omp_set_num_threads(1);  // the allocation count is that of one thread
-  for (int k = 0; k < 6; k++) {
+  for (int k = 0; k < 7; k++) {
     tfr_einsum_options o = {.path_kind = kinds[k], .trials = 2, .subtree_size = k == 4 ? 6 : 0};
     if (kinds[k] == TFR_EINSUM_PATH_OPTIMAL) {
       tnet_free(&t);
@@ -800,6 +913,7 @@ int main(void) {
       cmocka_unit_test(test_random_greedy),
       cmocka_unit_test(test_treesa_and_subtree_random),
       cmocka_unit_test(test_treesa_deterministic),
+      cmocka_unit_test(test_partition),
       cmocka_unit_test(test_tree_and_costs),
       cmocka_unit_test(test_names_and_bad_options),
       cmocka_unit_test(test_against_numpy_paths),

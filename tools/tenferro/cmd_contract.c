@@ -38,8 +38,9 @@ static void tfr_contract_usage(FILE *f) {
           "                 randomised greedy trials, the best kept), dp (dynamic programming\n"
           "                 over connected subsets, a few dozen operands), optimal (exhaustive,\n"
           "                 <= 12 operands), treesa (simulated annealing on the tree, seeded\n"
-          "                 runs, the best kept); or the instance's stored opt_flops or\n"
-          "                 opt_size path\n"
+          "                 runs, the best kept), partition (recursive bisection by METIS,\n"
+          "                 seeded trials, the best kept); or the instance's stored opt_flops\n"
+          "                 or opt_size path\n"
           "  --plan-only    print the path and stop (no operands, no contraction)\n"
           "  --seed N       operand i is made from seed N + i, and N seeds the path search\n"
           "                 (default 0)\n"
@@ -238,7 +239,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   tfr_einsum_options opts = a->search;
   if (!stored && !a->io.path_file && tfr_einsum_path_kind_from_name(a->path_kind, &opts.path_kind) != TFR_OK) {
     fprintf(stderr, "tenferro contract: unknown --path '%s' (auto, opt_flops, opt_size, greedy, "
-                    "random-greedy, dp, optimal, treesa)\n", a->path_kind);
+                    "random-greedy, dp, optimal, treesa, partition)\n", a->path_kind);
     return 2;
   }
   bool device = strcmp(a->backend, "webgpu") == 0;

@@ -12,7 +12,8 @@
 static void tfr_einsum_usage(FILE *f) {
   fprintf(f,
           "usage: tenferro einsum EXPR A.npy [B.npy ...] -o OUT.npy [--backend cpu|webgpu]\n"
-          "                       [--path auto|greedy|random-greedy|dp|optimal|treesa|FILE]\n"
+          "                       [--path auto|greedy|random-greedy|dp|optimal|treesa|\n"
+          "                               partition|FILE]\n"
           "                       [--minimize flops|size|write|combo] [--seed N] [--trials N]\n"
           "                       [--optimize-time SECONDS] [--subtree K] [--save-path F.json]\n"
           "                       [--path-file F.json] [--max-memory BYTES] [--quiet]\n\n"
@@ -25,9 +26,11 @@ static void tfr_einsum_usage(FILE *f) {
           "                 random-greedy (seeded randomised greedy trials, the best kept), dp\n"
           "                 (dynamic programming over connected subsets, a few dozen\n"
           "                 operands), optimal (exhaustive, <= 12 operands), treesa\n"
-          "                 (simulated annealing on the tree, seeded runs, the best kept)\n"
+          "                 (simulated annealing on the tree, seeded runs, the best kept),\n"
+          "                 partition (recursive bisection by METIS, seeded trials, the best\n"
+          "                 kept)\n"
           "  --path FILE    a pair list such as [[0, 1], [0, 1]] (numpy/opt_einsum format)\n"
-          "  --seed N       seeds random-greedy and treesa (default 0)\n");
+          "  --seed N       seeds random-greedy, treesa and partition (default 0)\n");
   tfr_cli_search_usage(f);
   tfr_cli_path_io_usage(f);
 }
@@ -37,7 +40,7 @@ static int tfr_read_path_file(const char *file, int32_t **out, int *len) {
   FILE *f = fopen(file, "r");
   if (!f) {
     fprintf(stderr, "tenferro einsum: --path '%s' is neither an optimiser (auto, greedy, "
-                    "random-greedy, dp, optimal, treesa) nor a readable path file: %s\n", file,
+                    "random-greedy, dp, optimal, treesa, partition) nor a readable path file: %s\n", file,
             strerror(errno));
     return 1;
   }

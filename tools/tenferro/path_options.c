@@ -60,14 +60,16 @@ bool tfr_cli_search_option(const char *cmd, int argc, char **argv, int *i,
 
 void tfr_cli_search_usage(FILE *f) {
   fprintf(f,
-          "  --minimize     the cost random-greedy, dp, optimal and treesa minimise: flops (default),\n"
-          "                 size (largest intermediate), write (sum of the intermediates'\n"
-          "                 sizes) or combo (flops + 64 * write)\n"
-          "  --trials N     random-greedy trials (default 64), treesa runs (default 8)\n"
-          "  --optimize-time SECONDS  random-greedy starts no trial and treesa no run or\n"
-          "                 temperature step after this; dp stops with an error (default:\n"
-          "                 no limit)\n"
+          "  --minimize     the cost random-greedy, dp, optimal, treesa and partition\n"
+          "                 minimise: flops (default), size (largest intermediate), write\n"
+          "                 (sum of the intermediates' sizes) or combo (flops + 64 * write)\n"
+          "  --trials N     random-greedy trials (default 64), treesa runs (default 8),\n"
+          "                 partition trials (default 16)\n"
+          "  --optimize-time SECONDS  random-greedy and partition start no trial and treesa\n"
+          "                 no run or temperature step after this; dp stops with an error\n"
+          "                 (default: no limit)\n"
           "  --subtree K    after the optimiser, re-optimise every subtree of up to K\n"
           "                 leaves exactly while that lowers the cost (0: off, the default;\n"
-          "                 at most 16; treesa always refines with 8 when it is 0)\n");
+          "                 at most 16; treesa and partition always refine with 8 when it\n"
+          "                 is 0)\n");
 }
