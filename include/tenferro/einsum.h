@@ -102,14 +102,15 @@ typedef enum tfr_einsum_path_kind {
   // 0). Never worse than its start tree (so than greedy's) in `minimize`.
   // With max_time, no run starts and no temperature step is taken after it.
   TFR_EINSUM_PATH_TREESA = 5,
-  // The hyper-optimiser: greedy, then partition on networks of more than 12
-  // operands (8 trials, with a quarter of the time left), then dp on
-  // networks of up to 256 operands (with half the time left; dp refuses
-  // components of more than TFR_EINSUM_DP_MAX operands, and up to
-  // TFR_EINSUM_DP_OUTER_MAX operands its tree is optimal and ends the
-  // search), then rounds of treesa (8 runs each, new seeds) for the rest of
-  // the budget (max_time; 0: TFR_EINSUM_AUTO_DEFAULT_TIME), keeping the tree
-  // of the least `minimize` cost (never worse than greedy's). It
+  // The hyper-optimiser: greedy; then dp on networks of up to
+  // TFR_EINSUM_DP_OUTER_MAX operands (its tree is optimal and ends the
+  // search); then partition on networks of more than 12 operands (8 trials,
+  // with a quarter of the time left); then rounds of treesa (8 runs each,
+  // new seeds) for the rest of the budget (max_time; 0:
+  // TFR_EINSUM_AUTO_DEFAULT_TIME), with dp between the first and second
+  // rounds on networks of up to 256 operands (with half the time left; dp
+  // refuses components of more than TFR_EINSUM_DP_MAX operands), keeping the
+  // tree of the least `minimize` cost (never worse than greedy's). It
   // stops early once the best tree's estimated contraction time (its flops
   // at 10 GFLOP/s) is below the time already spent searching, so a small
   // einsum costs no more than a greedy pass. Deterministic for a seed when

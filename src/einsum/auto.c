@@ -1,10 +1,11 @@
 // The `auto` path optimiser (einsum.h, TFR_EINSUM_PATH_AUTO): greedy, then
-// partition on networks of more than TFR_AUTO_PARTITION_MIN operands, then
-// dp where the network is small enough for it, then rounds of treesa for
-// the rest of the time budget, keeping the tree of the least cost
-// (`minimize`). It stops early once the best tree's estimated contraction
-// time (its flops at TFR_AUTO_FLOP_RATE) is below the time already spent
-// searching: a tiny einsum is not searched for seconds.
+// dp on small networks (exact, the end), partition on networks of more than
+// TFR_AUTO_PARTITION_MIN operands, then rounds of treesa for the rest of the
+// time budget with dp after the first round where the network is small
+// enough for it, keeping the tree of the least cost (`minimize`). It stops
+// early once the best tree's estimated contraction time (its flops at
+// TFR_AUTO_FLOP_RATE) is below the time already spent searching: a tiny
+// einsum is not searched for seconds.
 #include "einsum/auto.h"
 
 #include <string.h>
@@ -58,6 +59,19 @@ static bool tfr_auto_done(const tfr_auto_state *a, double start, double budget) 
   return spent >= budget || a->best_flops / TFR_AUTO_FLOP_RATE < spent;
 }
 
+// dp: exact per connected component; its own limits (component size,
+// subsets, the time `left`) may refuse, which only means no dp tree. Sets
+// *exact when its tree is optimal over all trees.
+static tfr_status tfr_auto_dp(tfr_auto_state *a, const tfr_net *net, double left, int *cand,
+                              bool *exact) {
+  if (left <= 0) return TFR_OK;
+  tfr_status d = tfr_dp(net, a->o->minimize, a->o->combo_alpha, left, cand);
+  if (d == TFR_ERR_OUT_OF_MEMORY) return d;
+  if (d != TFR_OK) return TFR_OK;
+  *exact = *exact || net->n <= TFR_EINSUM_DP_OUTER_MAX;
+  return tfr_auto_offer(a, cand);
+}
+
 tfr_status tfr_auto(const tfr_einsum_expr *e, const tfr_net *net, const tfr_einsum_options *o,
                     int *ssa) {
   double start = tfr_path_now();
@@ -69,30 +83,31 @@ tfr_status tfr_auto(const tfr_einsum_expr *e, const tfr_net *net, const tfr_eins
   tfr_status st = tfr_greedy_run(net, &(tfr_greedy_params){1, 0, NULL, false}, cand, NULL);
   if (!st) st = tfr_auto_offer(&a, cand);
   bool exact = n <= 2;  // one tree only
+  // Up to TFR_EINSUM_DP_OUTER_MAX operands dp is exact over all trees, and
+  // quick: it ends the search.
+  if (!st && !exact && n <= TFR_EINSUM_DP_OUTER_MAX && !tfr_auto_done(&a, start, budget)) {
+    st = tfr_auto_dp(&a, net, budget - (tfr_path_now() - start), cand, &exact);
+  }
   // partition: recursive bisection, cheap and strong on large networks.
-  if (!st && n > TFR_AUTO_PARTITION_MIN && !tfr_auto_done(&a, start, budget)) {
+  if (!st && !exact && n > TFR_AUTO_PARTITION_MIN && !tfr_auto_done(&a, start, budget)) {
     tfr_einsum_options p = *o;
     p.trials = TFR_AUTO_PARTITION_TRIALS;
     p.max_time = (budget - (tfr_path_now() - start)) / 4;
     if (p.max_time > 0) st = tfr_partition(net, &p, cand);
     if (!st && p.max_time > 0) st = tfr_auto_offer(&a, cand);
   }
-  // dp: exact per connected component; its own limits (component size,
-  // subsets, the time left) may refuse, which only means no dp tree.
-  if (!st && !exact && n <= TFR_AUTO_DP_MAX && !tfr_auto_done(&a, start, budget)) {
-    double left = budget - (tfr_path_now() - start);
-    tfr_status d = tfr_dp(net, o->minimize, o->combo_alpha, left / 2, cand);
-    if (d == TFR_ERR_OUT_OF_MEMORY) st = d;
-    else if (d == TFR_OK) st = tfr_auto_offer(&a, cand);
-    // Up to TFR_EINSUM_DP_OUTER_MAX operands dp is exact over all trees.
-    exact = exact || (d == TFR_OK && n <= TFR_EINSUM_DP_OUTER_MAX);
-  }
   // Then treesa (annealing from the best of a few random-greedy trials,
   // refined by subtree reconfiguration) with the rest of the time, in rounds
   // of runs with new seeds, so that the early stop is checked between them.
+  // dp on larger networks comes after the first round: its subsets can take
+  // all the time it is given, and one round of treesa is quick.
   tfr_einsum_options r = *o;
   r.trials = TFR_EINSUM_DEFAULT_TREESA_RUNS;
   for (int round = 0; !st && !exact && !tfr_auto_done(&a, start, budget) && round < 64; round++) {
+    if (round == 1 && n > TFR_EINSUM_DP_OUTER_MAX && n <= TFR_AUTO_DP_MAX) {
+      st = tfr_auto_dp(&a, net, (budget - (tfr_path_now() - start)) / 2, cand, &exact);
+      if (st || tfr_auto_done(&a, start, budget)) break;
+    }
     r.seed = o->seed + (uint64_t)round * 0x9e3779b97f4a7c15ULL;
     r.max_time = budget - (tfr_path_now() - start);
     if (r.max_time <= 0) break;
