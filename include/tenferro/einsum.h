@@ -203,7 +203,8 @@ typedef struct tfr_einsum_options {
   // one slice (the sliced labels' extents set to 1) whose trees are sliced
   // anew, keeping the pair of least sliced_flops that fits: never more
   // sliced flops than the optimiser's tree with slice_to_fit's labels. The
-  // rounds (at most 12, and 3 without improvement) share max_time with the
+  // rounds (at most 16, and 4 per label set re-optimised without
+  // improvement) share max_time with the
   // optimiser's search once more (auto without max_time:
   // TFR_EINSUM_AUTO_DEFAULT_TIME, and auto's early stop); without max_time
   // the search is deterministic for a seed. A given path

@@ -4,20 +4,25 @@
 //   1. the optimiser's tree with tfr_einsum_plan_slice_to_fit's labels (the
 //      answer without this search: never beaten by a worse one), and with
 //      labels of the greedy picker's other rule (the fewest flops added);
+//      the same tree with its steps reordered for memory (tfr_ss_order),
+//      when that lowers it (so do the trees of 3);
 //   2. each candidate's labels improved by local moves: drop a label that is
 //      not needed, or drop one and let the greedy picker refill (with it
 //      banned), or swap one for a label of a large intermediate;
-//   3. rounds, four kinds in turn: the best candidate's tree is annealed by
-//      treesa (a) on the network of one slice (the sliced labels' extents
-//      set to 1) minimising its flops, (b) on the whole network minimising
-//      the largest intermediate, (c) as (a) but from random-greedy's tree,
-//      (d) as (b) minimising combo (flops + 64 x the intermediates' sizes);
-//      the new tree's labels are picked anew (extending the current ones,
-//      and from none) and improved as in 2.
+//   3. rounds over a pool of the best tree of each of the
+//      TFR_SLICE_SEARCH_POOL cheapest label sets found, each entry in turn
+//      and four kinds of rounds in turn: its tree is annealed by treesa (a)
+//      on the network of one slice (the entry's labels' extents set to 1)
+//      minimising its flops, (b) on the whole network minimising the
+//      largest intermediate, (c) as (a) but from random-greedy's tree, (d)
+//      as (b) minimising combo (flops + 64 x the intermediates' sizes); the
+//      new tree's labels are picked anew (extending the entry's, and from
+//      none) and improved as in 2.
 // Rounds stop after TFR_SLICE_SEARCH_ROUNDS, after TFR_SLICE_SEARCH_STALE
-// rounds without improvement, or when the time budget is spent (max_time,
-// or for auto its default budget, and auto's early stop: the best sliced
-// flops would contract in less time than the search has taken).
+// rounds per pool entry without improvement, or when the time budget is
+// spent (max_time, or for auto its default budget, and auto's early stop:
+// the best sliced flops would contract in less time than the search has
+// taken).
 #include "einsum/slice_search.h"
 
 #include <math.h>
@@ -28,8 +33,10 @@
 #include "einsum/treesa.h"
 
 // Rounds of re-optimisation at most, and without improvement at most.
-#define TFR_SLICE_SEARCH_ROUNDS 12
+#define TFR_SLICE_SEARCH_ROUNDS 16
 #define TFR_SLICE_SEARCH_STALE 4
+// Label sets whose trees the rounds re-optimise in turn.
+#define TFR_SLICE_SEARCH_POOL 3
 // TreeSA runs per round.
 #define TFR_SLICE_SEARCH_RUNS 4
 // Local-move passes over one candidate's labels at most.
@@ -93,6 +100,65 @@ static tfr_status tfr_ss_tree_build(const tfr_einsum_expr *e, const int *ssa, in
   return st;
 }
 
+// The same tree with its steps in the order of least memory: at each step
+// the child whose subtree needs more memory (its intermediates alive at
+// its worst step, operands aside) is contracted first, the other's result
+// waiting less (the flops do not change). Writes SSA steps to out.
+static tfr_status tfr_ss_order(const tfr_ss_tree *t, int *out) {
+  const tfr_einsum_expr *e = &t->p.expr;
+  int n = e->n, nodes = 2 * n - 1;
+  double *size = tfr_calloc((size_t)nodes, sizeof(double));
+  double *need = tfr_calloc((size_t)nodes, sizeof(double));
+  tfr_tree tree = {n, tfr_alloc(2 * (size_t)n * sizeof(int))};
+  tfr_status st = TFR_OK;
+  if (!size || !need || !tree.child)
+    st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory (slicing search)");
+  for (int k = 0; !st && k < n - 1; k++) {
+    int v = n + k, a = t->ssa[2 * k], b = t->ssa[2 * k + 1];
+    size[v] = 1;
+    for (int i = 0; i < t->p.node_count[v]; i++) size[v] *= (double)e->extent[t->p.node_labels[v][i]];
+    double all = size[a] + size[b] + size[v];  // operands count 0: held anyway
+    double ab = fmax(fmax(need[a], size[a] + need[b]), all);
+    double ba = fmax(fmax(need[b], size[b] + need[a]), all);
+    need[v] = fmin(ab, ba);
+    tree.child[2 * k] = ba < ab ? b : a;
+    tree.child[2 * k + 1] = ba < ab ? a : b;
+  }
+  if (!st) st = tfr_tree_to_ssa(&tree, out);
+  tfr_free(size);
+  tfr_free(need);
+  tfr_tree_free(&tree);
+  return st;
+}
+
+// As tfr_ss_tree_build, then the steps reordered by tfr_ss_order when that
+// lowers the unsliced memory.
+static tfr_status tfr_ss_tree_build_ordered(const tfr_einsum_expr *e, const int *ssa,
+                                            int64_t max_inter, tfr_ss_tree *t) {
+  TFR_RETURN_IF_ERROR(tfr_ss_tree_build(e, ssa, max_inter, t));
+  int n = e->n;
+  if (n < 3) return TFR_OK;
+  int *order = tfr_alloc(2 * (size_t)n * sizeof(int));
+  if (!order) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory (slicing search)");
+  tfr_ss_tree u;
+  memset(&u, 0, sizeof u);
+  tfr_status st = tfr_ss_order(t, order);
+  if (!st) st = tfr_ss_tree_build(e, order, max_inter, &u);
+  if (!st) {
+    tfr_slice_figures a, b;
+    tfr_slice_eval(&t->p, NULL, 0, &a);
+    tfr_slice_eval(&u.p, NULL, 0, &b);
+    if (b.peak < a.peak) {
+      tfr_ss_tree x = *t;
+      *t = u;
+      u = x;
+    }
+  }
+  tfr_ss_tree_free(&u);
+  tfr_free(order);
+  return st;
+}
+
 // The search's state: the budget, the clock and the best candidate.
 typedef struct tfr_ss {
   const tfr_einsum_expr *e;
@@ -101,8 +167,14 @@ typedef struct tfr_ss {
   double start, limit;   // tfr_path_now at the start; seconds (0: no limit)
   bool early_stop;       // auto's: stop once the best would contract faster than the search took
   bool have;
-  int *best_ssa;
-  int best_sl[TFR_EINSUM_MAX_SLICED], best_ns;
+  // The candidates kept: the best tree of each of a few label sets (the
+  // rounds re-optimise each in turn), pool[best] the least sliced flops.
+  struct {
+    int *ssa;
+    int sl[TFR_EINSUM_MAX_SLICED], ns;
+    double flops;
+  } pool[TFR_SLICE_SEARCH_POOL];
+  int pool_n, best;
   double best_flops;
   bool *mark;            // bool[num_labels], scratch: banned or candidate labels
 } tfr_ss;
@@ -114,18 +186,35 @@ static bool tfr_ss_out_of_time(const tfr_ss *s) {
   return s->early_stop && s->have && s->best_flops / TFR_SLICE_SEARCH_FLOP_RATE < spent;
 }
 
-// Keeps (t, sl) when it fits and costs fewer sliced flops than the best.
-static bool tfr_ss_offer(tfr_ss *s, const tfr_ss_tree *t, const int *sl, int ns,
+static bool tfr_ss_member(const int *sl, int ns, int l);
+
+// Keeps (t, sl) when it fits: in place of the pool's entry of the same
+// labels when cheaper, else as a new entry (in place of the costliest when
+// the pool is full and it is cheaper).
+static void tfr_ss_offer(tfr_ss *s, const tfr_ss_tree *t, const int *sl, int ns,
                          const tfr_slice_figures *f) {
-  if (!t->usable || !(f->peak <= s->budget)) return false;
-  if (s->have && !(f->flops < s->best_flops)) return false;
+  if (!t->usable || !(f->peak <= s->budget)) return;
+  int at = -1, worst = 0;
+  for (int i = 0; i < s->pool_n && at < 0; i++) {
+    bool same = s->pool[i].ns == ns;
+    for (int j = 0; same && j < ns; j++) same = tfr_ss_member(s->pool[i].sl, ns, sl[j]);
+    if (same) at = i;
+    if (s->pool[i].flops > s->pool[worst].flops) worst = i;
+  }
+  if (at >= 0 && !(f->flops < s->pool[at].flops)) return;
+  if (at < 0 && s->pool_n < TFR_SLICE_SEARCH_POOL) at = s->pool_n++;
+  if (at < 0 && f->flops < s->pool[worst].flops) at = worst;
+  if (at < 0) return;
   int n = s->e->n;
-  memcpy(s->best_ssa, t->ssa, 2 * (size_t)(n > 1 ? n - 1 : 0) * sizeof(int));
-  memcpy(s->best_sl, sl, (size_t)ns * sizeof(int));
-  s->best_ns = ns;
-  s->best_flops = f->flops;
+  memcpy(s->pool[at].ssa, t->ssa, 2 * (size_t)(n > 1 ? n - 1 : 0) * sizeof(int));
+  memcpy(s->pool[at].sl, sl, (size_t)ns * sizeof(int));
+  s->pool[at].ns = ns;
+  s->pool[at].flops = f->flops;
   s->have = true;
-  return true;
+  s->best = 0;
+  for (int i = 1; i < s->pool_n; i++)
+    if (s->pool[i].flops < s->pool[s->best].flops) s->best = i;
+  s->best_flops = s->pool[s->best].flops;
 }
 
 static bool tfr_ss_member(const int *sl, int ns, int l) {
@@ -226,12 +315,12 @@ static tfr_status tfr_ss_round(tfr_ss *s, int round, bool *improved) {
   const tfr_einsum_expr *e = s->e;
   int n = e->n;
   *improved = false;
-  int kind = round % 4;
+  int from = round % s->pool_n, kind = (round / s->pool_n) % 4;
   tfr_einsum_expr one = *e;  // borrowed arrays but the extents
   int64_t *ext = tfr_alloc(((size_t)e->num_labels + 1) * sizeof(int64_t));
   int *cand = tfr_alloc(2 * (size_t)n * sizeof(int));
-  int cur[TFR_EINSUM_MAX_SLICED], cur_n = s->best_ns;
-  memcpy(cur, s->best_sl, (size_t)cur_n * sizeof(int));
+  int cur[TFR_EINSUM_MAX_SLICED], cur_n = s->pool[from].ns;
+  memcpy(cur, s->pool[from].sl, (size_t)cur_n * sizeof(int));
   tfr_net net;
   memset(&net, 0, sizeof net);
   tfr_ss_tree t;
@@ -258,10 +347,10 @@ static tfr_status tfr_ss_round(tfr_ss *s, int round, bool *improved) {
       r.max_time = s->limit - (tfr_path_now() - s->start);
       if (r.max_time <= 0) r.max_time = 1e-9;
     }
-    memcpy(cand, s->best_ssa, 2 * (size_t)(n - 1) * sizeof(int));
+    memcpy(cand, s->pool[from].ssa, 2 * (size_t)(n - 1) * sizeof(int));
     st = kind == 2 ? tfr_treesa(&net, &r, cand) : tfr_treesa_anneal(&net, &r, tfr_path_now(), cand);
   }
-  if (!st) st = tfr_ss_tree_build(e, cand, s->o->max_intermediate_elements, &t);
+  if (!st) st = tfr_ss_tree_build_ordered(e, cand, s->o->max_intermediate_elements, &t);
   if (!st && t.usable) {
     double before = s->best_flops;
     tfr_ss_try_tree(s, &t, cur, cur_n);
@@ -297,9 +386,13 @@ tfr_status tfr_slice_search(const tfr_einsum_expr *e, const tfr_einsum_options *
       return TFR_OK;
     }
   }
-  s.best_ssa = tfr_alloc(2 * (size_t)n * sizeof(int));
+  bool pool_ok = true;
+  for (int i = 0; i < TFR_SLICE_SEARCH_POOL; i++) {
+    s.pool[i].ssa = tfr_alloc(2 * (size_t)n * sizeof(int));
+    pool_ok = pool_ok && s.pool[i].ssa;
+  }
   s.mark = tfr_calloc((size_t)e->num_labels + 1, sizeof(bool));
-  if (!st && (!s.best_ssa || !s.mark))
+  if (!st && (!pool_ok || !s.mark))
     st = tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory (slicing search)");
   if (!st) {
     // The operands and the output are held whole by every slice.
@@ -315,7 +408,14 @@ tfr_status tfr_slice_search(const tfr_einsum_expr *e, const tfr_einsum_options *
                      "einsum: no slicing fits %.4g elements: the operands and the output alone "
                      "need %.4g (every slice holds them whole)", s.budget, held + out);
   }
-  if (!st && !tfr_ss_try_tree(&s, &t0, NULL, 0)) {
+  if (!st) tfr_ss_try_tree(&s, &t0, NULL, 0);
+  if (!st) {  // the optimiser's tree in the order of least memory
+    tfr_ss_tree t2;
+    st = tfr_ss_tree_build_ordered(e, ssa, o->max_intermediate_elements, &t2);
+    if (!st && t2.usable) tfr_ss_try_tree(&s, &t2, NULL, 0);
+    tfr_ss_tree_free(&t2);
+  }
+  if (!st && !s.have) {
     // The optimiser's tree cannot be sliced to fit; one minimising the
     // largest intermediate may be.
     tfr_net net;
@@ -333,7 +433,7 @@ tfr_status tfr_slice_search(const tfr_einsum_expr *e, const tfr_einsum_options *
     }
     tfr_ss_tree t1;
     memset(&t1, 0, sizeof t1);
-    if (!st) st = tfr_ss_tree_build(e, cand, o->max_intermediate_elements, &t1);
+    if (!st) st = tfr_ss_tree_build_ordered(e, cand, o->max_intermediate_elements, &t1);
     if (!st && t1.usable) tfr_ss_try_tree(&s, &t1, NULL, 0);
     tfr_ss_tree_free(&t1);
     tfr_free(cand);
@@ -350,18 +450,18 @@ tfr_status tfr_slice_search(const tfr_einsum_expr *e, const tfr_einsum_options *
   tfr_ss_tree_free(&t0);
   int stale = 0;
   for (int round = 0; !st && n > 2 && round < TFR_SLICE_SEARCH_ROUNDS &&
-                      stale < TFR_SLICE_SEARCH_STALE && !tfr_ss_out_of_time(&s);
+                      stale < TFR_SLICE_SEARCH_STALE * s.pool_n && !tfr_ss_out_of_time(&s);
        round++) {
     bool improved = false;
     st = tfr_ss_round(&s, round, &improved);
     stale = improved ? 0 : stale + 1;
   }
   if (!st) {
-    memcpy(ssa, s.best_ssa, 2 * (size_t)(n > 1 ? n - 1 : 0) * sizeof(int));
-    memcpy(sl, s.best_sl, (size_t)s.best_ns * sizeof(int));
-    *ns = s.best_ns;
+    memcpy(ssa, s.pool[s.best].ssa, 2 * (size_t)(n > 1 ? n - 1 : 0) * sizeof(int));
+    memcpy(sl, s.pool[s.best].sl, (size_t)s.pool[s.best].ns * sizeof(int));
+    *ns = s.pool[s.best].ns;
   }
-  tfr_free(s.best_ssa);
+  for (int i = 0; i < TFR_SLICE_SEARCH_POOL; i++) tfr_free(s.pool[i].ssa);
   tfr_free(s.mark);
   return st;
 }
