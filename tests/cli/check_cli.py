@@ -28,6 +28,7 @@ Exits 0 when every check passes; prints each failure.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -234,20 +235,22 @@ def slicing_cases(binary, root, tmp):
     rc, _, se = run(binary, "contract", inst, "--path", "opt_flops", "--max-memory", "1K", "-o", got)
     check(rc != 0 and "no slicing fits" in se and not os.path.exists(got),
           f"contract --max-memory 1K: exit {rc}, {se.strip()!r}")
-    budget_search_cases(binary, inst, tmp)
+    budget_search_cases(binary, inst, tmp, ("16M", "4M"))
+    queen = os.path.join(root, "examples", "instances", "gm_queen5_5_3.wcsp.json")
+    budget_search_cases(binary, queen, tmp, ("64M",))
 
 
-def budget_search_cases(binary, inst, tmp):
+def budget_search_cases(binary, inst, tmp, limits):
     """--max-memory with a searched path: the tree and its sliced labels are
     searched together; the plan fits and costs no more sliced flops than the
     same optimiser's tree sliced to fit afterwards (its saved path read
     back with the limit); the saved path keeps the new tree and labels."""
     search = ["--path", "treesa", "--trials", "2", "--seed", "3", "--plan-only"]
-    flat = os.path.join(tmp, "lm-flat.json")
-    rc, _, se = run(binary, "contract", inst, *search, "--max-memory", "1G", "--save-path", flat)
+    flat = os.path.join(tmp, "budget-flat.json")
+    rc, _, se = run(binary, "contract", inst, *search, "--max-memory", "1T", "--save-path", flat)
     check(rc == 0, f"contract {' '.join(search)}: exit {rc}: {se.strip()}")
-    for limit in ("16M", "4M"):
-        ref, cut = os.path.join(tmp, "lm-ref.json"), os.path.join(tmp, "lm-cut.json")
+    for limit in limits:
+        ref, cut = os.path.join(tmp, "budget-ref.json"), os.path.join(tmp, "budget-cut.json")
         rc1, _, se1 = run(binary, "contract", inst, "--path-file", flat, "--plan-only",
                           "--max-memory", limit, "--save-path", ref)
         rc2, so2, se2 = run(binary, "contract", inst, *search, "--max-memory", limit,
@@ -259,7 +262,9 @@ def budget_search_cases(binary, inst, tmp):
         check(b["num_slices"] > 1 and b["sliced_flops"] <= a["sliced_flops"] * (1 + 1e-12),
               f"--max-memory {limit}: the search's sliced flops {b['sliced_flops']:.4g} above "
               f"slice_to_fit's {a['sliced_flops']:.4g}")
-        check("slices " in so2, f"--max-memory {limit}: no slices line: {so2!r}")
+        m = re.search(r"one slice's memory ([0-9.]+) MiB \(limit ([0-9.]+) MiB\)", so2)
+        check(m is not None and float(m.group(1)) <= float(m.group(2)),
+              f"--max-memory {limit}: the plan does not fit: {so2!r}")
         # Read back with the limit: the saved tree and labels, the same figures.
         rc, so3, se = run(binary, "contract", inst, "--path-file", cut, "--plan-only",
                           "--max-memory", limit)

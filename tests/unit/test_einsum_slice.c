@@ -382,6 +382,20 @@ static void test_budget_search(void **state) {
         for (int i = 0; i < g.n; i++) tfr_tensor_release(ops[i]);
       }
     }
+    // Without max_time the search is deterministic for a seed (auto: its clock).
+    if (st == TFR_OK && o.path_kind != TFR_EINSUM_PATH_AUTO) {
+      tfr_einsum_plan *again = NULL;
+      TFR_ASSERT_OK(sl_plan(&g, &o, &again));
+      const tfr_einsum_path_info *ai = tfr_einsum_plan_info(again);
+      assert_true(ai->sliced_flops == tfr_einsum_plan_info(cut)->sliced_flops);
+      for (int k = 0; k < 2 * ai->num_steps; k++)
+        assert_int_equal(tfr_einsum_plan_path(again)[k], tfr_einsum_plan_path(cut)[k]);
+      int32_t la[TFR_EINSUM_MAX_SLICED], lb[TFR_EINSUM_MAX_SLICED];
+      int na = tfr_einsum_plan_sliced_labels(again, la), nb = tfr_einsum_plan_sliced_labels(cut, lb);
+      assert_int_equal(na, nb);
+      for (int j = 0; j < na; j++) assert_int_equal(la[j], lb[j]);
+      tfr_einsum_plan_release(again);
+    }
     // A budget the unsliced tree fits: the plan is the unbudgeted one.
     tfr_einsum_plan_release(cut);
     cut = NULL;
