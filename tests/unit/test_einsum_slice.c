@@ -302,6 +302,19 @@ static void sl_random_net(uint64_t *rng, int n, int nl, bool open, sl_net *g) {
     if (count[l] == 1) g->out[g->num_out++] = l;
 }
 
+// Asserts that two plans have the same path, sliced labels and sliced flops.
+static void sl_expect_same_plan(const tfr_einsum_plan *a, const tfr_einsum_plan *b) {
+  const tfr_einsum_path_info *ia = tfr_einsum_plan_info(a), *ib = tfr_einsum_plan_info(b);
+  assert_int_equal(ia->num_steps, ib->num_steps);
+  assert_true(ia->sliced_flops == ib->sliced_flops);
+  for (int k = 0; k < 2 * ia->num_steps; k++)
+    assert_int_equal(tfr_einsum_plan_path(a)[k], tfr_einsum_plan_path(b)[k]);
+  int32_t la[TFR_EINSUM_MAX_SLICED], lb[TFR_EINSUM_MAX_SLICED];
+  int na = tfr_einsum_plan_sliced_labels(a, la), nb = tfr_einsum_plan_sliced_labels(b, lb);
+  assert_int_equal(na, nb);
+  for (int j = 0; j < na; j++) assert_int_equal(la[j], lb[j]);
+}
+
 static tfr_status sl_plan(const sl_net *g, const tfr_einsum_options *o, tfr_einsum_plan **p) {
   return tfr_einsum_plan_create_labels(g->n, g->ranks, g->shapes, g->labels, g->num_out, g->out,
                                        o, p);
@@ -386,14 +399,7 @@ static void test_budget_search(void **state) {
     if (st == TFR_OK && o.path_kind != TFR_EINSUM_PATH_AUTO) {
       tfr_einsum_plan *again = NULL;
       TFR_ASSERT_OK(sl_plan(&g, &o, &again));
-      const tfr_einsum_path_info *ai = tfr_einsum_plan_info(again);
-      assert_true(ai->sliced_flops == tfr_einsum_plan_info(cut)->sliced_flops);
-      for (int k = 0; k < 2 * ai->num_steps; k++)
-        assert_int_equal(tfr_einsum_plan_path(again)[k], tfr_einsum_plan_path(cut)[k]);
-      int32_t la[TFR_EINSUM_MAX_SLICED], lb[TFR_EINSUM_MAX_SLICED];
-      int na = tfr_einsum_plan_sliced_labels(again, la), nb = tfr_einsum_plan_sliced_labels(cut, lb);
-      assert_int_equal(na, nb);
-      for (int j = 0; j < na; j++) assert_int_equal(la[j], lb[j]);
+      sl_expect_same_plan(again, cut);
       tfr_einsum_plan_release(again);
     }
     // A budget the unsliced tree fits: the plan is the unbudgeted one.
@@ -442,14 +448,7 @@ static void test_budget_given_path(void **state) {
   tfr_status st = sl_plan(&g, &o, &b);
   tfr_status st2 = tfr_einsum_plan_slice_to_fit(a, budget);
   assert_int_equal(st, st2);
-  if (st == TFR_OK) {
-    for (int k = 0; k < 2 * o.path_len; k++)
-      assert_int_equal(tfr_einsum_plan_path(b)[k], tfr_einsum_plan_path(a)[k]);
-    int32_t la[TFR_EINSUM_MAX_SLICED], lb[TFR_EINSUM_MAX_SLICED];
-    int na = tfr_einsum_plan_sliced_labels(a, la), nb = tfr_einsum_plan_sliced_labels(b, lb);
-    assert_int_equal(na, nb);
-    for (int j = 0; j < na; j++) assert_int_equal(la[j], lb[j]);
-  }
+  if (st == TFR_OK) sl_expect_same_plan(a, b);
   tfr_einsum_plan_release(a);
   tfr_einsum_plan_release(b);
 }
