@@ -58,10 +58,23 @@ void tfr_slice_eval(const tfr_einsum_plan *plan, const int *sl, int ns, tfr_slic
   f->largest = 0;
   f->peak = operands + (ns ? output : 0);
   f->peak_step = -1;
+  // Each step's inputs, from the consumers in one pass (NULL when out of
+  // memory: then found by a scan per step).
+  int *ins = tfr_alloc(2 * ((size_t)plan->num_steps + 1) * sizeof(int));
+  for (int k = 0; ins && k < 2 * plan->num_steps; k++) ins[k] = -1;
+  for (int v = 0; ins && v < n + plan->num_steps; v++) {
+    int c = plan->consumer[v];
+    if (c >= 0 && c < plan->num_steps) ins[2 * c + (ins[2 * c] >= 0)] = v;
+  }
   // size[v]: the sliced size of intermediate v (SSA id n + step).
   for (int step = 0; step < plan->num_steps; step++) {
     int in[2] = {-1, -1}, m = 0;
-    for (int v = 0; v < n + step && m < 2; v++)
+    if (ins) {
+      in[0] = ins[2 * step];
+      in[1] = ins[2 * step + 1];
+      m = (in[0] >= 0) + (in[1] >= 0);
+    }
+    for (int v = 0; !ins && v < n + step && m < 2; v++)
       if (plan->consumer[v] == step) in[m++] = v;
     int u[2 * TFR_MAX_RANK + 2], nu = 0;
     for (int q = 0; q < m; q++)
@@ -89,6 +102,7 @@ void tfr_slice_eval(const tfr_einsum_plan *plan, const int *sl, int ns, tfr_slic
       }
     live += size;
   }
+  tfr_free(ins);
   f->flops = flops * slices;
 }
 
