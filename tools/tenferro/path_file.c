@@ -72,8 +72,10 @@ void tfr_cli_path_io_usage(FILE *f) {
           "                 that does not fit the network is an error\n"
           "  --max-memory BYTES  the memory one slice of the contraction may take (the\n"
           "                 operands, the output and the live intermediates; suffixes K, M, G,\n"
-          "                 T or KiB, MiB, GiB, TiB): a path that needs more is sliced to fit\n"
-          "                 (docs/paths.md, \"Slicing\"); default: half the memory available\n"
+          "                 T or KiB, MiB, GiB, TiB): a searched path is searched together\n"
+          "                 with the labels to slice so that it fits, a stored path or a path\n"
+          "                 file that needs more is sliced to fit (docs/paths.md, \"Slicing\");\n"
+          "                 default: half the memory available\n"
           "  --quiet, -q    no progress bar (shown on stderr only when it is a terminal)\n");
 }
 
