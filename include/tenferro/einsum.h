@@ -225,6 +225,28 @@ typedef struct tfr_einsum_options {
   // above TFR_EINSUM_SUBTREE_MAX: TFR_ERR_INVALID_ARGUMENT. Bounded by
   // max_time (no subtree is started after it).
   int subtree_size;
+  // The memory one slice may need, in elements (bytes / the dtype's size),
+  // as tfr_einsum_path_info.sliced_peak_live_elements counts it (the
+  // operands and the output held whole, the intermediates alive at the
+  // worst step); 0: no limit (negative or NaN: an error). With a limit, the
+  // plan comes back sliced to fit it (unsliced when its tree fits as it
+  // is), and the tree and the sliced labels are searched together: the
+  // optimiser's tree sliced as tfr_einsum_plan_slice_to_fit would, then
+  // local moves on the labels (drop one, drop one and refill, swap one for
+  // a label of a large intermediate) and rounds of treesa on the network of
+  // one slice (the sliced labels' extents set to 1) whose trees are sliced
+  // anew, keeping the pair of least sliced_flops that fits: never more
+  // sliced flops than the optimiser's tree with slice_to_fit's labels. The
+  // rounds (at most 16, and 4 per label set re-optimised without
+  // improvement) share max_time with the
+  // optimiser's search once more (auto without max_time:
+  // TFR_EINSUM_AUTO_DEFAULT_TIME, and auto's early stop); without max_time
+  // the search is deterministic for a seed. A given path
+  // (TFR_EINSUM_PATH_GIVEN) is only sliced, as tfr_einsum_plan_slice_to_fit
+  // does. docs/paths.md, "Slicing". Errors: TFR_ERR_INVALID_ARGUMENT when no
+  // slicing fits (the operands and the output alone need more, or no label
+  // lowers one slice's memory any further).
+  double max_slice_elements;
 } tfr_einsum_options;
 
 // Statistics of a planned path.
@@ -283,8 +305,9 @@ TFR_API const char *tfr_einsum_minimize_name(tfr_einsum_minimize minimize);
 //         operand or twice), extents of one label that differ between axes,
 //         a path that does not cover every operand exactly once, too many
 //         operands for the optimal search or in one component for dp, an
-//         unknown path kind or cost, negative trials, max_time or
-//         combo_alpha, an intermediate above the limit;
+//         unknown path kind or cost, negative trials, max_time,
+//         combo_alpha or max_slice_elements, an intermediate above the
+//         limit, no slicing that fits max_slice_elements;
 //         TFR_ERR_OUT_OF_MEMORY.
 TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_create(const char *subscripts, int n,
                                                         const int *ranks,

@@ -12,6 +12,7 @@
 #include "einsum/optimal.h"
 #include "einsum/partition.h"
 #include "einsum/random_greedy.h"
+#include "einsum/slice_search.h"
 #include "einsum/subtree.h"
 #include "einsum/tree.h"
 #include "einsum/treesa.h"
@@ -83,6 +84,9 @@ static tfr_status tfr_path_options(tfr_einsum_options *o) {
     return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: combo_alpha is %g (0 for the default "
                      "%g, or a finite positive number)", o->combo_alpha,
                      TFR_EINSUM_DEFAULT_COMBO_ALPHA);
+  if (!(o->max_slice_elements >= 0))
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: max_slice_elements is %g (0 for no "
+                     "limit, or a positive number of elements)", o->max_slice_elements);
   if (o->subtree_size < 0 || o->subtree_size > TFR_EINSUM_SUBTREE_MAX)
     return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: subtree_size is %d (0 for no subtree "
                      "reconfiguration, or 1..%d leaves)", o->subtree_size, TFR_EINSUM_SUBTREE_MAX);
@@ -144,6 +148,7 @@ tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options 
     return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
   }
   tfr_status st = TFR_OK;
+  int sliced[TFR_EINSUM_MAX_SLICED], num_sliced = 0;
   if (opts.path_kind == TFR_EINSUM_PATH_GIVEN) {
     if (opts.path_len != n - 1 || (opts.path_len > 0 && !opts.path))
       st = tfr_error(TFR_ERR_INVALID_ARGUMENT,
@@ -152,6 +157,9 @@ tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options 
     else memcpy(plan->path, opts.path, 2 * (size_t)(n - 1) * sizeof(int32_t));
   } else {
     st = tfr_path_search(e, &opts, ssa);
+    // A memory budget: the tree and its sliced labels searched together.
+    if (!st && opts.max_slice_elements > 0)
+      st = tfr_slice_search(e, &opts, ssa, sliced, &num_sliced);
     if (!st) st = tfr_ssa_to_positions(n, ssa, plan->path);
   }
   tfr_free(ssa);
@@ -237,5 +245,18 @@ tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options 
     }
   tfr_free(list);
   tfr_replay_free(&s);
+  // Slicing for the budget: the search's labels, or a given path's by
+  // slice_to_fit.
+  if (!st && opts.max_slice_elements > 0) {
+    tfr_einsum_slice_stats(plan);
+    if (opts.path_kind == TFR_EINSUM_PATH_GIVEN) {
+      if (plan->info.sliced_peak_live_elements > opts.max_slice_elements)
+        st = tfr_einsum_plan_slice_to_fit(plan, opts.max_slice_elements);
+    } else if (num_sliced > 0) {
+      int32_t names[TFR_EINSUM_MAX_SLICED];
+      for (int j = 0; j < num_sliced; j++) names[j] = e->names[sliced[j]];
+      st = tfr_einsum_plan_slice_labels(plan, num_sliced, names);
+    }
+  }
   return st;
 }

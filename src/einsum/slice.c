@@ -10,6 +10,7 @@
 
 #include "core/backend_impl.h"  // tfr_tensor_alloc: the result on the session's backend
 #include "einsum/einsum_impl.h"
+#include "einsum/slice.h"
 #include "tenferro/ops.h"
 
 static bool tfr_slice_is_output(const tfr_einsum_expr *e, int l) {
@@ -40,17 +41,8 @@ static double tfr_slice_factor(const tfr_einsum_plan *plan, const int *sl, int n
   return f;
 }
 
-// The figures of the plan's path sliced over `sl` (ns labels): the flops of
-// all slices, the largest intermediate of one, and one slice's memory: every
-// operand (the caller holds them whole), the output when sliced (the sum
-// builds up in it) and the intermediates alive at the slice's worst step.
-typedef struct tfr_slice_figures {
-  double flops, largest, peak;
-  int peak_step;  // the step at that peak (-1: none)
-} tfr_slice_figures;
-
-static void tfr_slice_eval(const tfr_einsum_plan *plan, const int *sl, int ns,
-                           tfr_slice_figures *f) {
+// (tfr_slice_eval: slice.h.)
+void tfr_slice_eval(const tfr_einsum_plan *plan, const int *sl, int ns, tfr_slice_figures *f) {
   const tfr_einsum_expr *e = &plan->expr;
   int n = e->n;
   double slices = 1, operands = 0, output = 1;
@@ -114,6 +106,58 @@ void tfr_einsum_slice_stats(tfr_einsum_plan *plan) {
   info->sliced_peak_live_elements = f.peak;
 }
 
+bool tfr_slice_extend(const tfr_einsum_plan *plan, double max_elements, const bool *banned,
+                      double alpha, int *sl, int *ns, tfr_slice_figures *f) {
+  const tfr_einsum_expr *e = &plan->expr;
+  tfr_slice_eval(plan, sl, *ns, f);
+  // Greedy: while one slice needs too much, slice one more label of the
+  // largest intermediate alive at the worst step, the one that adds the
+  // fewest flops per memory saved.
+  while (f->peak > max_elements) {
+    int best = -1;
+    tfr_slice_figures bf = {0};
+    int n = e->n;
+    // The largest intermediate alive at the worst step (its result or one
+    // waiting for a later step): slicing one of its labels shrinks it.
+    int big = -1;
+    double big_size = -1;
+    for (int v = n; v <= n + f->peak_step && f->peak_step >= 0; v++) {
+      int cons = plan->consumer[v];
+      if (v != n + f->peak_step && cons >= 0 && cons < f->peak_step) continue;
+      double x = 1;
+      for (int i = 0; i < plan->node_count[v]; i++) x *= (double)e->extent[plan->node_labels[v][i]];
+      x /= tfr_slice_factor(plan, sl, *ns, plan->node_labels[v], plan->node_count[v]);
+      if (x > big_size) {
+        big_size = x;
+        big = v;
+      }
+    }
+    // Among its labels, the one that adds the fewest flops per memory saved
+    // (log(flops after / before) / log(memory before / after)^alpha; ties:
+    // the smaller memory); only labels that lower the memory count.
+    double best_score = 0;
+    for (int c = 0; big >= 0 && c < plan->node_count[big] && *ns < TFR_EINSUM_MAX_SLICED; c++) {
+      int l = plan->node_labels[big][c];
+      if (e->extent[l] <= 1 || tfr_slice_has(sl, *ns, l) || (banned && banned[l])) continue;
+      sl[*ns] = l;
+      tfr_slice_figures g;
+      tfr_slice_eval(plan, sl, *ns + 1, &g);
+      if (!(g.peak < f->peak)) continue;
+      double saved = log(f->peak / g.peak);
+      double score = log(g.flops / f->flops) / (alpha == 1 ? saved : pow(saved, alpha));
+      if (best < 0 || score < best_score || (score == best_score && g.peak < bf.peak)) {
+        best = l;
+        bf = g;
+        best_score = score;
+      }
+    }
+    if (best < 0) return false;
+    sl[(*ns)++] = best;
+    *f = bf;
+  }
+  return true;
+}
+
 tfr_status tfr_einsum_plan_slice_to_fit(tfr_einsum_plan *plan, double max_elements) {
   if (!plan) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: plan is NULL");
   if (!(max_elements > 0))
@@ -122,55 +166,11 @@ tfr_status tfr_einsum_plan_slice_to_fit(tfr_einsum_plan *plan, double max_elemen
   const tfr_einsum_expr *e = &plan->expr;
   int sl[TFR_EINSUM_MAX_SLICED] = {0}, ns = 0;
   tfr_slice_figures f;
-  tfr_slice_eval(plan, sl, 0, &f);
-  // Greedy: while one slice needs too much, slice one more label of the
-  // largest intermediate alive at the worst step, the one that adds the
-  // fewest flops per memory saved.
-  while (f.peak > max_elements) {
-    int best = -1;
-    tfr_slice_figures bf = {0};
-    int n = e->n;
-    // The largest intermediate alive at the worst step (its result or one
-    // waiting for a later step): slicing one of its labels shrinks it.
-    int big = -1;
-    double big_size = -1;
-    for (int v = n; v <= n + f.peak_step && f.peak_step >= 0; v++) {
-      int cons = plan->consumer[v];
-      if (v != n + f.peak_step && cons >= 0 && cons < f.peak_step) continue;
-      double x = 1;
-      for (int i = 0; i < plan->node_count[v]; i++) x *= (double)e->extent[plan->node_labels[v][i]];
-      x /= tfr_slice_factor(plan, sl, ns, plan->node_labels[v], plan->node_count[v]);
-      if (x > big_size) {
-        big_size = x;
-        big = v;
-      }
-    }
-    // Among its labels, the one that adds the fewest flops per memory saved
-    // (log(flops after / before) / log(memory before / after); ties: the
-    // smaller memory); only labels that lower the memory count.
-    double best_score = 0;
-    for (int c = 0; big >= 0 && c < plan->node_count[big] && ns < TFR_EINSUM_MAX_SLICED; c++) {
-      int l = plan->node_labels[big][c];
-      if (e->extent[l] <= 1 || tfr_slice_has(sl, ns, l)) continue;
-      sl[ns] = l;
-      tfr_slice_figures g;
-      tfr_slice_eval(plan, sl, ns + 1, &g);
-      if (!(g.peak < f.peak)) continue;
-      double score = log(g.flops / f.flops) / log(f.peak / g.peak);
-      if (best < 0 || score < best_score || (score == best_score && g.peak < bf.peak)) {
-        best = l;
-        bf = g;
-        best_score = score;
-      }
-    }
-    if (best < 0)
-      return tfr_error(TFR_ERR_INVALID_ARGUMENT,
-                       "einsum: slice_to_fit: no slicing fits %.4g elements: with %d label(s) "
-                       "sliced one slice still needs %.4g (the operands and the output alone: "
-                       "they are held whole)", max_elements, ns, f.peak);
-    sl[ns++] = best;
-    f = bf;
-  }
+  if (!tfr_slice_extend(plan, max_elements, NULL, 1, sl, &ns, &f))
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "einsum: slice_to_fit: no slicing fits %.4g elements: with %d label(s) "
+                     "sliced one slice still needs %.4g (the operands and the output alone: "
+                     "they are held whole)", max_elements, ns, f.peak);
   int32_t names[TFR_EINSUM_MAX_SLICED];
   for (int j = 0; j < ns; j++) names[j] = e->names[sl[j]];
   return tfr_einsum_plan_slice_labels(plan, ns, names);

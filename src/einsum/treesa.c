@@ -253,11 +253,16 @@ static bool tfr_sa_run(void *ctx, int r, int *best, double *score_out) {
 }
 
 tfr_status tfr_treesa(const tfr_net *net, const tfr_einsum_options *o, int *ssa) {
-  int n = net->n, runs = o->trials;
   double t0 = tfr_path_now();
   tfr_einsum_options rg = *o;
   rg.trials = TFR_TREESA_START_TRIALS;
   TFR_RETURN_IF_ERROR(tfr_random_greedy(net, &rg, ssa));
+  return tfr_treesa_anneal(net, o, t0, ssa);
+}
+
+tfr_status tfr_treesa_anneal(const tfr_net *net, const tfr_einsum_options *o, double t0,
+                             int *ssa) {
+  int n = net->n, runs = o->trials;
   if (n < 3) return TFR_OK;
   size_t steps = 2 * (size_t)(n - 1);
   tfr_sa_tree start = {0};

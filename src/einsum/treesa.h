@@ -34,4 +34,12 @@
 // o->minimize. Errors: TFR_ERR_OUT_OF_MEMORY.
 tfr_status tfr_treesa(const tfr_net *net, const tfr_einsum_options *o, int *ssa);
 
+// tfr_treesa's annealing and refinement from the start tree given in ssa
+// (valid SSA steps for net's operands) instead of random-greedy's; writes
+// the best tree found there, never worse than the start in o->minimize.
+// o->max_time counts from t0 (a tfr_path_now time). Errors:
+// TFR_ERR_OUT_OF_MEMORY, TFR_ERR_INVALID_ARGUMENT for an invalid start.
+tfr_status tfr_treesa_anneal(const tfr_net *net, const tfr_einsum_options *o, double t0,
+                             int *ssa);
+
 #endif  // TENFERRO_SRC_EINSUM_TREESA_H_

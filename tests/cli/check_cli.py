@@ -30,6 +30,7 @@ Exits 0 when every check passes; prints each failure.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -256,6 +257,43 @@ def slicing_cases(binary, root, tmp):
     rc, _, se = run(binary, "contract", inst, "--path", "opt_flops", "--max-memory", "1K", "-o", got)
     check(rc != 0 and "no slicing fits" in se and not os.path.exists(got),
           f"contract --max-memory 1K: exit {rc}, {se.strip()!r}")
+    budget_search_cases(binary, inst, tmp, ("16M", "4M"))
+    queen = os.path.join(root, "examples", "instances", "gm_queen5_5_3.wcsp.json")
+    budget_search_cases(binary, queen, tmp, ("64M",))
+
+
+def budget_search_cases(binary, inst, tmp, limits):
+    """--max-memory with a searched path: the tree and its sliced labels are
+    searched together; the plan fits and costs no more sliced flops than the
+    same optimiser's tree sliced to fit afterwards (its saved path read
+    back with the limit); the saved path keeps the new tree and labels."""
+    search = ["--path", "treesa", "--trials", "2", "--seed", "3", "--plan-only"]
+    flat = os.path.join(tmp, "budget-flat.json")
+    rc, _, se = run(binary, "contract", inst, *search, "--max-memory", "1T", "--save-path", flat)
+    check(rc == 0, f"contract {' '.join(search)}: exit {rc}: {se.strip()}")
+    for limit in limits:
+        ref, cut = os.path.join(tmp, "budget-ref.json"), os.path.join(tmp, "budget-cut.json")
+        rc1, _, se1 = run(binary, "contract", inst, "--path-file", flat, "--plan-only",
+                          "--max-memory", limit, "--save-path", ref)
+        rc2, so2, se2 = run(binary, "contract", inst, *search, "--max-memory", limit,
+                            "--save-path", cut)
+        check(rc1 == 0 and rc2 == 0, f"--max-memory {limit}: exit {rc1}, {rc2}: {se1}{se2}")
+        if rc1 or rc2:
+            continue
+        a, b = json.load(open(ref)), json.load(open(cut))
+        check(b["num_slices"] > 1 and b["sliced_flops"] <= a["sliced_flops"] * (1 + 1e-12),
+              f"--max-memory {limit}: the search's sliced flops {b['sliced_flops']:.4g} above "
+              f"slice_to_fit's {a['sliced_flops']:.4g}")
+        m = re.search(r"one slice's memory ([0-9.]+) MiB \(limit ([0-9.]+) MiB\)", so2)
+        check(m is not None and float(m.group(1)) <= float(m.group(2)),
+              f"--max-memory {limit}: the plan does not fit: {so2!r}")
+        # Read back with the limit: the saved tree and labels, the same figures.
+        rc, so3, se = run(binary, "contract", inst, "--path-file", cut, "--plan-only",
+                          "--max-memory", limit)
+        line = [l for l in so2.splitlines() if l.startswith("slices ")]
+        again = [l for l in so3.splitlines() if l.startswith("slices ")]
+        check(rc == 0 and line == again,
+              f"--max-memory {limit}: the saved sliced path reads back as {again}, not {line}")
 
 
 def path_line(stdout):

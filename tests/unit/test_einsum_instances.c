@@ -7,7 +7,11 @@
 // after it; each prints its error and time. Each instance is also planned
 // by greedy, random-greedy, dp, treesa and greedy + subtree
 // reconfiguration: valid trees (dp refuses components of more than 64
-// operands), none but dp above greedy's flops.
+// operands), none but dp above greedy's flops. And greedy with a memory
+// budget (tfr_einsum_options.max_slice_elements, a quarter of what the
+// stored path needs beyond the operands and the output): the plan fits, its
+// sliced flops are no more than greedy's tree sliced by slice_to_fit, and
+// (up to 2e8 sliced flops) it gives the result.
 //
 // The plan's statistics are checked too, by a replay of the path written
 // here (labels as Unicode code points, straight from the JSON):
@@ -309,6 +313,48 @@ static void test_instance(void **state) {
   tfr_tensor *want = NULL, *got = NULL;
   snprintf(path, sizeof path, "%s/einsum_instances/%s/out.npy", TFR_TEST_DATA_DIR, c->id);
   TFR_ASSERT_OK(tfr_npy_load(path, &want));
+
+  // A memory budget (a quarter of what the stored path needs beyond the
+  // operands and the output): greedy's tree and its labels searched
+  // together fit it with no more sliced flops than greedy's tree sliced by
+  // slice_to_fit, and (when small enough to run here) give the result.
+  {
+    tfr_einsum_options g = {.path_kind = TFR_EINSUM_PATH_GREEDY};
+    tfr_einsum_plan *ref = NULL, *cut = NULL;
+    TFR_ASSERT_OK(tfr_einsum_plan_create(fs->valuestring, n, ranks, (const int64_t *const *)shp,
+                                         &g, &ref));
+    double held = (double)tfr_tensor_numel(want);
+    for (int i = 0; i < n; i++) held += (double)tfr_tensor_numel(ops[i]);
+    double peak = info->peak_live_elements;
+    g.max_slice_elements = held + (peak - held) / 4;
+    bool ref_ok = tfr_einsum_plan_slice_to_fit(ref, g.max_slice_elements) == TFR_OK;
+    tfr_status bst = tfr_einsum_plan_create(fs->valuestring, n, ranks,
+                                            (const int64_t *const *)shp, &g, &cut);
+    if (ref_ok) TFR_ASSERT_OK(bst);
+    if (bst == TFR_OK) {
+      const tfr_einsum_path_info *ci = tfr_einsum_plan_info(cut);
+      assert_true(ci->sliced_peak_live_elements <= g.max_slice_elements);
+      if (ref_ok)
+        assert_true(ci->sliced_flops <= tfr_einsum_plan_info(ref)->sliced_flops * (1 + 1e-12));
+      print_message("%-44s budget %.3g elements: %lld slices, sliced flops %.3gx slice_to_fit's "
+                    "on greedy's tree\n", c->id, g.max_slice_elements,
+                    (long long)ci->num_slices,
+                    ref_ok ? ci->sliced_flops / tfr_einsum_plan_info(ref)->sliced_flops : NAN);
+      if (ci->sliced_flops <= 2e8) {
+        tfr_tensor *r = NULL;
+        TFR_ASSERT_OK(tfr_einsum_plan_execute(env->session, cut, (const tfr_tensor *const *)ops, &r));
+        double nw, ew;
+        tfr_inst_errors(r, want, &nw, &ew);
+        if (!(nw <= 1e-10)) {
+          print_error("%s: sliced to a budget: relative error %.3e above 1e-10\n", c->id, nw);
+          fail();
+        }
+        tfr_tensor_release(r);
+      }
+    }
+    tfr_einsum_plan_release(ref);
+    tfr_einsum_plan_release(cut);
+  }
   double t0 = tfr_inst_now();
   TFR_ASSERT_OK(tfr_einsum_plan_execute(env->session, plan, (const tfr_tensor *const *)ops, &got));
   double secs = tfr_inst_now() - t0;

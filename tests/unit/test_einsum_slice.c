@@ -7,6 +7,7 @@
 // (written into their blocks, summed where they share one) give it too. The
 // statistics: slices = the product of the extents, sliced flops >= flops, the
 // largest intermediate no larger. Bad slicings are refused.
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,10 +264,201 @@ static void test_hand_derived_and_errors(void **state) {
   tfr_tensor_release(c);
 }
 
+// A random network: n operands of 2 to 4 labels drawn from `nl` labels of
+// extents 2 to 5 (every label in at least one operand), output the labels
+// held once (open) or none (closed).
+typedef struct sl_net {
+  int n, ranks[12], num_out;
+  int64_t shape_v[12][4];
+  int32_t label_v[12][4], out[8];
+  const int64_t *shapes[12];
+  const int32_t *labels[12];
+} sl_net;
+
+static void sl_random_net(uint64_t *rng, int n, int nl, bool open, sl_net *g) {
+  memset(g, 0, sizeof *g);
+  g->n = n;
+  int64_t ext[32];
+  int count[32] = {0};
+  for (int l = 0; l < nl; l++) ext[l] = 2 + (int64_t)(tfr_test_rand_u64(rng) % 4);
+  for (int i = 0; i < n; i++) {
+    g->ranks[i] = 2 + (int)(tfr_test_rand_u64(rng) % 3);
+    for (int k = 0; k < g->ranks[i]; k++) {
+      int l;
+      bool dup;
+      do {  // distinct labels within an operand; operand i starts with label i % nl
+        l = k == 0 ? i % nl : (int)(tfr_test_rand_u64(rng) % (uint64_t)nl);
+        dup = false;
+        for (int q = 0; q < k; q++) dup = dup || g->label_v[i][q] == l;
+      } while (dup);
+      g->label_v[i][k] = l;
+      g->shape_v[i][k] = ext[l];
+      count[l]++;
+    }
+    g->shapes[i] = g->shape_v[i];
+    g->labels[i] = g->label_v[i];
+  }
+  for (int l = 0; open && l < nl && g->num_out < 3; l++)
+    if (count[l] == 1) g->out[g->num_out++] = l;
+}
+
+// Asserts that two plans have the same path, sliced labels and sliced flops.
+static void sl_expect_same_plan(const tfr_einsum_plan *a, const tfr_einsum_plan *b) {
+  const tfr_einsum_path_info *ia = tfr_einsum_plan_info(a), *ib = tfr_einsum_plan_info(b);
+  assert_int_equal(ia->num_steps, ib->num_steps);
+  assert_true(ia->sliced_flops == ib->sliced_flops);
+  for (int k = 0; k < 2 * ia->num_steps; k++)
+    assert_int_equal(tfr_einsum_plan_path(a)[k], tfr_einsum_plan_path(b)[k]);
+  int32_t la[TFR_EINSUM_MAX_SLICED], lb[TFR_EINSUM_MAX_SLICED];
+  int na = tfr_einsum_plan_sliced_labels(a, la), nb = tfr_einsum_plan_sliced_labels(b, lb);
+  assert_int_equal(na, nb);
+  for (int j = 0; j < na; j++) assert_int_equal(la[j], lb[j]);
+}
+
+static tfr_status sl_plan(const sl_net *g, const tfr_einsum_options *o, tfr_einsum_plan **p) {
+  return tfr_einsum_plan_create_labels(g->n, g->ranks, g->shapes, g->labels, g->num_out, g->out,
+                                       o, p);
+}
+
+// With max_slice_elements the plan fits, costs no more sliced flops than the
+// same optimiser's tree sliced by slice_to_fit, and computes the unsliced
+// result (f64 and c128, open and closed outputs).
+static void test_budget_search(void **state) {
+  (void)state;
+  uint64_t rng = 1717;
+  const tfr_einsum_path_kind kinds[] = {TFR_EINSUM_PATH_GREEDY, TFR_EINSUM_PATH_RANDOM_GREEDY,
+                                        TFR_EINSUM_PATH_TREESA, TFR_EINSUM_PATH_AUTO};
+  int searched = 0, better = 0;
+  for (int c = 0; c < 24; c++) {
+    sl_net g;
+    sl_random_net(&rng, 7 + c % 6, 9 + c % 5, c % 2 == 0, &g);
+    tfr_einsum_options o = {0};
+    o.path_kind = kinds[c % 4];
+    o.seed = (uint64_t)c;
+    o.trials = 2;
+    tfr_einsum_plan *flat = NULL, *ref = NULL, *cut = NULL;
+    TFR_ASSERT_OK(sl_plan(&g, &o, &flat));
+    TFR_ASSERT_OK(sl_plan(&g, &o, &ref));
+    const tfr_einsum_path_info *fi = tfr_einsum_plan_info(flat);
+    // The operands and the output, held whole by every slice.
+    double held = 0, out = 1;
+    for (int i = 0; i < g.n; i++) {
+      double x = 1;
+      for (int k = 0; k < g.ranks[i]; k++) {
+        x *= (double)g.shape_v[i][k];
+        for (int j = 0; j < g.num_out; j++)  // each output label is held once
+          if (g.label_v[i][k] == g.out[j]) out *= (double)g.shape_v[i][k];
+      }
+      held += x;
+    }
+    double budget = held + out + (fi->peak_live_elements - held) / 8;
+    // The reference: the tree found without a limit, sliced to fit.
+    bool ref_ok = tfr_einsum_plan_slice_to_fit(ref, budget) == TFR_OK;
+    o.max_slice_elements = budget;
+    tfr_status st = sl_plan(&g, &o, &cut);
+    if (st != TFR_OK) {
+      // Only when the reference failed too.
+      assert_false(ref_ok);
+      assert_int_equal(st, TFR_ERR_INVALID_ARGUMENT);
+      assert_non_null(strstr(tfr_last_error_message(), "no slicing fits"));
+      assert_null(cut);
+    } else {
+      const tfr_einsum_path_info *ci = tfr_einsum_plan_info(cut);
+      assert_true(ci->sliced_peak_live_elements <= budget);
+      if (ref_ok) {
+        const tfr_einsum_path_info *ri = tfr_einsum_plan_info(ref);
+        assert_true(ci->sliced_flops <= ri->sliced_flops * (1 + 1e-12));
+        better += ci->sliced_flops < ri->sliced_flops * (1 - 1e-9);
+      }
+      searched += ci->num_slices > 1;
+      // The result equals the unsliced plan's, in f64 and c128.
+      for (int d = 0; d < 2; d++) {
+        tfr_dtype dt = d == 0 ? TFR_F64 : TFR_C128;
+        tfr_tensor *ops[12] = {0}, *want = NULL, *got = NULL;
+        for (int i = 0; i < g.n; i++)
+          ops[i] = tfr_test_random_tensor(dt, g.ranks[i], g.shape_v[i], (uint64_t)(100 * c + i));
+        tfr_session *s = tfr_test_begin(tfr_test_cpu);
+        TFR_ASSERT_OK(tfr_einsum_plan_execute(s, flat, (const tfr_tensor *const *)ops, &want));
+        TFR_ASSERT_OK(tfr_einsum_plan_execute(s, cut, (const tfr_tensor *const *)ops, &got));
+        tfr_tensor *hw = NULL, *hg = NULL;
+        TFR_ASSERT_OK(tfr_copy(s, want, &hw));
+        TFR_ASSERT_OK(tfr_copy(s, got, &hg));
+        char what[160];
+        snprintf(what, sizeof what, "network %d (%s, %lld slices)", c, tfr_dtype_name(dt),
+                 (long long)ci->num_slices);
+        tfr_test_expect_close(hg, hw, what);
+        tfr_tensor_release(hw);
+        tfr_tensor_release(hg);
+        tfr_tensor_release(want);
+        tfr_tensor_release(got);
+        tfr_test_end(s);
+        for (int i = 0; i < g.n; i++) tfr_tensor_release(ops[i]);
+      }
+    }
+    // Without max_time the search is deterministic for a seed (auto: its clock).
+    if (st == TFR_OK && o.path_kind != TFR_EINSUM_PATH_AUTO) {
+      tfr_einsum_plan *again = NULL;
+      TFR_ASSERT_OK(sl_plan(&g, &o, &again));
+      sl_expect_same_plan(again, cut);
+      tfr_einsum_plan_release(again);
+    }
+    // A budget the unsliced tree fits: the plan is the unbudgeted one.
+    tfr_einsum_plan_release(cut);
+    cut = NULL;
+    o.max_slice_elements = fi->peak_live_elements;
+    TFR_ASSERT_OK(sl_plan(&g, &o, &cut));
+    assert_int_equal(tfr_einsum_plan_num_slices(cut), 1);
+    if (o.path_kind != TFR_EINSUM_PATH_AUTO)  // auto's search depends on the clock
+      assert_true(tfr_einsum_plan_info(cut)->flops == fi->flops);
+    // Errors: a negative or NaN budget, an impossible one; nothing is made.
+    tfr_einsum_plan_release(cut);
+    cut = NULL;
+    o.max_slice_elements = -1;
+    TFR_ASSERT_ERROR(sl_plan(&g, &o, &cut), TFR_ERR_INVALID_ARGUMENT, "max_slice_elements");
+    assert_null(cut);
+    o.max_slice_elements = NAN;
+    TFR_ASSERT_ERROR(sl_plan(&g, &o, &cut), TFR_ERR_INVALID_ARGUMENT, "max_slice_elements");
+    o.max_slice_elements = held / 2;
+    TFR_ASSERT_ERROR(sl_plan(&g, &o, &cut), TFR_ERR_INVALID_ARGUMENT, "no slicing fits",
+                     "operands");
+    assert_null(cut);
+    tfr_einsum_plan_release(flat);
+    tfr_einsum_plan_release(ref);
+  }
+  print_message("%d of 24 budgeted plans sliced, %d below slice_to_fit's flops\n", searched,
+                better);
+  assert_true(searched >= 12);
+}
+
+// A given path with a budget is only sliced, as slice_to_fit slices it.
+static void test_budget_given_path(void **state) {
+  (void)state;
+  uint64_t rng = 99;
+  sl_net g;
+  sl_random_net(&rng, 9, 10, true, &g);
+  tfr_einsum_options o = {0};
+  tfr_einsum_plan *a = NULL, *b = NULL;
+  TFR_ASSERT_OK(sl_plan(&g, &o, &a));
+  o.path_kind = TFR_EINSUM_PATH_GIVEN;
+  o.path = tfr_einsum_plan_path(a);
+  o.path_len = tfr_einsum_plan_info(a)->num_steps;
+  double peak = tfr_einsum_plan_info(a)->peak_live_elements;
+  double budget = peak * 0.6;
+  o.max_slice_elements = budget;
+  tfr_status st = sl_plan(&g, &o, &b);
+  tfr_status st2 = tfr_einsum_plan_slice_to_fit(a, budget);
+  assert_int_equal(st, st2);
+  if (st == TFR_OK) sl_expect_same_plan(a, b);
+  tfr_einsum_plan_release(a);
+  tfr_einsum_plan_release(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_numpy_cases, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_hand_derived_and_errors, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_budget_search, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_budget_given_path, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);  // sets up tfr_test_cpu (the webgpu device goes unused)
 }

@@ -72,8 +72,10 @@ void tfr_cli_path_io_usage(FILE *f) {
           "                 that does not fit the network is an error\n"
           "  --max-memory BYTES  the memory one slice of the contraction may take (the\n"
           "                 operands, the output and the live intermediates; suffixes K, M, G,\n"
-          "                 T or KiB, MiB, GiB, TiB): a path that needs more is sliced to fit\n"
-          "                 (docs/paths.md, \"Slicing\"); default: half the memory available\n"
+          "                 T or KiB, MiB, GiB, TiB): a searched path is searched together\n"
+          "                 with the labels to slice so that it fits, a stored path or a path\n"
+          "                 file that needs more is sliced to fit (docs/paths.md, \"Slicing\");\n"
+          "                 default: half the memory available\n"
           "  --quiet, -q    no progress bar (shown on stderr only when it is a terminal)\n");
 }
 
@@ -502,9 +504,18 @@ int tfr_cli_plan(const char *cmd, const char *what, const tfr_cli_network *net,
   }
   int rc = 1;
   tfr_einsum_plan *plan = NULL;
+  double es = (double)element_size;
+  // A searched path is searched with the budget (the tree and its sliced
+  // labels together); a given one is sliced to fit below.
+  bool search = opts->path_kind != TFR_EINSUM_PATH_GIVEN;
+  opts->max_slice_elements = search && max_memory > 0 ? max_memory / es : 0;
   if (tfr_einsum_plan_create(net->subscripts, net->n, net->ranks, net->shapes, opts, &plan) !=
       TFR_OK) {
-    fprintf(stderr, "tenferro %s: %s: %s\n", cmd, what, tfr_last_error_message());
+    if (opts->max_slice_elements > 0 && strstr(tfr_last_error_message(), "no slicing fits"))
+      fprintf(stderr, "tenferro %s: %s: --max-memory %.4g bytes: %s\n", cmd, what, max_memory,
+              tfr_last_error_message());
+    else
+      fprintf(stderr, "tenferro %s: %s: %s\n", cmd, what, tfr_last_error_message());
     goto done;
   }
   if (given.sliced && given.sliced[0] && tfr_einsum_plan_slice(plan, given.sliced) != TFR_OK) {
@@ -512,8 +523,7 @@ int tfr_cli_plan(const char *cmd, const char *what, const tfr_cli_network *net,
     goto done;
   }
   const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
-  double es = (double)element_size;
-  if (max_memory > 0 && info->sliced_peak_live_elements * es > max_memory &&
+  if (!search && max_memory > 0 && info->sliced_peak_live_elements * es > max_memory &&
       tfr_einsum_plan_slice_to_fit(plan, max_memory / es) != TFR_OK) {
     fprintf(stderr, "tenferro %s: %s: --max-memory %.4g bytes: %s\n", cmd, what, max_memory,
             tfr_last_error_message());
@@ -533,6 +543,7 @@ int tfr_cli_plan(const char *cmd, const char *what, const tfr_cli_network *net,
 done:
   opts->path = NULL;
   opts->path_len = 0;
+  opts->max_slice_elements = 0;
   tfr_einsum_plan_release(plan);
   free(given.pairs);
   free(given.sliced);

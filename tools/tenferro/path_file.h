@@ -59,9 +59,12 @@ double tfr_cli_default_max_memory(void);
 
 // Plans `net` for subcommand `cmd`: with io->path_file, along the file's
 // path (checked against the network; the file's sliced labels applied)
-// instead of the search `opts` asks for; then, when one slice's memory
-// (tfr_einsum_path_info.sliced_peak_live_elements x element_size) exceeds
-// `max_memory` bytes (0: no limit), slices the plan to fit
+// instead of the search `opts` asks for. One slice's memory
+// (tfr_einsum_path_info.sliced_peak_live_elements x element_size) is kept
+// within `max_memory` bytes (0: no limit): a searched path is searched with
+// that budget (tfr_einsum_options.max_slice_elements: the tree and its
+// sliced labels together), a given one (opts->path_kind
+// TFR_EINSUM_PATH_GIVEN, or the file's) above it is sliced to fit
 // (tfr_einsum_plan_slice_to_fit); then, with io->save_path, writes the
 // plan's path there. Sets opts' progress callback to `progress` when
 // stderr is a terminal and not io->quiet. Returns 0, or 1 with one error
