@@ -284,9 +284,30 @@ TFR_API const int32_t *tfr_einsum_plan_path(const tfr_einsum_plan *plan);
 // slices. A slice's result is the output's block at the fixed values of the
 // sliced output labels; slices that differ only in sliced summed labels add
 // into the same block (bool operands: OR). tfr_einsum_plan_execute runs all
-// slices one after another into one result; tfr_einsum_plan_execute_slice
-// runs one, so that a caller can spread them over threads, devices or
-// processes and combine them itself.
+// slices into one result; tfr_einsum_plan_execute_slice runs one, so that a
+// caller can spread them over threads, devices or processes and combine
+// them itself.
+//
+// How tfr_einsum_plan_execute runs them on the cpu backend: the slices of
+// one output block (equal values of the sliced output labels) are cut into
+// G contiguous groups, G = min(16 / blocks (at least 1), the block's
+// slices), lowered while the G - 1 partial outputs would exceed half of
+// sliced_peak_live_elements. A group sums its slices in order, the groups
+// are added in order: the result is the same bit for bit for any number of
+// threads (its rounding may differ from a plain slice-by-slice sum, and
+// from the webgpu backend, which adds the slices one after another).
+// Groups run in parallel on the backend's num_threads threads, each slice's
+// ops single-threaded (OpenBLAS set to one thread meanwhile), when there
+// are at least two groups, a slice needs at most 2^24 flops (sliced_flops /
+// num_slices; larger slices run one after another, each op with the
+// kernels' own threads) and the extra memory - T - 1 more slices'
+// intermediates and the G - 1 partial outputs - is at most
+// sliced_peak_live_elements: the parallel run needs at most twice one
+// slice's memory figure (a caller that sliced to fit a tight limit slices
+// to half of it, or gives the backend one thread). The progress callback
+// is called from the calling thread only. A failing slice fails the whole
+// execution with the error of the lowest failing group; nothing is handed
+// out.
 // ---------------------------------------------------------------------------
 
 // The most labels one plan may slice.
@@ -356,7 +377,9 @@ TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_execute_slice(tfr_session *sess
 //             products, OR of sums), any strides.
 //   The progress callback of the options the plan was made with is called
 //   after each step (for a sliced plan: after each slice, with the slices
-//   done and their number in place of the steps).
+//   done and their number in place of the steps; with slices on several
+//   threads, from the calling thread as it finishes slices, the count
+//   including the other threads', and once at the end).
 //   out       a new compact tensor of that dtype with the output's shape.
 // Intermediates are released as soon as no later step needs them.
 // Errors: TFR_ERR_INVALID_ARGUMENT (a shape differs from the plan's, dtypes
