@@ -298,9 +298,10 @@ TFR_API const int32_t *tfr_einsum_plan_path(const tfr_einsum_plan *plan);
 // from the webgpu backend, which adds the slices one after another).
 // Groups run in parallel on the backend's num_threads threads, each slice's
 // ops single-threaded (OpenBLAS set to one thread meanwhile), when there
-// are at least two groups, a slice needs at most 2^24 flops (sliced_flops /
-// num_slices; larger slices run one after another, each op with the
-// kernels' own threads) and the extra memory - T - 1 more slices'
+// are at least two groups, the slices are small - a slice needs at most
+// 2^24 flops (sliced_flops / num_slices) or its steps at most 2^20 on
+// average; larger slices run one after another, each op with the kernels'
+// own threads - and the extra memory - T - 1 more slices'
 // intermediates and the G - 1 partial outputs - is at most
 // sliced_peak_live_elements: the parallel run needs at most twice one
 // slice's memory figure (a caller that sliced to fit a tight limit slices

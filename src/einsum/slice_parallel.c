@@ -25,11 +25,16 @@
 // slices are cut into up to TFR_SLICE_GROUPS / blocks groups).
 #define TFR_SLICE_GROUPS 16
 
-// Slices of at most this many flops (tfr_einsum_path_info's sliced_flops /
-// num_slices) run in parallel: their ops are mostly below the sizes where
-// the kernels go multi-threaded (TFR_CPU_PARALLEL_MIN elements, GEMMs of
-// 2^18 multiply-adds), so inner threads gain little on them.
+// Slices are small, and run in parallel, when one needs at most
+// TFR_SLICE_SMALL_FLOPS (tfr_einsum_path_info's sliced_flops / num_slices)
+// or its steps at most TFR_SLICE_SMALL_STEP_FLOPS on average: their ops are
+// then mostly below the sizes where the kernels go multi-threaded
+// (TFR_CPU_PARALLEL_MIN elements, GEMMs of 2^18 multiply-adds), so inner
+// threads gain little on them (and on a busy machine lose: a 415-tensor
+// network's 32 slices of 414 small steps took 1.6 s on 2 threads, 0.15 s on
+// one).
 #define TFR_SLICE_SMALL_FLOPS ((double)(1 << 24))
+#define TFR_SLICE_SMALL_STEP_FLOPS ((double)(1 << 20))
 
 typedef struct tfr_slice_exec {
   tfr_session *s;
@@ -154,8 +159,10 @@ int tfr_einsum_slice_schedule(const tfr_einsum_plan *plan, int threads, int64_t 
   if (threads > units) threads = (int)units;
   double intermediates = peak - tfr_slice_operand_elements(plan) - output;
   if (intermediates < 0) intermediates = 0;
-  bool parallel = threads > 1 &&
-                  info->sliced_flops / (double)plan->num_slices <= TFR_SLICE_SMALL_FLOPS &&
+  double slice_flops = info->sliced_flops / (double)plan->num_slices;
+  bool small = slice_flops <= TFR_SLICE_SMALL_FLOPS ||
+               slice_flops / (plan->num_steps > 0 ? plan->num_steps : 1) <= TFR_SLICE_SMALL_STEP_FLOPS;
+  bool parallel = threads > 1 && small &&
                   (double)(threads - 1) * intermediates + (double)(g - 1) * output <= peak;
   return parallel ? threads : 1;
 }

@@ -381,6 +381,23 @@ static void test_parallel_slices(void **state) {
     }
   }
   assert_int_equal(parallel_runs, 6 * 5);
+  // Large slices (2^25 multiply-adds in one step each) run one after
+  // another, the kernels threaded; one thread never goes parallel.
+  int64_t ba[2] = {2, 4096}, bb[2] = {4096, 8192};
+  const int64_t *bshapes[2] = {ba, bb};
+  int branks[2] = {2, 2};
+  tfr_einsum_plan *bp = NULL;
+  TFR_ASSERT_OK(tfr_einsum_plan_create("ij,jk->ik", 2, branks, bshapes, NULL, &bp));
+  TFR_ASSERT_OK(tfr_einsum_plan_slice(bp, "i"));
+  int64_t groups = 0;
+  assert_int_equal(tfr_einsum_slice_schedule(bp, 4, &groups), 1);
+  assert_int_equal(groups, 1);
+  TFR_ASSERT_OK(tfr_einsum_plan_slice(bp, "j"));  // 4096 summed slices of 2^14 multiply-adds
+  assert_int_equal(tfr_einsum_slice_schedule(bp, 4, &groups), 4);
+  assert_int_equal(groups, 16);
+  assert_int_equal(tfr_einsum_slice_schedule(bp, 1, &groups), 1);
+  assert_int_equal(groups, 16);
+  tfr_einsum_plan_release(bp);
 }
 
 // Allocation failures anywhere in a parallel run (in the workers' slices,
