@@ -25,7 +25,9 @@ int tfr_cpu_session_threads(tfr_session *session);
 // duration (and set back), and the kernels' own OpenMP regions, nested in
 // ours, are inactive (OpenMP's default of one active level; with nesting
 // enabled by the user they would still be correct, only oversubscribed).
-// Tasks report their failures through ctx; this returns when all are done.
+// (openblas_set_num_threads is process-wide: BLAS calls of other threads
+// meanwhile run single-threaded too.) Tasks report their failures through
+// ctx; this returns when all are done.
 void tfr_cpu_run_tasks(tfr_session *session, int64_t num_tasks, int threads, tfr_cpu_task_fn fn,
                        void *ctx);
 
