@@ -355,6 +355,13 @@ TFR_API int tfr_einsum_plan_sliced_labels(const tfr_einsum_plan *plan, int32_t *
 // one is 0), 1 for a plan without slicing (0 for NULL).
 TFR_API int64_t tfr_einsum_plan_num_slices(const tfr_einsum_plan *plan);
 
+// How many threads tfr_einsum_plan_execute runs the plan's slices on at
+// once in `session` (the rule above): 2 or more when they run in parallel,
+// 1 when one after another (always on a backend other than cpu, and for a
+// plan without slicing); 0 for a NULL plan or a session that is not active
+// on this thread.
+TFR_API int tfr_einsum_plan_slice_threads(const tfr_einsum_plan *plan, tfr_session *session);
+
 // Contracts slice k (0 <= k < tfr_einsum_plan_num_slices) of the plan.
 //   operands   as tfr_einsum_plan_execute.
 //   out_start  int64[rank of the output]: receives where the slice's block

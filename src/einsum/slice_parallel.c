@@ -228,3 +228,11 @@ tfr_status tfr_einsum_execute_grouped(tfr_session *session, const tfr_einsum_pla
   *out = x.res;
   return TFR_OK;
 }
+
+int tfr_einsum_plan_slice_threads(const tfr_einsum_plan *plan, tfr_session *session) {
+  if (!plan || !tfr_session_backend(session)) return 0;
+  int threads = tfr_cpu_session_threads(session);
+  if (threads < 1 || plan->num_sliced == 0 || plan->num_slices == 0) return 1;
+  int64_t groups;
+  return tfr_einsum_slice_schedule(plan, threads, &groups);
+}

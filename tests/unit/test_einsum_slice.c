@@ -423,6 +423,10 @@ static void test_parallel_slice_failures(void **state) {
   tfr_cpu_options o = {.num_threads = 2, .disable_pool = true};
   TFR_ASSERT_OK(tfr_backend_create_cpu(&o, &b));
   tfr_session *s = tfr_test_begin(b);
+  // The public query: what the schedule says, for this session.
+  assert_int_equal(tfr_einsum_plan_slice_threads(plan, s), 2);
+  assert_int_equal(tfr_einsum_plan_slice_threads(NULL, s), 0);
+  assert_int_equal(tfr_einsum_plan_slice_threads(plan, NULL), 0);
   int failed = 0;
   for (long n = 0; n < 4000; n += 1 + n / 8) {
     tfr_tensor *r = NULL;
@@ -440,7 +444,10 @@ static void test_parallel_slice_failures(void **state) {
     failed++;
   }
   assert_true(failed > 10);
+  TFR_ASSERT_OK(tfr_einsum_plan_slice(plan, ""));
+  assert_int_equal(tfr_einsum_plan_slice_threads(plan, s), 1);  // no slicing
   tfr_test_end(s);
+  assert_int_equal(tfr_einsum_plan_slice_threads(plan, s), 0);  // the session ended
   tfr_backend_release(b);
   tfr_tensor_release(want);
   tfr_einsum_plan_release(plan);
