@@ -341,9 +341,31 @@ TFR_API const int32_t *tfr_einsum_plan_path(const tfr_einsum_plan *plan);
 // slices. A slice's result is the output's block at the fixed values of the
 // sliced output labels; slices that differ only in sliced summed labels add
 // into the same block (bool operands: OR). tfr_einsum_plan_execute runs all
-// slices one after another into one result; tfr_einsum_plan_execute_slice
-// runs one, so that a caller can spread them over threads, devices or
-// processes and combine them itself.
+// slices into one result; tfr_einsum_plan_execute_slice runs one, so that a
+// caller can spread them over threads, devices or processes and combine
+// them itself.
+//
+// How tfr_einsum_plan_execute runs them on the cpu backend: the slices of
+// one output block (equal values of the sliced output labels) are cut into
+// G contiguous groups, G = min(16 / blocks (at least 1), the block's
+// slices), lowered while the G - 1 partial outputs would exceed half of
+// sliced_peak_live_elements. A group sums its slices in order, the groups
+// are added in order: the result is the same bit for bit for any number of
+// threads (its rounding may differ from a plain slice-by-slice sum, and
+// from the webgpu backend, which adds the slices one after another).
+// Groups run in parallel on the backend's num_threads threads, each slice's
+// ops single-threaded (OpenBLAS set to one thread meanwhile), when there
+// are at least two groups, the slices are small - a slice needs at most
+// 2^24 flops (sliced_flops / num_slices) or its steps at most 2^20 on
+// average; larger slices run one after another, each op with the kernels'
+// own threads - and the extra memory - T - 1 more slices'
+// intermediates and the G - 1 partial outputs - is at most
+// sliced_peak_live_elements: the parallel run needs at most twice one
+// slice's memory figure (a caller that sliced to fit a tight limit slices
+// to half of it, or gives the backend one thread). The progress callback
+// is called from the calling thread only. A failing slice fails the whole
+// execution with the error of the lowest failing group; nothing is handed
+// out.
 // ---------------------------------------------------------------------------
 
 // The most labels one plan may slice.
@@ -390,6 +412,13 @@ TFR_API int tfr_einsum_plan_sliced_labels(const tfr_einsum_plan *plan, int32_t *
 // one is 0), 1 for a plan without slicing (0 for NULL).
 TFR_API int64_t tfr_einsum_plan_num_slices(const tfr_einsum_plan *plan);
 
+// How many threads tfr_einsum_plan_execute runs the plan's slices on at
+// once in `session` (the rule above): 2 or more when they run in parallel,
+// 1 when one after another (always on a backend other than cpu, and for a
+// plan without slicing); 0 for a NULL plan or a session that is not active
+// on this thread.
+TFR_API int tfr_einsum_plan_slice_threads(const tfr_einsum_plan *plan, tfr_session *session);
+
 // Contracts slice k (0 <= k < tfr_einsum_plan_num_slices) of the plan.
 //   operands   as tfr_einsum_plan_execute.
 //   out_start  int64[rank of the output]: receives where the slice's block
@@ -413,7 +442,9 @@ TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_execute_slice(tfr_session *sess
 //             products, OR of sums), any strides.
 //   The progress callback of the options the plan was made with is called
 //   after each step (for a sliced plan: after each slice, with the slices
-//   done and their number in place of the steps).
+//   done and their number in place of the steps; with slices on several
+//   threads, from the calling thread as it finishes slices, the count
+//   including the other threads', and once at the end).
 //   out       a new compact tensor of that dtype with the output's shape.
 // Intermediates are released as soon as no later step needs them.
 // Errors: TFR_ERR_INVALID_ARGUMENT (a shape differs from the plan's, dtypes

@@ -355,6 +355,15 @@ tfr_status tfr_backend_init(tfr_backend *b, const tfr_backend_vtable *vtable,
 // The active session of the calling thread, or NULL.
 tfr_session *tfr_session_current(void);
 
+// Makes `session` (or NULL: none) the calling thread's active session without
+// beginning it, and returns the one that was active before, for the caller
+// to put back with another call when done. Internal: a backend whose ops may
+// run from several threads at once in one session (the cpu backend: its pool
+// is locked, refcounts are atomic, error messages thread-local) lends its
+// caller's session to worker threads this way (src/cpu/tasks.c); the lender
+// waits for them before the session can end.
+tfr_session *tfr_session_adopt(tfr_session *session);
+
 // Checks that `session` is the calling thread's active session; `op` names
 // the caller for the message.
 tfr_status tfr_session_check(const char *op, const tfr_session *session);

@@ -9,6 +9,12 @@ static _Thread_local tfr_session *tfr_tls_session;
 
 tfr_session *tfr_session_current(void) { return tfr_tls_session; }
 
+tfr_session *tfr_session_adopt(tfr_session *session) {
+  tfr_session *previous = tfr_tls_session;
+  tfr_tls_session = session;
+  return previous;
+}
+
 tfr_status tfr_session_begin(tfr_backend *backend, tfr_session **out) {
   if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "session_begin: out is NULL");
   *out = NULL;

@@ -89,9 +89,40 @@ tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
 // sliced labels (no slicing: 1 slice, the path's own figures).
 void tfr_einsum_slice_stats(tfr_einsum_plan *plan);
 
-// Executes a sliced plan: every slice, written into or summed into *out.
+// Executes a sliced plan: every slice, written into or summed into *out,
+// one after another (the webgpu backend's way; tfr_einsum_execute_grouped
+// calls it for any backend but cpu).
 tfr_status tfr_einsum_execute_sliced(tfr_session *session, const tfr_einsum_plan *plan,
                                      const tfr_tensor *const *operands, tfr_tensor **out);
+
+// The parts of a slice's execution (slice.c):
+// Runs slice k (0 <= k < num_slices; operands checked): *out, a new
+// tensor, has the output's axes but the sliced ones; `dropped` marks the
+// sliced output labels (bool[num_labels]).
+tfr_status tfr_slice_run(tfr_session *s, const tfr_einsum_plan *plan,
+                         const tfr_tensor *const *operands, int64_t k, const bool *dropped,
+                         tfr_tensor **out);
+// *out: a new bool[num_labels + 1] marking the sliced output labels (tfr_free).
+tfr_status tfr_slice_dropped(const tfr_einsum_plan *plan, bool **out);
+// *block: the view of `res` (a tensor of the output's shape) that slice k
+// writes or adds to: the sliced output axes fixed at the slice's values and
+// dropped (the axes of tfr_slice_run's result).
+tfr_status tfr_slice_block(const tfr_einsum_plan *plan, tfr_tensor *res, int64_t k,
+                           tfr_tensor **block);
+
+// Executes a sliced plan (slice_parallel.c); on a cpu session with at least
+// one slice: the slices of each output block in a fixed number of
+// contiguous groups, each summed in order, the groups then summed in order;
+// small slices run on the backend's threads. The result does not depend on
+// the number of threads.
+tfr_status tfr_einsum_execute_grouped(tfr_session *session, const tfr_einsum_plan *plan,
+                                      const tfr_tensor *const *operands, tfr_tensor **out);
+
+// How tfr_einsum_execute_grouped runs a sliced plan (at least one slice) on
+// a cpu backend of `threads` threads: sets *groups to G (groups per output
+// block, from the plan alone) and returns the threads the slices run on (1:
+// one after another, the kernels threaded as usual).
+int tfr_einsum_slice_schedule(const tfr_einsum_plan *plan, int threads, int64_t *groups);
 
 // Finds a path for `e` (the optimiser of the options) or validates the given one, and
 // computes its statistics. Fills plan->path, num_steps, info.

@@ -258,15 +258,18 @@ static void tfr_order_by_memory(const tfr_item *x, int nc, const int *con, int *
 }
 
 static void tfr_consumer_init(tfr_consumer *c, const tfr_einsum_plan *plan, int node,
-                              const tfr_item *items, int len) {
+                              const tfr_item *items) {
   c->plan = plan;
   c->node = node;
   c->step = plan->consumer[node];
   c->partner = plan->partner[node];
   c->result = plan->expr.n + c->step;
   c->partner_item = c->partner_any = NULL;
-  for (int i = 0; c->step >= 0 && i < len; i++)
-    if (items[i].node == c->partner) c->partner_item = &items[i];
+  // items[k] holds node k (tfr_einsum_run): the partner is there once made
+  // (an operand, or an earlier step's result) and until its step, which is
+  // `node`'s too.
+  if (c->step >= 0 && c->partner >= 0 && c->partner < node && items[c->partner].t)
+    c->partner_item = &items[c->partner];
   const tfr_item *p = c->partner_item;
   c->partner_any = p;
   if (!p) return;
@@ -561,10 +564,16 @@ tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
                           tfr_tensor **out) {
   const tfr_einsum_expr *e = &plan->expr;
   int n = e->n;
-  tfr_item *items = tfr_calloc((size_t)n, sizeof(tfr_item));
+  // Every tensor of the path has its slot (n operands, then one per step);
+  // the working list holds slot numbers, so that dropping two and appending
+  // one moves ints rather than items (a network of 400 tensors moved 100 KB
+  // per step, most of the time of a run of small slices).
+  tfr_item *items = tfr_calloc((size_t)(n + plan->num_steps), sizeof(tfr_item));
+  int *list = tfr_calloc((size_t)n, sizeof(int));
   int *refs = tfr_calloc((size_t)e->num_labels + 1, sizeof(int));
-  if (!items || !refs) {
+  if (!items || !list || !refs) {
     tfr_free(items);
+    tfr_free(list);
     tfr_free(refs);
     return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
   }
@@ -573,6 +582,7 @@ tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
     tfr_tensor_retain((tfr_tensor *)operands[i]);
     items[i].t = (tfr_tensor *)operands[i];
     items[i].node = i;
+    list[i] = i;
   }
   for (int i = 0; !st && i < n; i++) st = tfr_item_normalise(&items[i], e->labels[i], e);
   for (int i = 0; !st && i < n; i++)
@@ -586,23 +596,26 @@ tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
     int pa = plan->path[2 * step], pb = plan->path[2 * step + 1];
     tfr_item r = {.node = n + step};
     tfr_consumer cons;
-    tfr_consumer_init(&cons, plan, n + step, items, len);
-    st = tfr_contract_pair(session, &cons, &items[pa], &items[pb], refs, &r);
+    tfr_consumer_init(&cons, plan, n + step, items);
+    tfr_item *a = &items[list[pa]], *b = &items[list[pb]];
+    st = tfr_contract_pair(session, &cons, a, b, refs, &r);
     if (st) break;
-    tfr_tensor_release(items[pa].t);
-    tfr_tensor_release(items[pb].t);
+    tfr_tensor_release(a->t);
+    tfr_tensor_release(b->t);
+    a->t = b->t = NULL;
     int lo = pa < pb ? pa : pb, hi = pa < pb ? pb : pa;
-    memmove(&items[hi], &items[hi + 1], (size_t)(len - hi - 1) * sizeof(tfr_item));
+    memmove(&list[hi], &list[hi + 1], (size_t)(len - hi - 1) * sizeof(int));
     len--;
-    memmove(&items[lo], &items[lo + 1], (size_t)(len - lo - 1) * sizeof(tfr_item));
+    memmove(&list[lo], &list[lo + 1], (size_t)(len - lo - 1) * sizeof(int));
     len--;
-    items[len++] = r;
+    items[n + step] = r;
+    list[len++] = n + step;
     flops_done += plan->step_flops[step];
     if (plan->progress) plan->progress(plan->progress_ctx, step + 1, plan->num_steps, flops_done);
   }
   if (!st) {
     // The last tensor: sum what the output lacks, then order the axes.
-    tfr_item *it = &items[0];
+    tfr_item *it = &items[list[0]];
     st = tfr_item_sum_local(session, it, refs);
     int64_t perm[TFR_MAX_RANK];
     int nperm = 0;
@@ -625,8 +638,9 @@ tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
       }
     }
   }
-  for (int i = 0; i < len; i++) tfr_tensor_release(items[i].t);
+  for (int i = 0; i < len; i++) tfr_tensor_release(items[list[i]].t);
   tfr_free(items);
+  tfr_free(list);
   tfr_free(refs);
   return st;
 }

@@ -12,7 +12,9 @@ tfr_status tfr_einsum_plan_execute(tfr_session *session, const tfr_einsum_plan *
   if (!plan || !operands)
     return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: %s is NULL", plan ? "operands" : "plan");
   TFR_RETURN_IF_ERROR(tfr_einsum_check_operands(session, plan, operands));
-  if (plan->num_sliced > 0) return tfr_einsum_execute_sliced(session, plan, operands, out);
+  // (On a cpu backend the slices run in fixed groups, on several threads
+  // when small; elsewhere one after another: slice_parallel.c.)
+  if (plan->num_sliced > 0) return tfr_einsum_execute_grouped(session, plan, operands, out);
   return tfr_einsum_run(session, plan, operands, NULL, out);
 }
 

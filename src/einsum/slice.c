@@ -279,16 +279,15 @@ static tfr_status tfr_slice_views(const tfr_einsum_plan *plan, const tfr_tensor 
           off += value[j] * st[k];
         }
     }
+    if (tfr_tensor_numel(t) == 0) off = tfr_tensor_offset(t);  // empty on another axis: no element to point at
     TFR_RETURN_IF_ERROR(tfr_tensor_view(t, r, shape, st, off, &views[i]));
   }
   return TFR_OK;
 }
 
-// Runs slice k: *out has the output's axes but the sliced ones; `dropped`
-// marks the sliced output labels (bool[num_labels]).
-static tfr_status tfr_slice_run(tfr_session *s, const tfr_einsum_plan *plan,
-                                const tfr_tensor *const *operands, int64_t k, const bool *dropped,
-                                tfr_tensor **out) {
+tfr_status tfr_slice_run(tfr_session *s, const tfr_einsum_plan *plan,
+                         const tfr_tensor *const *operands, int64_t k, const bool *dropped,
+                         tfr_tensor **out) {
   int n = plan->expr.n;
   int64_t vals[TFR_EINSUM_MAX_SLICED];
   tfr_tensor **views = tfr_calloc((size_t)n, sizeof(tfr_tensor *));
@@ -306,7 +305,7 @@ static tfr_status tfr_slice_run(tfr_session *s, const tfr_einsum_plan *plan,
   return st;
 }
 
-static tfr_status tfr_slice_dropped(const tfr_einsum_plan *plan, bool **out) {
+tfr_status tfr_slice_dropped(const tfr_einsum_plan *plan, bool **out) {
   *out = tfr_calloc((size_t)plan->expr.num_labels + 1, sizeof(bool));
   if (!*out) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
   for (int j = 0; j < plan->num_sliced_open; j++) (*out)[plan->sliced[j]] = true;
@@ -364,6 +363,29 @@ tfr_status tfr_einsum_plan_execute_slice(tfr_session *session, const tfr_einsum_
   return st;
 }
 
+tfr_status tfr_slice_block(const tfr_einsum_plan *plan, tfr_tensor *res, int64_t k,
+                           tfr_tensor **block) {
+  const tfr_einsum_expr *e = &plan->expr;
+  int64_t vals[TFR_EINSUM_MAX_SLICED];
+  tfr_slice_digits(plan, k, vals);
+  int64_t bshape[TFR_MAX_RANK], bstrides[TFR_MAX_RANK], off = tfr_tensor_offset(res);
+  int m = 0;
+  for (int j = 0; j < e->num_out; j++) {
+    int l = e->out_labels[j];
+    int q = 0;
+    while (q < plan->num_sliced_open && plan->sliced[q] != l) q++;
+    if (q < plan->num_sliced_open) {
+      off += vals[q] * tfr_tensor_strides(res)[j];
+      continue;
+    }
+    bshape[m] = tfr_tensor_shape(res)[j];
+    bstrides[m] = tfr_tensor_strides(res)[j];
+    m++;
+  }
+  if (tfr_tensor_numel(res) == 0) off = tfr_tensor_offset(res);  // an empty block of an empty output
+  return tfr_tensor_view(res, m, bshape, bstrides, off, block);
+}
+
 tfr_status tfr_einsum_execute_sliced(tfr_session *session, const tfr_einsum_plan *plan,
                                      const tfr_tensor *const *operands, tfr_tensor **out) {
   const tfr_einsum_expr *e = &plan->expr;
@@ -377,30 +399,12 @@ tfr_status tfr_einsum_execute_sliced(tfr_session *session, const tfr_einsum_plan
   TFR_RETURN_IF_ERROR(tfr_slice_dropped(plan, &dropped));
   tfr_tensor *res = NULL;
   tfr_status st = tfr_tensor_alloc(tfr_session_backend(session), dt, e->num_out, shape, false, &res);
-  int64_t vals[TFR_EINSUM_MAX_SLICED];
   for (int64_t k = 0; !st && k < plan->num_slices; k++) {
     tfr_tensor *r = NULL, *block = NULL;
     st = tfr_slice_run(session, plan, operands, k, dropped, &r);
-    if (!st) {
-      // The block of `res` this slice's open values select, without the
-      // sliced output axes (r's axes).
-      tfr_slice_digits(plan, k, vals);
-      int64_t bshape[TFR_MAX_RANK], bstrides[TFR_MAX_RANK], off = tfr_tensor_offset(res);
-      int m = 0;
-      for (int j = 0; j < e->num_out; j++) {
-        int l = e->out_labels[j];
-        int q = 0;
-        while (q < plan->num_sliced_open && plan->sliced[q] != l) q++;
-        if (q < plan->num_sliced_open) {
-          off += vals[q] * tfr_tensor_strides(res)[j];
-          continue;
-        }
-        bshape[m] = shape[j];
-        bstrides[m] = tfr_tensor_strides(res)[j];
-        m++;
-      }
-      st = tfr_tensor_view(res, m, bshape, bstrides, off, &block);
-    }
+    // The block of `res` this slice's open values select, without the
+    // sliced output axes (r's axes).
+    if (!st) st = tfr_slice_block(plan, res, k, &block);
     // The first summed slice of a block writes it, the others add to it.
     if (!st && k % closed == 0) st = tfr_copy_into(session, r, block);
     else if (!st)

@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
+#include "core/core.h"             // tfr_alloc_fail_after
+#include "einsum/einsum_impl.h"   // tfr_einsum_slice_schedule
 #include "support.h"
 
 static const void *sl_data(const tfr_tensor *t) {
@@ -453,12 +457,201 @@ static void test_budget_given_path(void **state) {
   tfr_einsum_plan_release(b);
 }
 
+// ---------------------------------------------------------------------------
+// Slices on several threads (slice_parallel.c): on cpu backends of 1, 2 and
+// 4 threads a sliced plan gives bit for bit the same result (the slices'
+// groups and their order do not depend on the threads), equal to the
+// unsliced plan's within rounding; progress comes from the calling thread
+// only; a failure in any slice is returned with nothing handed out.
+// ---------------------------------------------------------------------------
+
+static pthread_t pl_caller;
+static int pl_calls, pl_last, pl_total, pl_foreign;
+
+static void pl_progress(void *ctx, int done, int total, double flops) {
+  (void)ctx;
+  (void)flops;
+  if (!pthread_equal(pthread_self(), pl_caller)) pl_foreign++;
+  if (done <= pl_last) fail_msg("progress went from %d to %d", pl_last, done);
+  pl_last = done;
+  pl_total = total;
+  pl_calls++;
+}
+
+// The plan executed on a new cpu backend of `threads` threads.
+static tfr_tensor *pl_execute(const tfr_einsum_plan *plan, const tfr_tensor *const *ops,
+                              int threads) {
+  tfr_backend *b = NULL;
+  tfr_cpu_options o = {.num_threads = threads};
+  TFR_ASSERT_OK(tfr_backend_create_cpu(&o, &b));
+  tfr_session *s = tfr_test_begin(b);
+  tfr_tensor *r = NULL;
+  pl_caller = pthread_self();
+  pl_calls = pl_last = pl_total = pl_foreign = 0;
+  TFR_ASSERT_OK(tfr_einsum_plan_execute(s, plan, ops, &r));
+  tfr_test_end(s);
+  tfr_backend_release(b);
+  return r;
+}
+
+static void pl_same_bits(const tfr_tensor *a, const tfr_tensor *b, const char *what) {
+  assert_int_equal(tfr_tensor_numel(a), tfr_tensor_numel(b));
+  size_t bytes = (size_t)tfr_tensor_numel(a) * tfr_dtype_size(tfr_tensor_dtype(a));
+  if (bytes && memcmp(sl_data(a), sl_data(b), bytes) != 0) fail_msg("%s: results differ", what);
+}
+
+static void test_parallel_slices(void **state) {
+  (void)state;
+  // "ij,jk,kl->il" with extents i j k l, sliced over `slice`; `parallel`:
+  // whether 2 threads run the slices in parallel.
+  static const struct {
+    int64_t i, j, k, l;
+    const char *slice;
+    bool parallel;
+  } cases[] = {
+      {6, 7, 96, 5, "k", true},     // 96 summed slices: one block, 16 groups
+      {70, 7, 9, 5, "i", true},     // 70 open slices, each its own block
+      {4, 7, 40, 5, "ik", true},    // 160 slices: 4 blocks of 40, 4 groups each
+      {6, 8, 12, 5, "jk", true},    // 96 summed slices over two labels
+      {64, 3, 5, 4, "il", true},    // 256 open slices
+      {6, 7, 64, 0, "k", true},     // an empty output: 64 slices of nothing
+      {6, 7, 0, 5, "k", false},     // no slices (k is empty): zeros
+      {1, 7, 1, 5, "k", false},     // one slice
+  };
+  static const tfr_dtype dts[] = {TFR_F64, TFR_F32, TFR_C128, TFR_I64, TFR_BOOL};
+  int parallel_runs = 0;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+      tfr_dtype dt = dts[d];
+      int64_t sa[2] = {cases[c].i, cases[c].j}, sb[2] = {cases[c].j, cases[c].k},
+              sc[2] = {cases[c].k, cases[c].l};
+      tfr_tensor *t[3] = {tfr_test_random_tensor(dt, 2, sa, 100 * c + d),
+                          tfr_test_random_tensor(dt, 2, sb, 100 * c + d + 7),
+                          tfr_test_random_tensor(dt, 2, sc, 100 * c + d + 13)};
+      const tfr_tensor *const *ops = (const tfr_tensor *const *)t;
+      int ranks[3] = {2, 2, 2};
+      const int64_t *shapes[3] = {sa, sb, sc};
+      tfr_einsum_options opt = {.path_kind = TFR_EINSUM_PATH_GREEDY, .progress = pl_progress};
+      tfr_einsum_plan *plan = NULL, *flat = NULL;
+      TFR_ASSERT_OK(tfr_einsum_plan_create("ij,jk,kl->il", 3, ranks, shapes, &opt, &plan));
+      TFR_ASSERT_OK(tfr_einsum_plan_create("ij,jk,kl->il", 3, ranks, shapes, &opt, &flat));
+      TFR_ASSERT_OK(tfr_einsum_plan_slice(plan, cases[c].slice));
+      int64_t slices = tfr_einsum_plan_num_slices(plan), groups = 0;
+      char what[200];
+      snprintf(what, sizeof what, "case %zu (%s sliced over %s)", c, tfr_dtype_name(dt),
+               cases[c].slice);
+      if (slices > 0) {
+        int used = tfr_einsum_slice_schedule(plan, 2, &groups);
+        if ((used == 2) != cases[c].parallel) fail_msg("%s: %d thread(s)", what, used);
+        int64_t g4 = 0;
+        assert_int_equal(tfr_einsum_slice_schedule(plan, 1, &g4), 1);
+        assert_int_equal(g4, groups);  // the groups do not depend on the threads
+        parallel_runs += used == 2;
+      }
+      tfr_tensor *want = pl_execute(flat, ops, 1);
+      tfr_tensor *r1 = pl_execute(plan, ops, 1);
+      assert_int_equal(pl_foreign, 0);
+      if (slices > 0) {
+        assert_int_equal(pl_last, slices);
+        assert_int_equal(pl_total, slices);
+      }
+      sl_expect(r1, want, what);
+      for (int threads = 2; threads <= 4; threads += 2) {
+        tfr_tensor *rt = pl_execute(plan, ops, threads);
+        assert_int_equal(pl_foreign, 0);
+        if (slices > 0) assert_int_equal(pl_last, slices);
+        pl_same_bits(rt, r1, what);
+        tfr_tensor_release(rt);
+      }
+      tfr_tensor_release(r1);
+      tfr_tensor_release(want);
+      tfr_einsum_plan_release(plan);
+      tfr_einsum_plan_release(flat);
+      for (int q = 0; q < 3; q++) tfr_tensor_release(t[q]);
+    }
+  }
+  assert_int_equal(parallel_runs, 6 * 5);
+  // Large slices (2^25 multiply-adds in one step each) run one after
+  // another, the kernels threaded; one thread never goes parallel.
+  int64_t ba[2] = {2, 4096}, bb[2] = {4096, 8192};
+  const int64_t *bshapes[2] = {ba, bb};
+  int branks[2] = {2, 2};
+  tfr_einsum_plan *bp = NULL;
+  TFR_ASSERT_OK(tfr_einsum_plan_create("ij,jk->ik", 2, branks, bshapes, NULL, &bp));
+  TFR_ASSERT_OK(tfr_einsum_plan_slice(bp, "i"));
+  int64_t groups = 0;
+  assert_int_equal(tfr_einsum_slice_schedule(bp, 4, &groups), 1);
+  assert_int_equal(groups, 1);
+  TFR_ASSERT_OK(tfr_einsum_plan_slice(bp, "j"));  // 4096 summed slices of 2^14 multiply-adds
+  assert_int_equal(tfr_einsum_slice_schedule(bp, 4, &groups), 4);
+  assert_int_equal(groups, 16);
+  assert_int_equal(tfr_einsum_slice_schedule(bp, 1, &groups), 1);
+  assert_int_equal(groups, 16);
+  tfr_einsum_plan_release(bp);
+}
+
+// Allocation failures anywhere in a parallel run (in the workers' slices,
+// the partials, the output): TFR_ERR_OUT_OF_MEMORY, out untouched, nothing
+// leaked (the sanitizer build checks); otherwise the right result.
+static void test_parallel_slice_failures(void **state) {
+  (void)state;
+  int64_t sa[2] = {4, 5}, sb[2] = {5, 40}, sc[2] = {40, 3};
+  tfr_tensor *t[3] = {tfr_test_random_tensor(TFR_F64, 2, sa, 1),
+                      tfr_test_random_tensor(TFR_F64, 2, sb, 2),
+                      tfr_test_random_tensor(TFR_F64, 2, sc, 3)};
+  const tfr_tensor *const *ops = (const tfr_tensor *const *)t;
+  int ranks[3] = {2, 2, 2};
+  const int64_t *shapes[3] = {sa, sb, sc};
+  tfr_einsum_plan *plan = NULL;
+  TFR_ASSERT_OK(tfr_einsum_plan_create("ij,jk,kl->il", 3, ranks, shapes, NULL, &plan));
+  TFR_ASSERT_OK(tfr_einsum_plan_slice(plan, "ik"));  // 160 slices, 4 blocks, 4 groups
+  int64_t groups = 0;
+  assert_int_equal(tfr_einsum_slice_schedule(plan, 2, &groups), 2);
+  assert_int_equal(groups, 4);
+  tfr_tensor *want = pl_execute(plan, ops, 1);
+  tfr_backend *b = NULL;
+  tfr_cpu_options o = {.num_threads = 2, .disable_pool = true};
+  TFR_ASSERT_OK(tfr_backend_create_cpu(&o, &b));
+  tfr_session *s = tfr_test_begin(b);
+  // The public query: what the schedule says, for this session.
+  assert_int_equal(tfr_einsum_plan_slice_threads(plan, s), 2);
+  assert_int_equal(tfr_einsum_plan_slice_threads(NULL, s), 0);
+  assert_int_equal(tfr_einsum_plan_slice_threads(plan, NULL), 0);
+  int failed = 0;
+  for (long n = 0; n < 4000; n += 1 + n / 8) {
+    tfr_tensor *r = NULL;
+    tfr_alloc_fail_after(n);
+    tfr_status st = tfr_einsum_plan_execute(s, plan, ops, &r);
+    tfr_alloc_fail_after(-1);
+    if (st == TFR_OK) {
+      pl_same_bits(r, want, "after the failures");
+      tfr_tensor_release(r);
+      break;
+    }
+    assert_int_equal(st, TFR_ERR_OUT_OF_MEMORY);
+    assert_non_null(strstr(tfr_last_error_message(), "memory"));
+    assert_null(r);
+    failed++;
+  }
+  assert_true(failed > 10);
+  TFR_ASSERT_OK(tfr_einsum_plan_slice(plan, ""));
+  assert_int_equal(tfr_einsum_plan_slice_threads(plan, s), 1);  // no slicing
+  tfr_test_end(s);
+  assert_int_equal(tfr_einsum_plan_slice_threads(plan, s), 0);  // the session ended
+  tfr_backend_release(b);
+  tfr_tensor_release(want);
+  tfr_einsum_plan_release(plan);
+  for (int q = 0; q < 3; q++) tfr_tensor_release(t[q]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_numpy_cases, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_hand_derived_and_errors, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_budget_search, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_budget_given_path, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_parallel_slices, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_parallel_slice_failures, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);  // sets up tfr_test_cpu (the webgpu device goes unused)
 }

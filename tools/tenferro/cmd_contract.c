@@ -398,8 +398,14 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   double med = times[a->repeat / 2];
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("time      median %.3f ms over %d repeat(s), %.2f GFLOP/s\n", med * 1e3, a->repeat,
+  printf("time      median %.3f ms over %d repeat(s), %.2f GFLOP/s", med * 1e3, a->repeat,
          info->sliced_flops / med * 1e-9);
+  if (info->num_slices > 1) {
+    int st = tfr_einsum_plan_slice_threads(plan, s);
+    if (st > 1) printf(", slices on %d threads at once", st);
+    else printf(", slices one after another");
+  }
+  printf("\n");
   printf("memory    peak RSS %.1f MiB, largest intermediate %.1f MiB, path's live peak %.1f MiB%s",
          (double)ru.ru_maxrss / 1024.0, need / 1048576.0,
          info->sliced_peak_live_elements * (double)tfr_dtype_size(dtype) / 1048576.0,
