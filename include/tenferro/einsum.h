@@ -238,10 +238,10 @@ typedef struct tfr_einsum_options {
   // anew, keeping the pair of least sliced_flops that fits: never more
   // sliced flops than the optimiser's tree with slice_to_fit's labels. The
   // rounds (at most 16, and 4 per label set re-optimised without
-  // improvement) share max_time with the
-  // optimiser's search once more (auto without max_time:
-  // TFR_EINSUM_AUTO_DEFAULT_TIME, and auto's early stop); without max_time
-  // the search is deterministic for a seed. A given path
+  // improvement) take at most max_time once more after the optimiser's
+  // search (without max_time: TFR_EINSUM_AUTO_DEFAULT_TIME; auto adds its
+  // early stop), so the result is deterministic for a seed when the rounds
+  // end before that time. A given path
   // (TFR_EINSUM_PATH_GIVEN) is only sliced, as tfr_einsum_plan_slice_to_fit
   // does. docs/paths.md, "Slicing". Errors: TFR_ERR_INVALID_ARGUMENT when no
   // slicing fits (the operands and the output alone need more, or no label

@@ -20,7 +20,7 @@
 //      none) and improved as in 2.
 // Rounds stop after TFR_SLICE_SEARCH_ROUNDS, after TFR_SLICE_SEARCH_STALE
 // rounds per pool entry without improvement, or when the time budget is
-// spent (max_time, or for auto its default budget, and auto's early stop:
+// spent (max_time, or else TFR_EINSUM_AUTO_DEFAULT_TIME, and auto's early stop:
 // the best sliced flops would contract in less time than the search has
 // taken).
 #include "einsum/slice_search.h"
@@ -374,8 +374,9 @@ tfr_status tfr_slice_search(const tfr_einsum_expr *e, const tfr_einsum_options *
   s.o = o;
   s.budget = o->max_slice_elements;
   s.start = tfr_path_now();
-  s.limit = o->max_time > 0 ? o->max_time
-                            : o->path_kind == TFR_EINSUM_PATH_AUTO ? TFR_EINSUM_AUTO_DEFAULT_TIME : 0;
+  // Every optimiser's search is bounded: without max_time the rounds of a
+  // network of thousands of operands took many minutes.
+  s.limit = o->max_time > 0 ? o->max_time : TFR_EINSUM_AUTO_DEFAULT_TIME;
   s.early_stop = o->path_kind == TFR_EINSUM_PATH_AUTO;
   tfr_ss_tree t0;
   tfr_status st = tfr_ss_tree_build(e, ssa, 0, &t0);
