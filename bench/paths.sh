@@ -3,7 +3,9 @@
 # optimiser, the flops of its path over those of the instance's stored
 # opt_flops path, its largest intermediate over that of the stored opt_size
 # path (both counted by `tenferro contract` itself, docs/paths.md), and the
-# planning time (search plus the statistics replay). Then generated networks
+# planning time (search plus the statistics replay). No memory limit
+# (--max-memory 1000000T): each optimiser's own tree, not one re-optimised
+# by the slicing search (docs/paths.md, "Slicing"). Then generated networks
 # (2-D lattices, a random 3-regular graph) of up to 5,000 operands, which have
 # no stored path: log10 flops, log2 largest intermediate and time.
 # Prints a markdown table and writes it to bench/results/paths.md with the
@@ -32,7 +34,7 @@ trap 'rm -rf "$tmp"' EXIT
 plan() {
   f=$1
   shift
-  if o=$("$bin" contract "$f" --plan-only --seed "$SEED" "$@" 2>/dev/null); then
+  if o=$("$bin" contract "$f" --plan-only --max-memory 1000000T --seed "$SEED" "$@" 2>/dev/null); then
     echo "$o" | awk '/^operands/ { n = $2; sub(",", "", n)
                                    for (i = 1; i <= NF; i++) if ($i == "in") ms = $(i + 1) }
                      /^path / { gsub(",", ""); print $3, $6, ms, n }'

@@ -43,7 +43,10 @@ OURS = [("greedy", ["--path", "greedy"]),
 def plan(binary, net_file, args):
     """(log10 flops, log2 largest, plan ms) or None when refused."""
     t0 = time.perf_counter()
-    p = subprocess.run([binary, "contract", net_file, "--plan-only", "--quiet"] + args,
+    # No memory limit: each optimiser's own tree, not one the slicing search
+    # re-optimised to fit the machine.
+    p = subprocess.run([binary, "contract", net_file, "--plan-only", "--quiet",
+                        "--max-memory", "1000000T"] + args,
                        capture_output=True, text=True)
     wall = (time.perf_counter() - t0) * 1e3
     if p.returncode != 0:

@@ -10,7 +10,8 @@
 # Prints a markdown table and writes it to bench/results/paths_time.md.
 #   usage: bench/paths_time.sh [INSTANCE.json ...]   (default: all of them)
 # Environment: BUILD_DIR (default build), THREADS (default: all cores),
-# ROUNDS, REPEAT, MAX_MEMORY (passed as --max-memory when set),
+# ROUNDS, REPEAT, MAX_MEMORY (passed as --max-memory when set), MINIMIZE
+# (passed to the search as --minimize when set),
 # OUT (default bench/results/paths_time.md).
 set -eu
 cd "$(dirname "$0")/.."
@@ -46,7 +47,7 @@ median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
   echo
   echo "$(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src include tools || echo ' (modified)'), $(nproc) cores ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $THREADS threads; load average $(cut -d' ' -f1-3 /proc/loadavg) at the start."
   echo
-  echo "Reproduce: \`BUILD_DIR=$BUILD_DIR THREADS=$THREADS ROUNDS=$ROUNDS REPEAT=$REPEAT${MAX_MEMORY:+ MAX_MEMORY=$MAX_MEMORY} bench/paths_time.sh\`. ours = \`--path auto\` (default budget), searched once and contracted from its path file; stored = the instance's opt_flops path. Times: median over $ROUNDS alternating rounds of the median of $REPEAT repeats (ms, the instance's dtype). flops: log10 of each path's flops. same: the results' checksums (sum of the elements) agree to 1e-6 relative."
+  echo "Reproduce: \`BUILD_DIR=$BUILD_DIR THREADS=$THREADS ROUNDS=$ROUNDS REPEAT=$REPEAT${MAX_MEMORY:+ MAX_MEMORY=$MAX_MEMORY}${MINIMIZE:+ MINIMIZE=$MINIMIZE} bench/paths_time.sh\`. ours = \`--path auto${MINIMIZE:+ --minimize $MINIMIZE}\` (default budget), searched once and contracted from its path file; stored = the instance's opt_flops path. Times: median over $ROUNDS alternating rounds of the median of $REPEAT repeats (ms, the instance's dtype). flops: log10 of each path's flops. same: the results' checksums (sum of the elements) agree to 1e-6 relative."
   echo
   echo "| instance | ours ms | stored ms | ours / stored | log10 flops ours | stored | same |"
   echo "|---|---:|---:|---:|---:|---:|---|"
@@ -55,7 +56,8 @@ median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 for f in "$@"; do
   name=$(basename "$f" .json)
   # shellcheck disable=SC2086
-  "$bin" contract "$f" --plan-only --quiet $mem --save-path "$tmp/$name.path.json" >/dev/null
+  "$bin" contract "$f" --plan-only --quiet $mem ${MINIMIZE:+--minimize "$MINIMIZE"} \
+    --save-path "$tmp/$name.path.json" >/dev/null
   : >"$tmp/ours"
   : >"$tmp/stored"
   r=0
