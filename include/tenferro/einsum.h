@@ -109,8 +109,10 @@ typedef enum tfr_einsum_path_kind {
   // new seeds) for the rest of the budget (max_time; 0:
   // TFR_EINSUM_AUTO_DEFAULT_TIME), with dp between the first and second
   // rounds on networks of up to 256 operands (with half the time left; dp
-  // refuses components of more than TFR_EINSUM_DP_MAX operands), keeping the
-  // tree of the least `minimize` cost (never worse than greedy's). It
+  // refuses components of more than TFR_EINSUM_DP_MAX operands); with
+  // minimize size every other round is 32 trials of partition instead (new
+  // seeds). It keeps the tree of the least `minimize` cost (never worse
+  // than greedy's; at an equal cost the one of fewer flops). It
   // stops early once the best tree's estimated contraction time (its flops
   // at 10 GFLOP/s) is below the time already spent searching, so a small
   // einsum costs no more than a greedy pass. Deterministic for a seed when

@@ -2,7 +2,8 @@
 // dp on small networks (exact, the end), partition on networks of more than
 // TFR_AUTO_PARTITION_MIN operands, then rounds of treesa for the rest of the
 // time budget with dp after the first round where the network is small
-// enough for it, keeping the tree of the least cost (`minimize`). It stops
+// enough for it (for the largest intermediate, every other round is one of
+// partition instead), keeping the tree of the least cost (`minimize`). It stops
 // early once the best tree's estimated contraction time (its flops at
 // TFR_AUTO_FLOP_RATE) is below the time already spent searching: a tiny
 // einsum is not searched for seconds.
@@ -28,6 +29,8 @@
 // quarter of the time left.
 #define TFR_AUTO_PARTITION_MIN 12
 #define TFR_AUTO_PARTITION_TRIALS 8
+// partition's trials per round when the cost is the largest intermediate.
+#define TFR_AUTO_PARTITION_SIZE_TRIALS 32
 
 typedef struct tfr_auto_state {
   const tfr_einsum_expr *e;
@@ -38,12 +41,14 @@ typedef struct tfr_auto_state {
   bool have;
 } tfr_auto_state;
 
-// Keeps `cand` when it costs less than the best so far.
+// Keeps `cand` when it costs less than the best so far (at an equal cost,
+// when it has fewer flops: trees of the same largest intermediate differ
+// much in flops).
 static tfr_status tfr_auto_offer(tfr_auto_state *a, const int *cand) {
   tfr_tree_cost c;
   TFR_RETURN_IF_ERROR(tfr_ssa_cost(a->e, cand, &c));
   double score = tfr_cost_score(a->o->minimize, a->o->combo_alpha, &c);
-  if (!a->have || score < a->best_score) {
+  if (!a->have || score < a->best_score || (score == a->best_score && c.flops < a->best_flops)) {
     memcpy(a->best, cand, a->steps * sizeof(int));
     a->best_score = score;
     a->best_flops = c.flops;
@@ -111,7 +116,17 @@ tfr_status tfr_auto(const tfr_einsum_expr *e, const tfr_net *net, const tfr_eins
     r.seed = o->seed + (uint64_t)round * 0x9e3779b97f4a7c15ULL;
     r.max_time = budget - (tfr_path_now() - start);
     if (r.max_time <= 0) break;
-    st = tfr_treesa(net, &r, cand);
+    // For the largest intermediate treesa's local moves see little (a
+    // rotation rarely changes the maximum): every other round is one of
+    // partition's with new seeds, whose top-down cuts bound the sizes.
+    bool part = o->minimize == TFR_EINSUM_MINIMIZE_SIZE && n > TFR_AUTO_PARTITION_MIN && round % 2;
+    if (part) {
+      r.trials = TFR_AUTO_PARTITION_SIZE_TRIALS;
+      st = tfr_partition(net, &r, cand);
+      r.trials = TFR_EINSUM_DEFAULT_TREESA_RUNS;
+    } else {
+      st = tfr_treesa(net, &r, cand);
+    }
     if (!st) st = tfr_auto_offer(&a, cand);
   }
   tfr_free(cand);
