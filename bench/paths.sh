@@ -93,38 +93,20 @@ done
 # Generated networks: closed 2-D lattices and a random 3-regular graph
 # (seeded), every bond a label of extent 2, as instance files.
 python3 - "$tmp" <<'PY'
-import json, random, sys
+import random, sys
+sys.path.insert(0, "bench")
+import networks  # the generators of bench/networks.py
 tmp = sys.argv[1]
-def label(i):  # code points from U+0100, past the surrogates
-    c = 0x100 + i
-    return chr(c if c < 0xD800 else c + 0x800)
-def write(name, edges, n):
-    terms = [[] for _ in range(n)]
-    for k, (a, b) in enumerate(edges):
-        terms[a].append(label(k))
-        terms[b].append(label(k))
-    doc = {"format_string": ",".join("".join(t) for t in terms) + "->",
-           "shapes": [[2] * len(t) for t in terms], "dtype": "float64"}
-    with open(f"{tmp}/{name}.json", "w") as f:
-        json.dump(doc, f)
-def lattice(R, C):
-    e = []
-    for r in range(R):
-        for c in range(C):
-            v = r * C + c
-            if c + 1 < C:
-                e.append((v, v + 1))
-            if r + 1 < R:
-                e.append((v, v + C))
-    write(f"lattice_{R}x{C}", e, R * C)
-lattice(10, 100)
-lattice(20, 250)
+networks.lattice2d(10, 100).write(f"{tmp}/lattice_10x100.json")
+networks.lattice2d(20, 250).write(f"{tmp}/lattice_20x250.json")
+# One shuffle of the configuration model, self-loops dropped (not
+# networks.rrg3, which redraws until simple: this table keeps its graph).
 rng = random.Random(1)
 n = 200
 stubs = [v for v in range(n) for _ in range(3)]
 rng.shuffle(stubs)
-write("regular3_200", [(stubs[i], stubs[i + 1]) for i in range(0, len(stubs), 2)
-                       if stubs[i] != stubs[i + 1]], n)
+networks.graph_net(n, [(stubs[i], stubs[i + 1]) for i in range(0, len(stubs), 2)
+                       if stubs[i] != stubs[i + 1]]).write(f"{tmp}/regular3_200.json")
 PY
 {
   echo
