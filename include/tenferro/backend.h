@@ -52,8 +52,16 @@ typedef struct tfr_cpu_options {
   // default (OMP_NUM_THREADS or the number of cores). 1 runs everything on the
   // calling thread.
   int num_threads;
-  // Bytes of freed tensor buffers kept for reuse; 0 = the default
-  // (256 MiB); SIZE_MAX = unlimited. Buffers over the cap are freed at once.
+  // Bytes of freed tensor buffers kept for reuse; 0 = the default; SIZE_MAX =
+  // unlimited. Buffers over the cap are freed at once. Buffers under 4 MiB
+  // are kept by size class (up to 256 MiB by default) and reused by requests
+  // of their class; larger ones are reused by any request of at least half
+  // their size (a fresh buffer's pages cost the kernel's zeroing on first
+  // touch), and by default kept only while what is kept plus the large
+  // buffers in use stays within the most the backend's large buffers took
+  // at once so far: pooling never raises the memory peak of a workload
+  // above what it needed without a pool. All kept buffers are freed with
+  // the backend.
   size_t pool_cap_bytes;
   // When nonzero, no buffer pool: every buffer is freed when released.
   int disable_pool;

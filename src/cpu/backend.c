@@ -27,22 +27,101 @@ static int tfr_cpu_size_class(size_t nbytes, size_t *class_bytes) {
   return lg * 4 + sub;
 }
 
+// Removes large slot i (pool_lock held); returns its buffer.
+static void *tfr_cpu_large_take(tfr_cpu_backend *cpu, int i) {
+  void *p = cpu->large[i];
+  cpu->large_bytes -= cpu->large_size[i];
+  cpu->num_large--;
+  cpu->large[i] = cpu->large[cpu->num_large];
+  cpu->large_size[i] = cpu->large_size[cpu->num_large];
+  return p;
+}
+
+// A large buffer of `bytes`: a kept one of at most twice that size (the
+// smallest), else a new one, after giving back kept buffers (the largest
+// first) so that what is kept plus what is in use stays within the peak so
+// far. *bytes becomes the buffer's size.
+static void *tfr_cpu_large_alloc(tfr_cpu_backend *cpu, size_t *bytes) {
+  void *evict[TFR_CPU_LARGE_SLOTS];
+  int ne = 0, best = -1;
+  size_t want = *bytes;
+  pthread_mutex_lock(&cpu->pool_lock);
+  for (int i = 0; i < cpu->num_large; i++)
+    if (cpu->large_size[i] >= want && cpu->large_size[i] / 2 <= want &&
+        (best < 0 || cpu->large_size[i] < cpu->large_size[best]))
+      best = i;
+  void *data = NULL;
+  if (best >= 0) {
+    *bytes = cpu->large_size[best];
+    data = tfr_cpu_large_take(cpu, best);
+  } else {
+    size_t live = cpu->large_live + want;
+    size_t limit = cpu->large_peak > live ? cpu->large_peak : live;
+    while (cpu->num_large > 0 && live + cpu->large_bytes > limit) {
+      int big = 0;
+      for (int i = 1; i < cpu->num_large; i++)
+        if (cpu->large_size[i] > cpu->large_size[big]) big = i;
+      evict[ne++] = tfr_cpu_large_take(cpu, big);
+    }
+  }
+  cpu->large_live += *bytes;
+  if (cpu->large_live + cpu->large_bytes > cpu->large_peak)
+    cpu->large_peak = cpu->large_live + cpu->large_bytes;
+  pthread_mutex_unlock(&cpu->pool_lock);
+  for (int i = 0; i < ne; i++) tfr_free_aligned(evict[i]);
+  if (data) return data;
+  data = tfr_alloc_aligned(want);
+  if (!data) {
+    // Out of memory: give back everything kept and try once more.
+    pthread_mutex_lock(&cpu->pool_lock);
+    ne = 0;
+    while (cpu->num_large > 0) evict[ne++] = tfr_cpu_large_take(cpu, 0);
+    pthread_mutex_unlock(&cpu->pool_lock);
+    for (int i = 0; i < ne; i++) tfr_free_aligned(evict[i]);
+    if (ne) data = tfr_alloc_aligned(want);
+  }
+  if (!data) {
+    pthread_mutex_lock(&cpu->pool_lock);
+    cpu->large_live -= want;
+    pthread_mutex_unlock(&cpu->pool_lock);
+  }
+  return data;
+}
+
+// Keeps a freed large buffer when the rules allow (else frees it).
+static void tfr_cpu_large_free(tfr_cpu_backend *cpu, void *data, size_t bytes) {
+  pthread_mutex_lock(&cpu->pool_lock);
+  cpu->large_live -= bytes;
+  bool keep = cpu->num_large < TFR_CPU_LARGE_SLOTS && cpu->large_bytes + bytes <= cpu->large_cap;
+  if (keep) {
+    cpu->large[cpu->num_large] = data;
+    cpu->large_size[cpu->num_large++] = bytes;
+    cpu->large_bytes += bytes;
+  }
+  pthread_mutex_unlock(&cpu->pool_lock);
+  if (!keep) tfr_free_aligned(data);
+}
+
 static tfr_status tfr_cpu_storage_alloc(tfr_backend *b, size_t nbytes, bool zero,
                                         tfr_storage *out) {
   tfr_cpu_backend *cpu = tfr_cpu_cast(b);
   size_t bytes;
   int cls = tfr_cpu_size_class(nbytes, &bytes);
   void *data = NULL;
-  if (cls < TFR_CPU_POOL_CLASSES) {
-    pthread_mutex_lock(&cpu->pool_lock);
-    data = cpu->pool[cls];
-    if (data) {
-      memcpy(&cpu->pool[cls], data, sizeof(void *));
-      cpu->pool_bytes -= bytes;
+  if (bytes >= TFR_CPU_LARGE_MIN && cpu->large_cap > 0) {
+    data = tfr_cpu_large_alloc(cpu, &bytes);
+  } else {
+    if (cls < TFR_CPU_POOL_CLASSES) {
+      pthread_mutex_lock(&cpu->pool_lock);
+      data = cpu->pool[cls];
+      if (data) {
+        memcpy(&cpu->pool[cls], data, sizeof(void *));
+        cpu->pool_bytes -= bytes;
+      }
+      pthread_mutex_unlock(&cpu->pool_lock);
     }
-    pthread_mutex_unlock(&cpu->pool_lock);
+    if (!data) data = tfr_alloc_aligned(bytes);
   }
-  if (!data) data = tfr_alloc_aligned(bytes);
   if (!data)
     return tfr_error(TFR_ERR_OUT_OF_MEMORY, "cpu: cannot allocate %zu bytes of host memory",
                      nbytes);
@@ -55,6 +134,11 @@ static tfr_status tfr_cpu_storage_alloc(tfr_backend *b, size_t nbytes, bool zero
 
 static void tfr_cpu_storage_free(tfr_backend *b, tfr_storage *s) {
   tfr_cpu_backend *cpu = tfr_cpu_cast(b);
+  if (s->capacity >= TFR_CPU_LARGE_MIN && cpu->large_cap > 0) {
+    tfr_cpu_large_free(cpu, s->data, s->capacity);
+    s->data = NULL;
+    return;
+  }
   size_t bytes;
   int cls = tfr_cpu_size_class(s->capacity, &bytes);
   pthread_mutex_lock(&cpu->pool_lock);
@@ -80,6 +164,7 @@ static void tfr_cpu_destroy(tfr_backend *b) {
       p = next;
     }
   }
+  for (int i = 0; i < cpu->num_large; i++) tfr_free_aligned(cpu->large[i]);
   pthread_mutex_destroy(&cpu->pool_lock);
   tfr_free(cpu);
 }
@@ -177,6 +262,7 @@ tfr_status tfr_backend_create_cpu(const tfr_cpu_options *options, tfr_backend **
   cpu->pool_cap = opts.disable_pool ? 0
                   : opts.pool_cap_bytes ? opts.pool_cap_bytes
                                         : TFR_CPU_DEFAULT_POOL_CAP;
+  cpu->large_cap = opts.disable_pool ? 0 : opts.pool_cap_bytes ? opts.pool_cap_bytes : SIZE_MAX;
   *out = &cpu->base;
   return TFR_OK;
 }

@@ -7,6 +7,10 @@
 
 // Buffer size classes: four per power of two (at most 19% unused bytes).
 #define TFR_CPU_POOL_CLASSES 256
+// Buffers of at least this many bytes are pooled by the large-buffer rules
+// (tfr_cpu_backend.large), at most TFR_CPU_LARGE_SLOTS of them.
+#define TFR_CPU_LARGE_MIN ((size_t)4 << 20)
+#define TFR_CPU_LARGE_SLOTS 32
 
 typedef struct tfr_cpu_backend {
   tfr_backend base;  // first
@@ -17,6 +21,20 @@ typedef struct tfr_cpu_backend {
   size_t pool_bytes;   // bytes kept now
   void *pool[TFR_CPU_POOL_CLASSES];  // free lists by size class; the next
                                     // pointer is stored in each free buffer
+  // Large buffers (TFR_CPU_LARGE_MIN bytes and more) are kept apart, any
+  // size, and reused by a request of at least half their size: a fresh
+  // buffer costs the kernel's zeroing of every page on first touch, which
+  // was half the time of networks whose steps make gigabyte intermediates.
+  // What they keep is bounded by the peak of the large buffers in use at
+  // once (so the process never holds more than it did at that peak) and by
+  // pool_cap when the caller set one.
+  size_t large_cap;    // bytes kept at most (SIZE_MAX: only the peak bounds it)
+  size_t large_bytes;  // bytes kept now
+  size_t large_live;   // bytes of large buffers in use
+  size_t large_peak;   // the most large_live + large_bytes so far
+  int num_large;
+  void *large[TFR_CPU_LARGE_SLOTS];
+  size_t large_size[TFR_CPU_LARGE_SLOTS];
   tfr_cpu_native native;
 } tfr_cpu_backend;
 
