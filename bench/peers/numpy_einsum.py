@@ -52,7 +52,13 @@ def contract_whole(terms, out, pairs, ops):
     return np.einsum(expr, *ops, optimize=["einsum_path"] + pairs)
 
 
-def contract_pairs(terms, out, pairs, ops):
+def numpy_pair(expr, a, b):
+    return np.einsum(expr, a, b, optimize=True)
+
+
+def contract_pairs(terms, out, pairs, ops, pair=numpy_pair):
+    """Contracts along `pairs`, one pair(expr, a, b) per step, the labels of
+    each step renamed to letters (also used by torch_einsum.py)."""
     items = list(zip(ops, terms))
     for step, (i, j) in enumerate(pairs):
         (a, la), (b, lb) = items[i], items[j]
@@ -65,7 +71,7 @@ def contract_pairs(terms, out, pairs, ops):
         names = {c: LETTERS[k] for k, c in enumerate(dict.fromkeys(la + lb))}
         expr = "".join(names[c] for c in la) + "," + "".join(names[c] for c in lb) + "->" + \
             "".join(names[c] for c in keep)
-        r = np.einsum(expr, a, b, optimize=True)
+        r = pair(expr, a, b)
         for k in sorted((i, j), reverse=True):
             del items[k]
         items.append((r, keep))
