@@ -28,7 +28,7 @@ static void tfr_contract_usage(FILE *f) {
           "[--threads N]\n"
           "                         [--save-inputs DIR] [-o OUT.npy]\n"
           "                         [--save-path F.json] [--path-file F.json]\n"
-          "                         [--max-memory BYTES] [--quiet]\n\n"
+          "                         [--max-memory BYTES] [--quiet] [--profile[=all]]\n\n"
           "Contracts an einsum benchmark instance (examples/instances/*.json) with seeded\n"
           "random operands (uniform in [-1, 1), complex parts likewise, never zero).\n"
           "  --path NAME    a path found here (docs/paths.md): auto (default: the others\n"
@@ -49,6 +49,13 @@ static void tfr_contract_usage(FILE *f) {
           "  --dtype        default: the instance's dtype (on webgpu, which has no 64-bit\n"
           "                 types yet, f64 and c128 instances run as f32 and c64)\n"
           "  --repeat N     timed repeats (default 1); the median is reported\n"
+          "  --profile      after the timed repeats, one more run with every op timed: a\n"
+          "                 table of the ops by time (step, kind - gemm, batched_gemm, gemv,\n"
+          "                 dot, outer_product, multiply, transpose, reduce, ...; shapes,\n"
+          "                 calls, ms, GFLOP/s or GB/s, %% of the run), the 30 slowest only,\n"
+          "                 then the totals by kind and the profiled total against the\n"
+          "                 timed median (on webgpu each op is waited for: slower)\n"
+          "  --profile=all  the same with every op, in execution order\n"
           "  --save-inputs  writes operand i as DIR/operand_<iii>.npy\n"
           "  -o OUT.npy     writes the result\n");
   tfr_cli_search_usage(f);
@@ -215,10 +222,95 @@ static int tfr_cmp_d(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+// The rate of `seconds` of work: GFLOP/s for the dot kinds, GB/s for the
+// others ("-" when too short to tell).
+static void tfr_profile_rate(char *buf, size_t len, tfr_einsum_op_kind kind, double flops,
+                             double bytes, double seconds) {
+  bool compute = tfr_einsum_op_kind_is_compute(kind);
+  double x = compute ? flops : bytes;
+  if (!(seconds > 0)) snprintf(buf, len, "-");
+  else snprintf(buf, len, "%.2f %s", x / seconds * 1e-9, compute ? "GFLOP/s" : "GB/s");
+}
+
+static void tfr_profile_line(const tfr_einsum_op_record *r, double total) {
+  char step[24], shape[96], rate[48];
+  if (r->step < 0) snprintf(step, sizeof step, "end");
+  else snprintf(step, sizeof step, "%d", r->step);
+  if (tfr_einsum_op_kind_is_compute(r->kind)) {
+    int n = 0;
+    if (r->batch != 1) n = snprintf(shape, sizeof shape, "B=%" PRId64 " ", r->batch);
+    snprintf(shape + n, sizeof shape - (size_t)n, "M=%" PRId64 " N=%" PRId64 " K=%" PRId64, r->m,
+             r->n, r->k);
+  } else if (r->kind == TFR_EINSUM_OP_TRANSPOSE) {
+    snprintf(shape, sizeof shape, "n=%" PRId64, r->out_elements);
+  } else {
+    snprintf(shape, sizeof shape, "%" PRId64 " -> %" PRId64, r->in_elements, r->out_elements);
+  }
+  tfr_profile_rate(rate, sizeof rate, r->kind, r->flops, r->bytes, r->seconds);
+  printf("  %6s  %-13s %-34s %7" PRId64 " %10.3f %16s %6.1f\n", step,
+         tfr_einsum_op_kind_name(r->kind), shape, r->calls, r->seconds * 1e3, rate,
+         total > 0 ? 100 * r->seconds / total : 0);
+}
+
+static const tfr_einsum_profile *tfr_profile_sorted;
+
+// Descending by time, then in execution order.
+static int tfr_cmp_op_time(const void *a, const void *b) {
+  int i = *(const int *)a, j = *(const int *)b;
+  double x = tfr_profile_sorted->ops[i].seconds, y = tfr_profile_sorted->ops[j].seconds;
+  if (x != y) return x < y ? 1 : -1;
+  return (i > j) - (i < j);
+}
+
+// Prints the profile: the ops (the TFR_PROFILE_TOP slowest unless `all`,
+// then in execution order), the totals by kind, the total against `median`.
+#define TFR_PROFILE_TOP 30
+static int tfr_profile_print(const tfr_einsum_profile *p, double median, bool all) {
+  int *order = malloc(((size_t)p->num_ops + 1) * sizeof(int));
+  if (!order) return 1;
+  for (int i = 0; i < p->num_ops; i++) order[i] = i;
+  int shown = p->num_ops;
+  if (!all) {
+    tfr_profile_sorted = p;
+    qsort(order, (size_t)p->num_ops, sizeof(int), tfr_cmp_op_time);
+    if (shown > TFR_PROFILE_TOP) shown = TFR_PROFILE_TOP;
+  }
+  double total = p->seconds, recorded = 0;
+  printf("profile   one more run, every op timed: %d op record(s)%s%s\n", p->num_ops,
+         p->num_slices != 1 ? ", slices one after another" : "",
+         all ? "" : (p->num_ops > TFR_PROFILE_TOP ? ", the 30 slowest" : ", slowest first"));
+  printf("  %6s  %-13s %-34s %7s %10s %16s %6s\n", "step", "kind", "shape", "calls", "ms", "rate",
+         "%");
+  for (int q = 0; q < shown; q++) tfr_profile_line(&p->ops[order[q]], total);
+  if (shown < p->num_ops) {
+    double rest = 0;
+    for (int q = shown; q < p->num_ops; q++) rest += p->ops[order[q]].seconds;
+    printf("  ... %d more ops, %.3f ms\n", p->num_ops - shown, rest * 1e3);
+  }
+  free(order);
+  printf("by kind   %-13s %9s %10s %6s %16s\n", "kind", "calls", "ms", "%", "rate");
+  for (int k = 0; k < TFR_EINSUM_OP_NUM_KINDS; k++) {
+    const tfr_einsum_op_total *t = &p->totals[k];
+    if (t->calls == 0) continue;
+    char rate[48];
+    tfr_profile_rate(rate, sizeof rate, (tfr_einsum_op_kind)k, t->flops, t->bytes, t->seconds);
+    printf("          %-13s %9" PRId64 " %10.3f %6.1f %16s\n",
+           tfr_einsum_op_kind_name((tfr_einsum_op_kind)k), t->calls, t->seconds * 1e3,
+           total > 0 ? 100 * t->seconds / total : 0, rate);
+    recorded += t->seconds;
+  }
+  printf("          %-13s %9s %10.3f %6.1f\n", "(between ops)", "", (total - recorded) * 1e3,
+         total > 0 ? 100 * (total - recorded) / total : 0);
+  printf("          total: profiled %.3f ms, timed median %.3f ms (x%.2f)\n", total * 1e3,
+         median * 1e3, median > 0 ? total / median : 0);
+  return 0;
+}
+
 typedef struct tfr_contract_args {
   const char *instance, *path_kind, *save_dir, *out_path, *backend;
   int repeat, threads;
   bool have_dtype, plan_only, path_set;
+  int profile;  // 0: no --profile, 1: the slowest ops, 2: every op (--profile=all)
   tfr_dtype dtype;
   tfr_einsum_options search;  // minimize, trials, max_time, seed (also the operands')
   tfr_cli_path_io io;         // --save-path, --path-file, --quiet
@@ -416,6 +508,22 @@ static int tfr_contract_run(const tfr_contract_args *a) {
       printf(", device memory now %.1f MiB", (double)ws.device_bytes / 1048576.0);
   }
   printf("\n");
+  if (a->profile) {
+    // One more run, every op timed; its result replaces the timed runs'.
+    tfr_einsum_profile *prof = NULL;
+    tfr_tensor_release(result);
+    result = NULL;
+    tfr_cli_progress_begin(&prog, plan);
+    tfr_status pst = tfr_einsum_plan_profile(s, plan, (const tfr_tensor *const *)ops, &prof, &result);
+    tfr_cli_progress_end(&prog);
+    if (pst != TFR_OK) {
+      rc = tfr_cli_fail("contract --profile");
+      goto done;
+    }
+    int prc = tfr_profile_print(prof, med, a->profile == 2);
+    tfr_einsum_profile_free(prof);
+    if (prc != 0) goto done;
+  }
   if (tfr_cli_to_host(s, result, &host_result) != 0) goto done;
   // Checksum: the sum of the elements (re, im) and of their magnitudes, read
   // on the host in the result's own dtype.
@@ -481,6 +589,8 @@ int tfr_cli_contract(int argc, char **argv) {
       a.path_set = true;
     } else if (tfr_cli_path_io_option(argc, argv, &i, &a.io)) continue;
     else if (strcmp(arg, "--plan-only") == 0) a.plan_only = true;
+    else if (strcmp(arg, "--profile") == 0) a.profile = 1;
+    else if (strcmp(arg, "--profile=all") == 0) a.profile = 2;
     else if (strcmp(arg, "--backend") == 0 && has_value) a.backend = argv[++i];
     else if (strcmp(arg, "--save-inputs") == 0 && has_value) a.save_dir = argv[++i];
     else if (strcmp(arg, "-o") == 0 && has_value) a.out_path = argv[++i];
