@@ -26,6 +26,9 @@
 //   tfr_einsum_plan_create("ab,bc,cd->ad", 3, shapes_ranks, shapes, NULL, &p);
 //   tfr_einsum_plan_execute(session, p, operands, &out);   // any number of times
 //   tfr_einsum_plan_release(p);
+// tfr_einsum_plan_profile executes a plan as tfr_einsum_plan_execute does and
+// says where the time went: each op by kind (GEMM, batched GEMM, GEMV, dot,
+// outer product, multiply, transpose, reduce), shapes, time, flops, bytes.
 #ifndef TENFERRO_EINSUM_H_
 #define TENFERRO_EINSUM_H_
 
