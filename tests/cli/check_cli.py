@@ -14,9 +14,10 @@ usage: check_cli.py TENFERRO_BINARY REPO_ROOT [--webgpu]
   instance's own path, and --plan-only prints the path and contracts
   nothing; `tenferro einsum --path partition` on a ring of 16 matrices (METIS
   bisects it) gives numpy's result;
-* `tenferro contract --profile`: the table of ops by kind (batched GEMM,
+* `tenferro contract --profile` (and `tenferro einsum --profile`): the table of ops by kind (batched GEMM,
   GEMM, outer product, multiply) with their shapes, the totals by kind, the
-  30 slowest ops unless --profile=all, and the same result as without it;
+  30 slowest ops unless --profile=all, a sliced plan's accumulation, and
+  the same result as without it;
 * path files: `--save-path` then `--path-file` (contract and einsum, a
   sliced path too) gives the same result and the same path statistics, a
   numpy-style plain pair list is accepted, and a path file that does not
@@ -247,6 +248,33 @@ def profile_cases(binary, root, tmp):
                   for ln in lines) and
               re.search(r"total: profiled [0-9.]+ ms, timed median [0-9.]+ ms", so),
               f"contract {name} --profile: no totals by kind in\n{so}")
+    # A sliced plan (1100 slices, on 2 threads when not profiled): the slices'
+    # ops add up per step, their accumulation is listed, the result the same.
+    inst = os.path.join(root, "examples", "instances", "lm_batch_likelihood_sentence_3_12d.json")
+    plain, prof = os.path.join(tmp, "prof-plain.npy"), os.path.join(tmp, "prof-got.npy")
+    base = ["contract", inst, "--path", "greedy", "--max-memory", "4M", "--threads", "2"]
+    rc1, _, se1 = run(binary, *base, "-o", plain)
+    rc, so, se = run(binary, *base, "--profile", "-o", prof)
+    check(rc1 == 0 and rc == 0 and "slices one after another" in so and
+          re.search(r"\n\s+accumulate\s+1100\s", so) and re.search(r"\s1100\s", so),
+          f"contract --max-memory 4M --profile: exit {rc1}, {rc}: {se1}{se}\n{so}")
+    if rc1 == 0 and rc == 0:
+        check(np.array_equal(np.load(plain), np.load(prof)),
+              "contract --max-memory 4M --profile: the result differs from the one without it")
+    # tenferro einsum --profile: the same table, numpy's result.
+    rng = np.random.default_rng(5)
+    arrs = [rng.uniform(-1, 1, sh) for sh in [(30, 40), (40, 50), (50, 7)]]
+    files = []
+    for i, a in enumerate(arrs):
+        files.append(os.path.join(tmp, f"prof{i}.npy"))
+        np.save(files[-1], a)
+    out = os.path.join(tmp, "prof-einsum.npy")
+    rc, so, se = run(binary, "einsum", "ij,jk,kl->li", *files, "-o", out, "--path", "greedy",
+                     "--profile=all")
+    rows = [ln for ln in so.splitlines() if re.match(r"\s+[01]\s+gemm\s+M=\d+ N=\d+ K=(40|50)\s", ln)]
+    check(rc == 0 and len(rows) == 2 and re.search(r"total: profiled [0-9.]+ ms\n", so) and
+          rel_err(np.load(out), np.einsum("ij,jk,kl->li", *arrs)) <= 1e-12,
+          f"einsum --profile=all: exit {rc}: {se.strip()}\n{so}")
     # 99 steps: the 30 slowest and a line for the rest, or all with =all.
     inst = os.path.join(root, "examples", "instances", "str_matrix_chain_multiplication_100.json")
     rc, so, se = run(binary, "contract", inst, "--profile")
