@@ -575,10 +575,13 @@ typedef struct tfr_einsum_profile {
 // backend (webgpu) the session is synchronized after each op
 // (tfr_session_synchronize) and once before the first, so that an op's
 // time is its own device work. Profiling therefore removes the overlap and
-// batching the backend would otherwise do, and a sliced plan's slices run
-// one after another on the calling thread (on the cpu backend with each
-// op's own threads) even where tfr_einsum_plan_execute would run them in
-// parallel: the profile's total can exceed a plain execution's time.
+// batching the backend would otherwise do. A sliced plan's slices run one
+// after another on the calling thread, in tfr_einsum_plan_execute's groups
+// and order; where tfr_einsum_plan_execute would run them on several
+// threads at once (tfr_einsum_plan_slice_threads > 1), each op runs
+// single-threaded as it would there (so the result is the same bit for
+// bit), else with the kernels' own threads. The profile's total can thus
+// exceed a plain execution's time; the records say where each part goes.
 // Tensor views (diagonals, broadcast axes, slices of operands) cost no
 // work and are not recorded. The plan's progress callback is called as in
 // tfr_einsum_plan_execute.
