@@ -542,10 +542,13 @@ typedef struct tfr_einsum_op_record {
   double bytes;
 } tfr_einsum_op_record;
 
-// The ops of one kind over the whole execution.
+// The ops of one kind over the whole execution: the sums of the calls,
+// seconds, flops and bytes of that kind's records (tfr_einsum_op_record).
 typedef struct tfr_einsum_op_total {
-  int64_t calls;
-  double seconds, flops, bytes;
+  int64_t calls;   // ops run
+  double seconds;  // their time
+  double flops;    // their arithmetic (GFLOP/s = flops / seconds * 1e-9)
+  double bytes;    // their ideal traffic (GB/s = bytes / seconds * 1e-9)
 } tfr_einsum_op_total;
 
 // What tfr_einsum_plan_profile measured. Owned by the caller, freed with
@@ -562,7 +565,9 @@ typedef struct tfr_einsum_profile {
   // executor's bookkeeping between them and the allocation of a sliced
   // plan's output; at least the sum of the records' seconds.
   double seconds;
-  int64_t num_slices;  // slices run (1 for a plan without slicing)
+  // Slices run: tfr_einsum_plan_num_slices (1 for a plan without slicing,
+  // 0 when a sliced label is empty).
+  int64_t num_slices;
 } tfr_einsum_profile;
 
 // Contracts `operands` along the plan as tfr_einsum_plan_execute does (the
