@@ -26,9 +26,13 @@
 //   tfr_einsum_plan_create("ab,bc,cd->ad", 3, shapes_ranks, shapes, NULL, &p);
 //   tfr_einsum_plan_execute(session, p, operands, &out);   // any number of times
 //   tfr_einsum_plan_release(p);
+// tfr_einsum_plan_profile executes a plan as tfr_einsum_plan_execute does and
+// says where the time went: each op by kind (GEMM, batched GEMM, GEMV, dot,
+// outer product, multiply, transpose, reduce), shapes, time, flops, bytes.
 #ifndef TENFERRO_EINSUM_H_
 #define TENFERRO_EINSUM_H_
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tenferro/backend.h"
@@ -456,6 +460,150 @@ TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_execute(tfr_session *session,
                                                          const tfr_einsum_plan *plan,
                                                          const tfr_tensor *const *operands,
                                                          tfr_tensor **out);
+
+// ---------------------------------------------------------------------------
+// Profiling: where an execution's time goes. tfr_einsum_plan_profile runs
+// the plan as tfr_einsum_plan_execute does and records every op the
+// executor issues (each path step's dot_general or elementwise product, the
+// sums and copies around it, the final transpose), classified by kind, with
+// its shapes, calls, time, flops and bytes, plus totals by kind.
+// ---------------------------------------------------------------------------
+
+// The kind of an op the executor ran.
+typedef enum tfr_einsum_op_kind {
+  // A dot_general step (it sums over at least one label), classified from
+  // its shapes: B = the product of the batch extents, M = of lhs's free
+  // extents, N = of rhs's free extents, K = of the contracting extents.
+  // Unbatched (B == 1): DOT when M == N == 1, GEMV when M == 1 or N == 1,
+  // GEMM otherwise; with B > 1 the BATCHED_ kind of the same rule. A bool
+  // step (counted in integers and converted back, einsum's logical path)
+  // is the same kind, the conversions included in its time.
+  TFR_EINSUM_OP_GEMM = 0,
+  TFR_EINSUM_OP_BATCHED_GEMM = 1,
+  TFR_EINSUM_OP_GEMV = 2,
+  TFR_EINSUM_OP_BATCHED_GEMV = 3,
+  TFR_EINSUM_OP_DOT = 4,
+  TFR_EINSUM_OP_BATCHED_DOT = 5,
+  // A step that sums over nothing, one elementwise multiply of broadcast
+  // views (AND for bool): OUTER_PRODUCT when the two operands share no
+  // label and both have rank > 0, MULTIPLY otherwise (Hadamard products,
+  // batched outer products, a scalar times a tensor).
+  TFR_EINSUM_OP_OUTER_PRODUCT = 6,
+  TFR_EINSUM_OP_MULTIPLY = 7,
+  // A permutation copy: an operand of a step copied into the order the
+  // step reads in place, or the final result into the output's order.
+  TFR_EINSUM_OP_TRANSPOSE = 8,
+  // A sum of the labels only one tensor still holds (reduce_sum; for bool
+  // reduce_max, an OR), before a step or on the final tensor.
+  TFR_EINSUM_OP_REDUCE = 9,
+  // A sliced plan's combination of slices: a slice's result copied or
+  // added (OR for bool) into its block of the output.
+  TFR_EINSUM_OP_ACCUMULATE = 10,
+  TFR_EINSUM_OP_NUM_KINDS = 11  // the number of kinds (not a kind)
+} tfr_einsum_op_kind;
+
+// The name of a kind, lower case: "gemm", "batched_gemm", "gemv",
+// "batched_gemv", "dot", "batched_dot", "outer_product", "multiply",
+// "transpose", "reduce", "accumulate" ("?" for a value out of range).
+// Static storage.
+TFR_API const char *tfr_einsum_op_kind_name(tfr_einsum_op_kind kind);
+
+// Whether a kind does arithmetic worth counting in GFLOP/s (the six dot
+// kinds: true) or mostly moves memory, measured in GB/s (the others).
+TFR_API bool tfr_einsum_op_kind_is_compute(tfr_einsum_op_kind kind);
+
+// The ops of one kind with the same shapes at one path step, added up: one
+// record per (step, kind, shapes). A step that copies both operands has two
+// TRANSPOSE records when their sizes differ, one of 2 calls when they are
+// equal; a sliced plan's slices add their ops to the same records (calls =
+// slices, when each slice runs the step once).
+typedef struct tfr_einsum_op_record {
+  // The path step (0 .. num_steps - 1) whose ops these are, the sums and
+  // copies of its operands included; -1 for the work after the last step
+  // (the final sum and transpose) and the slices' accumulation.
+  int step;
+  tfr_einsum_op_kind kind;
+  // Dot kinds: B, M, N, K of one call (see tfr_einsum_op_kind); other
+  // kinds: batch = m = n = k = 1.
+  int64_t batch, m, n, k;
+  // Elements of one call: read (both inputs of a step, as they are held
+  // before any broadcast; a reduce's or copy's input) and written (the
+  // result).
+  int64_t in_elements, out_elements;
+  int64_t calls;   // how many ops were added up here (>= 1)
+  double seconds;  // their time, all calls
+  // Arithmetic of all calls: 2 * B * M * N * K per dot call (a complex
+  // multiply-add counted as 2 too, as tfr_einsum_path_info.flops does);
+  // elements written for multiply and outer products; elements read for
+  // reduce and accumulate; 0 for transposes.
+  double flops;
+  // Bytes of all calls: (in_elements + out_elements) * the dtype's size per
+  // call, the traffic an ideal kernel needs (GB/s = bytes / seconds).
+  double bytes;
+} tfr_einsum_op_record;
+
+// The ops of one kind over the whole execution: the sums of the calls,
+// seconds, flops and bytes of that kind's records (tfr_einsum_op_record).
+typedef struct tfr_einsum_op_total {
+  int64_t calls;   // ops run
+  double seconds;  // their time
+  double flops;    // their arithmetic (GFLOP/s = flops / seconds * 1e-9)
+  double bytes;    // their ideal traffic (GB/s = bytes / seconds * 1e-9)
+} tfr_einsum_op_total;
+
+// What tfr_einsum_plan_profile measured. Owned by the caller, freed with
+// tfr_einsum_profile_free.
+typedef struct tfr_einsum_profile {
+  int num_ops;
+  // num_ops records in the order of each record's first op (execution
+  // order; NULL when num_ops is 0).
+  tfr_einsum_op_record *ops;
+  // totals[kind]: the records of each kind added up (all zero for a kind
+  // that did not run).
+  tfr_einsum_op_total totals[TFR_EINSUM_OP_NUM_KINDS];
+  // The whole profiled execution, wall clock: the recorded ops, the
+  // executor's bookkeeping between them and the allocation of a sliced
+  // plan's output; at least the sum of the records' seconds.
+  double seconds;
+  // Slices run: tfr_einsum_plan_num_slices (1 for a plan without slicing,
+  // 0 when a sliced label is empty).
+  int64_t num_slices;
+} tfr_einsum_profile;
+
+// Contracts `operands` along the plan as tfr_einsum_plan_execute does (the
+// same result: on the cpu backend bit for bit, a sliced plan's slices in
+// the same groups and order) and records each op it runs into *profile.
+//   session, plan, operands  as tfr_einsum_plan_execute.
+//   profile   receives a new profile (tfr_einsum_profile_free).
+//   out       receives the result, as tfr_einsum_plan_execute's.
+// Timing: each op is timed on the monotonic clock; on an asynchronous
+// backend (webgpu) the session is synchronized after each op
+// (tfr_session_synchronize) and once before the first, so that an op's
+// time is its own device work. Profiling therefore removes the overlap and
+// batching the backend would otherwise do. A sliced plan's slices run one
+// after another on the calling thread, in tfr_einsum_plan_execute's groups
+// and order; where tfr_einsum_plan_execute would run them on several
+// threads at once (tfr_einsum_plan_slice_threads > 1), each op runs
+// single-threaded as it would there (so the result is the same bit for
+// bit), else with the kernels' own threads. The profile's total can thus
+// exceed a plain execution's time; the records say where each part goes.
+// Tensor views (diagonals, broadcast axes, slices of operands) cost no
+// work and are not recorded. The plan's progress callback is called as in
+// tfr_einsum_plan_execute.
+// Errors: those of tfr_einsum_plan_execute (TFR_ERR_INVALID_ARGUMENT for a
+//         NULL plan, operands, profile or out, shapes or dtypes that differ
+//         from the plan's; TFR_ERR_NO_SESSION; the ops' errors);
+//         TFR_ERR_OUT_OF_MEMORY for the records; TFR_ERR_DEVICE_LOST from
+//         a synchronization. On any error *profile and *out are NULL (when
+//         those pointers are not NULL) and nothing is left allocated.
+TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_profile(tfr_session *session,
+                                                         const tfr_einsum_plan *plan,
+                                                         const tfr_tensor *const *operands,
+                                                         tfr_einsum_profile **profile,
+                                                         tfr_tensor **out);
+
+// Frees a profile and its records. NULL is ignored.
+TFR_API void tfr_einsum_profile_free(tfr_einsum_profile *profile);
 
 // Frees a plan. NULL is ignored.
 TFR_API void tfr_einsum_plan_release(tfr_einsum_plan *plan);

@@ -41,3 +41,17 @@ void tfr_cpu_run_tasks(tfr_session *session, int64_t num_tasks, int threads, tfr
   for (int64_t i = 0; i < num_tasks; i++) fn(ctx, i, 0);
 #endif
 }
+
+void tfr_cpu_run_tasks_alone(int64_t num_tasks, tfr_cpu_task_fn fn, void *ctx) {
+#ifdef _OPENMP
+  int blas_threads = openblas_get_num_threads();
+  int levels = omp_get_max_active_levels();
+  openblas_set_num_threads(1);
+  omp_set_max_active_levels(0);  // every parallel region of the kernels: one thread
+  for (int64_t i = 0; i < num_tasks; i++) fn(ctx, i, 0);
+  omp_set_max_active_levels(levels);
+  openblas_set_num_threads(blas_threads);
+#else
+  for (int64_t i = 0; i < num_tasks; i++) fn(ctx, i, 0);
+#endif
+}

@@ -31,4 +31,12 @@ int tfr_cpu_session_threads(tfr_session *session);
 void tfr_cpu_run_tasks(tfr_session *session, int64_t num_tasks, int threads, tfr_cpu_task_fn fn,
                        void *ctx);
 
+// Runs fn(ctx, i, 0) for every i in [0, num_tasks), in ascending order on
+// the calling thread, each task's ops single-threaded as tfr_cpu_run_tasks
+// runs them (OpenBLAS at one thread, every OpenMP region of the kernels
+// inactive: max-active-levels 0 meanwhile, then set back): the results of a
+// parallel run, one task at a time (the profiled execution of slices that
+// would run in parallel).
+void tfr_cpu_run_tasks_alone(int64_t num_tasks, tfr_cpu_task_fn fn, void *ctx);
+
 #endif  // TENFERRO_SRC_CPU_TASKS_H_

@@ -25,6 +25,21 @@ typedef struct tfr_einsum_expr {
   int32_t *names;
 } tfr_einsum_expr;
 
+// Records the ops of a profiled execution (recorder.c;
+// tfr_einsum_plan_profile). Not thread-safe: a profiled sliced plan runs its
+// slices on the calling thread.
+typedef struct tfr_einsum_recorder {
+  tfr_session *session;
+  bool sync;              // synchronize after each op (an asynchronous backend)
+  int step;               // the step being run, -1: after the last one
+  int num_steps;
+  size_t elem_size;       // the dtype's size
+  tfr_einsum_profile *profile;  // the records, growing
+  int cap;                // room in profile->ops
+  int *head;              // int[num_steps + 1]: step + 1's first record, -1: none
+  int *next;              // int[cap]: the next record of the same step, -1: none
+} tfr_einsum_recorder;
+
 struct tfr_einsum_plan {
   tfr_einsum_expr expr;
   int num_steps;
@@ -49,6 +64,10 @@ struct tfr_einsum_plan {
   int *sliced;            // int[num_sliced] label ids
   int num_sliced_open;    // how many of them the output has
   int64_t num_slices;     // the product of their extents (1 without slicing)
+  // Profiling (tfr_einsum_plan_profile sets it in a copy of the plan): the
+  // executor records its ops here; NULL otherwise (no cost then). A sliced
+  // plan with a recorder runs its slices one after another.
+  tfr_einsum_recorder *recorder;
 };
 
 // Parses a numpy einsum string against operand ranks/shapes into `e`
@@ -84,6 +103,30 @@ tfr_status tfr_einsum_check_operands(tfr_session *session, const tfr_einsum_plan
 tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
                           const tfr_tensor *const *operands, const bool *dropped,
                           tfr_tensor **out);
+
+// Starts a recorder for `plan` (its steps) on `session` for operands of
+// `dtype`: an empty profile.
+tfr_status tfr_recorder_init(tfr_einsum_recorder *r, tfr_session *session,
+                             const tfr_einsum_plan *plan, tfr_dtype dtype);
+// Frees the recorder's index and, unless taken (r->profile set to NULL),
+// its profile.
+void tfr_recorder_free(tfr_einsum_recorder *r);
+// The start of an op: the monotonic clock, seconds.
+double tfr_recorder_now(void);
+// Ends an op begun at `t0` (tfr_recorder_now): synchronizes an asynchronous
+// session, then adds the op to the record of (r->step, kind, shapes): one
+// call of batch x m x n x k (dot kinds; 1 x 1 x 1 x 1 otherwise) reading
+// in_elements and writing out_elements. Errors: those of
+// tfr_session_synchronize, TFR_ERR_OUT_OF_MEMORY.
+tfr_status tfr_recorder_add(tfr_einsum_recorder *r, double t0, tfr_einsum_op_kind kind,
+                            int64_t batch, int64_t m, int64_t n, int64_t k, int64_t in_elements,
+                            int64_t out_elements);
+// Ends a sliced plan's accumulation of a slice's result `slice` begun at t0
+// when the op succeeded (st: its status) and r is not NULL: copied
+// (reads 1) or added (reads 2) into its block. Returns st, or the
+// recorder's error.
+tfr_status tfr_recorder_accumulate(tfr_einsum_recorder *r, double t0, tfr_status st,
+                                   const tfr_tensor *slice, int reads);
 
 // Fills the slicing fields of plan->info from the path's statistics and the
 // sliced labels (no slicing: 1 slice, the path's own figures).

@@ -58,8 +58,10 @@ static tfr_status tfr_item_normalise(tfr_item *it, const int *labels, const tfr_
 }
 
 // Sums the axes of `it` whose labels no other tensor nor the output needs
-// (refs[l] == 1: only this item holds it).
-static tfr_status tfr_item_sum_local(tfr_session *s, tfr_item *it, int *refs) {
+// (refs[l] == 1: only this item holds it). `rec`: the profile's recorder
+// (NULL: none), as for the functions below.
+static tfr_status tfr_item_sum_local(tfr_session *s, tfr_item *it, int *refs,
+                                     tfr_einsum_recorder *rec) {
   int64_t axes[TFR_MAX_RANK];
   int na = 0, keep = 0;
   for (int k = 0; k < it->rank; k++) {
@@ -72,13 +74,17 @@ static tfr_status tfr_item_sum_local(tfr_session *s, tfr_item *it, int *refs) {
   }
   if (na == 0) return TFR_OK;
   tfr_tensor *r = NULL;
+  double t0 = rec ? tfr_recorder_now() : 0;
   if (tfr_tensor_dtype(it->t) == TFR_BOOL)  // or: maximum of bools
     TFR_RETURN_IF_ERROR(tfr_reduce_max(s, it->t, na, axes, &r));
   else
     TFR_RETURN_IF_ERROR(tfr_reduce_sum(s, it->t, na, axes, &r));
+  int64_t in = tfr_tensor_numel(it->t);
   tfr_tensor_release(it->t);
   it->t = r;
   it->rank = keep;
+  if (rec)
+    return tfr_recorder_add(rec, t0, TFR_EINSUM_OP_REDUCE, 1, 1, 1, 1, in, tfr_tensor_numel(r));
   return TFR_OK;
 }
 
@@ -291,14 +297,20 @@ static void tfr_consumer_init(tfr_consumer *c, const tfr_einsum_plan *plan, int 
 }
 
 // Replaces x by a compact copy with labels in the order `labels`.
-static tfr_status tfr_item_transpose(tfr_session *s, tfr_item *x, const int *labels) {
+static tfr_status tfr_item_transpose(tfr_session *s, tfr_item *x, const int *labels,
+                                     tfr_einsum_recorder *rec) {
   int64_t perm[TFR_MAX_RANK];
   for (int j = 0; j < x->rank; j++) perm[j] = tfr_find_label(x, labels[j]);
   tfr_tensor *t = NULL;
+  double t0 = rec ? tfr_recorder_now() : 0;
   TFR_RETURN_IF_ERROR(tfr_transpose(s, x->t, perm, &t));
   tfr_tensor_release(x->t);
   x->t = t;
   memcpy(x->labels, labels, (size_t)x->rank * sizeof(int));
+  if (rec) {
+    int64_t numel = tfr_tensor_numel(t);
+    return tfr_recorder_add(rec, t0, TFR_EINSUM_OP_TRANSPOSE, 1, 1, 1, 1, numel, numel);
+  }
   return TFR_OK;
 }
 
@@ -353,6 +365,8 @@ static tfr_status tfr_multiply_pair(tfr_session *s, const tfr_consumer *cons, co
                       : tfr_tensor_shape(b->t)[tfr_find_label(b, out->labels[j])];
   }
   tfr_tensor *va = NULL, *vb = NULL;
+  tfr_einsum_recorder *rec = p->recorder;
+  double t0 = rec ? tfr_recorder_now() : 0;
   tfr_status st = tfr_item_broadcast_view(a, nr, out->labels, shape, &va);
   if (!st) st = tfr_item_broadcast_view(b, nr, out->labels, shape, &vb);
   if (!st)
@@ -360,6 +374,17 @@ static tfr_status tfr_multiply_pair(tfr_session *s, const tfr_consumer *cons, co
                                           : tfr_multiply(s, va, vb, &out->t);
   tfr_tensor_release(va);
   tfr_tensor_release(vb);
+  if (!st && rec) {
+    // An outer product: no shared label (nr is the sum of the ranks).
+    bool outer = a->rank > 0 && b->rank > 0 && nr == a->rank + b->rank;
+    st = tfr_recorder_add(rec, t0, outer ? TFR_EINSUM_OP_OUTER_PRODUCT : TFR_EINSUM_OP_MULTIPLY, 1,
+                          1, 1, 1, tfr_tensor_numel(a->t) + tfr_tensor_numel(b->t),
+                          tfr_tensor_numel(out->t));
+    if (st) {
+      tfr_tensor_release(out->t);
+      out->t = NULL;
+    }
+  }
   return st;
 }
 
@@ -381,6 +406,28 @@ static tfr_status tfr_dot_logical(tfr_session *s, const tfr_tensor *lhs, const t
   tfr_tensor_release(r);
   tfr_tensor_release(c);
   return st;
+}
+
+// Records a dot_general step begun at t0 (its kind from B, M, N, K: einsum.h).
+static tfr_status tfr_dot_record(tfr_einsum_recorder *rec, double t0, const tfr_item *lhs,
+                                 const tfr_item *rhs, const tfr_dot_config *cfg,
+                                 const tfr_tensor *out) {
+  const int64_t *ls = tfr_tensor_shape(lhs->t);
+  int64_t B = 1, K = 1;
+  for (int q = 0; q < cfg->num_batching_dims; q++) B *= ls[cfg->lhs_batching_dimensions[q]];
+  for (int q = 0; q < cfg->num_contracting_dims; q++) K *= ls[cfg->lhs_contracting_dimensions[q]];
+  // The free extents: the labels the other operand lacks.
+  int64_t M = 1, N = 1;
+  for (int k = 0; k < lhs->rank; k++)
+    if (tfr_find_label(rhs, lhs->labels[k]) < 0) M *= ls[k];
+  for (int k = 0; k < rhs->rank; k++)
+    if (tfr_find_label(lhs, rhs->labels[k]) < 0) N *= tfr_tensor_shape(rhs->t)[k];
+  tfr_einsum_op_kind kind = M == 1 && N == 1 ? TFR_EINSUM_OP_DOT
+                            : M == 1 || N == 1 ? TFR_EINSUM_OP_GEMV
+                                               : TFR_EINSUM_OP_GEMM;
+  if (B > 1) kind = (tfr_einsum_op_kind)(kind + 1);  // its BATCHED_ kind
+  return tfr_recorder_add(rec, t0, kind, B, M, N, K,
+                          tfr_tensor_numel(lhs->t) + tfr_tensor_numel(rhs->t), tfr_tensor_numel(out));
 }
 
 // One dot_general step (it sums over at least one shared label).
@@ -497,7 +544,7 @@ static tfr_status tfr_dot_pair(tfr_session *s, const tfr_consumer *cons, tfr_ite
     for (int q = 0; q < nb; q++) labels[m++] = bat[q];
     for (int q = 0; q < nf[i]; q++) labels[m++] = sorted[i][q];
     for (int q = 0; q < nc; q++) labels[m++] = order[q];
-    TFR_RETURN_IF_ERROR(tfr_item_transpose(s, x[i], labels));
+    TFR_RETURN_IF_ERROR(tfr_item_transpose(s, x[i], labels, cons->plan->recorder));
   }
   const tfr_item *lhs = x[best_swap], *rhs = x[1 - best_swap];
   int64_t lb[TFR_MAX_RANK], rb[TFR_MAX_RANK], lc[TFR_MAX_RANK], rc[TFR_MAX_RANK];
@@ -518,15 +565,23 @@ static tfr_status tfr_dot_pair(tfr_session *s, const tfr_consumer *cons, tfr_ite
     if (tfr_find_label(lhs, rhs->labels[k]) < 0) out->labels[nr++] = rhs->labels[k];
   out->rank = nr;
   tfr_dot_config cfg = {nb, lb, rb, nc, lc, rc, false, false};
-  if (tfr_tensor_dtype(lhs->t) == TFR_BOOL) return tfr_dot_logical(s, lhs->t, rhs->t, &cfg, &out->t);
-  return tfr_dot_general(s, lhs->t, rhs->t, &cfg, &out->t);
+  tfr_einsum_recorder *rec = cons->plan->recorder;
+  double t0 = rec ? tfr_recorder_now() : 0;
+  tfr_status st = tfr_tensor_dtype(lhs->t) == TFR_BOOL
+                      ? tfr_dot_logical(s, lhs->t, rhs->t, &cfg, &out->t)
+                      : tfr_dot_general(s, lhs->t, rhs->t, &cfg, &out->t);
+  if (!st && rec && (st = tfr_dot_record(rec, t0, lhs, rhs, &cfg, out->t)) != TFR_OK) {
+    tfr_tensor_release(out->t);
+    out->t = NULL;
+  }
+  return st;
 }
 
 // One path step: out = contraction of a and b (both consumed).
 static tfr_status tfr_contract_pair(tfr_session *s, const tfr_consumer *cons, tfr_item *a,
                                     tfr_item *b, int *refs, tfr_item *out) {
-  TFR_RETURN_IF_ERROR(tfr_item_sum_local(s, a, refs));
-  TFR_RETURN_IF_ERROR(tfr_item_sum_local(s, b, refs));
+  TFR_RETURN_IF_ERROR(tfr_item_sum_local(s, a, refs, cons->plan->recorder));
+  TFR_RETURN_IF_ERROR(tfr_item_sum_local(s, b, refs, cons->plan->recorder));
   bool sums = false;
   for (int k = 0; k < a->rank && !sums; k++)
     sums = refs[a->labels[k]] <= 2 && tfr_find_label(b, a->labels[k]) >= 0;
@@ -597,6 +652,7 @@ tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
     tfr_item r = {.node = n + step};
     tfr_consumer cons;
     tfr_consumer_init(&cons, plan, n + step, items);
+    if (plan->recorder) plan->recorder->step = step;
     tfr_item *a = &items[list[pa]], *b = &items[list[pb]];
     st = tfr_contract_pair(session, &cons, a, b, refs, &r);
     if (st) break;
@@ -616,7 +672,9 @@ tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
   if (!st) {
     // The last tensor: sum what the output lacks, then order the axes.
     tfr_item *it = &items[list[0]];
-    st = tfr_item_sum_local(session, it, refs);
+    tfr_einsum_recorder *rec = plan->recorder;
+    if (rec) rec->step = -1;
+    st = tfr_item_sum_local(session, it, refs, rec);
     int64_t perm[TFR_MAX_RANK];
     int nperm = 0;
     bool identity = true;
@@ -634,7 +692,16 @@ tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
         tfr_tensor_retain(it->t);
         *out = it->t;
       } else {
+        double t0 = rec ? tfr_recorder_now() : 0;
         st = tfr_transpose(session, it->t, perm, out);
+        if (!st && rec) {
+          int64_t numel = tfr_tensor_numel(*out);
+          st = tfr_recorder_add(rec, t0, TFR_EINSUM_OP_TRANSPOSE, 1, 1, 1, 1, numel, numel);
+          if (st) {
+            tfr_tensor_release(*out);
+            *out = NULL;
+          }
+        }
       }
     }
   }

@@ -18,6 +18,41 @@ tfr_status tfr_einsum_plan_execute(tfr_session *session, const tfr_einsum_plan *
   return tfr_einsum_run(session, plan, operands, NULL, out);
 }
 
+tfr_status tfr_einsum_plan_profile(tfr_session *session, const tfr_einsum_plan *plan,
+                                   const tfr_tensor *const *operands, tfr_einsum_profile **profile,
+                                   tfr_tensor **out) {
+  if (profile) *profile = NULL;
+  if (out) *out = NULL;
+  if (!out || !profile)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: profile: %s is NULL", out ? "profile" : "out");
+  if (!plan || !operands)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: profile: %s is NULL",
+                     plan ? "operands" : "plan");
+  TFR_RETURN_IF_ERROR(tfr_einsum_check_operands(session, plan, operands));
+  tfr_einsum_recorder rec;
+  const tfr_tensor *first = plan->expr.n > 0 ? operands[0] : NULL;
+  TFR_RETURN_IF_ERROR(tfr_recorder_init(&rec, session, plan, first ? tfr_tensor_dtype(first) : TFR_F64));
+  // The executor records into `rec` through a copy of the plan.
+  tfr_einsum_plan p = *plan;
+  p.recorder = &rec;
+  tfr_status st = rec.sync ? tfr_session_synchronize(session) : TFR_OK;
+  double t0 = tfr_recorder_now();
+  if (!st && plan->num_sliced > 0) st = tfr_einsum_execute_grouped(session, &p, operands, out);
+  else if (!st) st = tfr_einsum_run(session, &p, operands, NULL, out);
+  if (!st && rec.sync) st = tfr_session_synchronize(session);
+  rec.profile->seconds = tfr_recorder_now() - t0;
+  rec.profile->num_slices = tfr_einsum_plan_num_slices(plan);
+  if (st) {
+    tfr_tensor_release(*out);
+    *out = NULL;
+  } else {
+    *profile = rec.profile;
+    rec.profile = NULL;
+  }
+  tfr_recorder_free(&rec);
+  return st;
+}
+
 // The rest of a plan's making once its expression is read (status `st`):
 // the path and its statistics; on error the plan is released.
 static tfr_status tfr_plan_finish(tfr_einsum_plan *p, tfr_status st,

@@ -95,6 +95,8 @@ static void tfr_slice_unit(void *ctx, int64_t u, int thread) {
     }
     tfr_tensor *r = NULL;
     st = tfr_slice_run(x->s, x->plan, x->operands, k, x->dropped, &r);
+    tfr_einsum_recorder *rec = st ? NULL : x->plan->recorder;
+    double t0 = rec ? tfr_recorder_now() : 0;
     if (!st && k == lo && g == 0) {
       st = tfr_copy_into(x->s, r, block);
       if (!st) {
@@ -106,6 +108,7 @@ static void tfr_slice_unit(void *ctx, int64_t u, int thread) {
     } else if (!st) {
       st = tfr_binary_into(x->s, x->op, acc, r, acc);
     }
+    st = tfr_recorder_accumulate(rec, t0, st, r, k == lo ? 1 : 2);
     tfr_tensor_release(r);
     if (!st) {
       atomic_fetch_add(&x->done, 1);
@@ -114,7 +117,9 @@ static void tfr_slice_unit(void *ctx, int64_t u, int thread) {
   }
   if (!st && complete && g > 0) {
     if (x->combine_now) {
+      double t0 = x->plan->recorder ? tfr_recorder_now() : 0;
       st = tfr_binary_into(x->s, x->op, block, acc, block);
+      st = tfr_recorder_accumulate(x->plan->recorder, t0, st, acc, 2);
     } else {
       x->partials[u] = acc;
       acc = NULL;
@@ -179,6 +184,10 @@ tfr_status tfr_einsum_execute_grouped(tfr_session *session, const tfr_einsum_pla
   for (int j = plan->num_sliced_open; j < plan->num_sliced; j++) closed *= e->extent[plan->sliced[j]];
   int threads = tfr_einsum_slice_schedule(plan, backend_threads, &groups);
   int64_t units = plan->num_slices / closed * groups;
+  // Profiling: the same units one after another, their ops single-threaded
+  // where they would run in parallel (the same results).
+  bool alone = plan->recorder && threads > 1;
+  if (plan->recorder) threads = 1;
   bool parallel = threads > 1;
 
   tfr_slice_exec x = {.s = session,
@@ -204,7 +213,8 @@ tfr_status tfr_einsum_execute_grouped(tfr_session *session, const tfr_einsum_pla
   else if (!st) {
     st = tfr_tensor_alloc(tfr_session_backend(session), dt, e->num_out, shape, false, &x.res);
     if (!st) {
-      tfr_cpu_run_tasks(session, units, threads, tfr_slice_unit, &x);
+      if (alone) tfr_cpu_run_tasks_alone(units, tfr_slice_unit, &x);
+      else tfr_cpu_run_tasks(session, units, threads, tfr_slice_unit, &x);
       if (x.status) st = tfr_error(x.status, "%s", x.message);
     }
     pthread_mutex_destroy(&x.lock);

@@ -14,6 +14,10 @@ usage: check_cli.py TENFERRO_BINARY REPO_ROOT [--webgpu]
   instance's own path, and --plan-only prints the path and contracts
   nothing; `tenferro einsum --path partition` on a ring of 16 matrices (METIS
   bisects it) gives numpy's result;
+* `tenferro contract --profile` (and `tenferro einsum --profile`): the table of ops by kind (batched GEMM,
+  GEMM, outer product, multiply) with their shapes, the totals by kind, the
+  30 slowest ops unless --profile=all, a sliced plan's accumulation, and
+  the same result as without it;
 * path files: `--save-path` then `--path-file` (contract and einsum, a
   sliced path too) gives the same result and the same path statistics, a
   numpy-style plain pair list is accepted, and a path file that does not
@@ -212,6 +216,79 @@ def optimiser_cases(binary, root, tmp):
         if rc == 0:
             e = rel_err(np.load(out), want)
             check(e <= 1e-12, f"einsum ring {' '.join(args)}: relative error {e:.3g}")
+
+
+def profile_cases(binary, root, tmp):
+    """--profile: after the timed repeats one more run with every op timed;
+    the table names each op's kind and shapes, the totals by kind follow,
+    and the result (-o) is the one without --profile. Only the 30 slowest
+    ops are listed unless --profile=all."""
+    cases = (("bin_batched_matmul_b32_m64_n64_k64", "batched_gemm", r"B=32 M=64 N=64 K=64"),
+             ("bin_matmul_256", "gemm", r"M=256 N=256 K=256"),
+             ("bin_outer_product_4096", "outer_product", r"8192 -> 16777216"),
+             ("bin_elementwise_mul_2048x2048", "multiply", r"8388608 -> 4194304"))
+    for name, kind, shape in cases:
+        inst = os.path.join(root, "examples", "instances", name + ".json")
+        plain, prof = os.path.join(tmp, "prof-plain.npy"), os.path.join(tmp, "prof-got.npy")
+        rc1, _, se1 = run(binary, "contract", inst, "--seed", "2", "-o", plain)
+        rc, so, se = run(binary, "contract", inst, "--seed", "2", "--repeat", "2", "--profile",
+                         "-o", prof)
+        check(rc1 == 0 and rc == 0, f"contract {name} --profile: exit {rc1}, {rc}: {se1}{se}")
+        if rc != 0 or rc1 != 0:
+            continue
+        check(np.array_equal(np.load(plain), np.load(prof)),
+              f"contract {name} --profile: the result differs from the one without it")
+        lines = so.splitlines()
+        op = [ln for ln in lines if re.match(r"\s+0\s+" + kind + r"\s", ln)]
+        check(len(op) == 1 and re.search(shape, op[0]) and
+              re.search(r"(GFLOP/s|GB/s)\s+[0-9.]+$", op[0]),
+              f"contract {name} --profile: no line for step 0 ({kind}, {shape}) in\n{so}")
+        check(any(re.match(r"by kind\s+kind\s+calls\s+ms", ln) for ln in lines) and
+              any(re.match(r"\s+" + kind + r"\s+1\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+ (GFLOP/s|GB/s)$", ln)
+                  for ln in lines) and
+              re.search(r"total: profiled [0-9.]+ ms, timed median [0-9.]+ ms", so),
+              f"contract {name} --profile: no totals by kind in\n{so}")
+    # A sliced plan (1100 slices, on 2 threads when not profiled): the slices'
+    # ops add up per step, their accumulation is listed, the result the same.
+    inst = os.path.join(root, "examples", "instances", "lm_batch_likelihood_sentence_3_12d.json")
+    plain, prof = os.path.join(tmp, "prof-plain.npy"), os.path.join(tmp, "prof-got.npy")
+    base = ["contract", inst, "--path", "greedy", "--max-memory", "4M", "--threads", "2"]
+    rc1, _, se1 = run(binary, *base, "-o", plain)
+    rc, so, se = run(binary, *base, "--profile", "-o", prof)
+    check(rc1 == 0 and rc == 0 and "slices one after another" in so and
+          re.search(r"\n\s+accumulate\s+1100\s", so) and re.search(r"\s1100\s", so),
+          f"contract --max-memory 4M --profile: exit {rc1}, {rc}: {se1}{se}\n{so}")
+    if rc1 == 0 and rc == 0:
+        check(np.array_equal(np.load(plain), np.load(prof)),
+              "contract --max-memory 4M --profile: the result differs from the one without it")
+    # tenferro einsum --profile: the same table, numpy's result.
+    rng = np.random.default_rng(5)
+    arrs = [rng.uniform(-1, 1, sh) for sh in [(30, 40), (40, 50), (50, 7)]]
+    files = []
+    for i, a in enumerate(arrs):
+        files.append(os.path.join(tmp, f"prof{i}.npy"))
+        np.save(files[-1], a)
+    out = os.path.join(tmp, "prof-einsum.npy")
+    rc, so, se = run(binary, "einsum", "ij,jk,kl->li", *files, "-o", out, "--path", "greedy",
+                     "--profile=all")
+    rows = [ln for ln in so.splitlines() if re.match(r"\s+[01]\s+gemm\s+M=\d+ N=\d+ K=(40|50)\s", ln)]
+    check(rc == 0 and len(rows) == 2 and re.search(r"total: profiled [0-9.]+ ms\n", so) and
+          rel_err(np.load(out), np.einsum("ij,jk,kl->li", *arrs)) <= 1e-12,
+          f"einsum --profile=all: exit {rc}: {se.strip()}\n{so}")
+    # 99 steps: the 30 slowest and a line for the rest, or all with =all.
+    inst = os.path.join(root, "examples", "instances", "str_matrix_chain_multiplication_100.json")
+    rc, so, se = run(binary, "contract", inst, "--profile")
+    rows = [ln for ln in so.splitlines() if re.match(r"\s+\d+\s+gemm\s", ln)]
+    check(rc == 0 and len(rows) == 30 and re.search(r"\.\.\. 69 more ops, [0-9.]+ ms", so),
+          f"contract --profile on 99 steps: exit {rc}, {len(rows)} rows: {se.strip()}")
+    rc, so, se = run(binary, "contract", inst, "--profile=all")
+    rows = [int(ln.split()[0]) for ln in so.splitlines() if re.match(r"\s+\d+\s+gemm\s", ln)]
+    check(rc == 0 and rows == list(range(99)) and "more ops" not in so,
+          f"contract --profile=all on 99 steps: exit {rc}, steps {rows[:5]}...: {se.strip()}")
+    rc, so, se = run(binary, "contract", inst, "--profile=some")
+    check(rc == 2 and "--profile=some" in se, f"contract --profile=some: exit {rc}, {se.strip()!r}")
+    rc, so, se = run(binary, "contract", "--help")
+    check(rc == 0 and "--profile" in so, "contract --help does not list --profile")
 
 
 def slicing_cases(binary, root, tmp):
@@ -564,6 +641,7 @@ def main():
             contract_case(binary, root, tmp, name, "cpu", 1e-10)
         einsum_cases(binary, tmp, "cpu", 1e-12)
         optimiser_cases(binary, root, tmp)
+        profile_cases(binary, root, tmp)
         slicing_cases(binary, root, tmp)
         path_file_cases(binary, root, tmp)
         progress_cases(binary, root, tmp)

@@ -33,4 +33,12 @@ int tfr_cli_to_host(tfr_session *s, const tfr_tensor *t, tfr_tensor **out);
 // *len); NULL with errno set when it cannot be read.
 char *tfr_cli_read_file(const char *path, size_t *len);
 
+// Prints a profile to stdout: one line per op record (step, kind, shapes,
+// calls, ms, GFLOP/s or GB/s, % of the profiled run), the 30 slowest first
+// and a line for the rest, or with `all` every record in execution order;
+// then the totals by kind and the profiled total, against `median` (the
+// timed runs' median, seconds) when it is positive. Returns 0, 1 when out
+// of memory.
+int tfr_cli_print_profile(const tfr_einsum_profile *p, double median, bool all);
+
 #endif  // TENFERRO_TOOLS_TENFERRO_CLI_H_

@@ -28,7 +28,7 @@ static void tfr_contract_usage(FILE *f) {
           "[--threads N]\n"
           "                         [--save-inputs DIR] [-o OUT.npy]\n"
           "                         [--save-path F.json] [--path-file F.json]\n"
-          "                         [--max-memory BYTES] [--quiet]\n\n"
+          "                         [--max-memory BYTES] [--quiet] [--profile[=all]]\n\n"
           "Contracts an einsum benchmark instance (examples/instances/*.json) with seeded\n"
           "random operands (uniform in [-1, 1), complex parts likewise, never zero).\n"
           "  --path NAME    a path found here (docs/paths.md): auto (default: the others\n"
@@ -49,6 +49,13 @@ static void tfr_contract_usage(FILE *f) {
           "  --dtype        default: the instance's dtype (on webgpu, which has no 64-bit\n"
           "                 types yet, f64 and c128 instances run as f32 and c64)\n"
           "  --repeat N     timed repeats (default 1); the median is reported\n"
+          "  --profile      after the timed repeats, one more run with every op timed: a\n"
+          "                 table of the ops by time (step, kind - gemm, batched_gemm, gemv,\n"
+          "                 dot, outer_product, multiply, transpose, reduce, ...; shapes,\n"
+          "                 calls, ms, GFLOP/s or GB/s, %% of the run), the 30 slowest only,\n"
+          "                 then the totals by kind and the profiled total against the\n"
+          "                 timed median (on webgpu each op is waited for: slower)\n"
+          "  --profile=all  the same with every op, in execution order\n"
           "  --save-inputs  writes operand i as DIR/operand_<iii>.npy\n"
           "  -o OUT.npy     writes the result\n");
   tfr_cli_search_usage(f);
@@ -219,6 +226,7 @@ typedef struct tfr_contract_args {
   const char *instance, *path_kind, *save_dir, *out_path, *backend;
   int repeat, threads;
   bool have_dtype, plan_only, path_set;
+  int profile;  // 0: no --profile, 1: the slowest ops, 2: every op (--profile=all)
   tfr_dtype dtype;
   tfr_einsum_options search;  // minimize, trials, max_time, seed (also the operands')
   tfr_cli_path_io io;         // --save-path, --path-file, --quiet
@@ -416,6 +424,22 @@ static int tfr_contract_run(const tfr_contract_args *a) {
       printf(", device memory now %.1f MiB", (double)ws.device_bytes / 1048576.0);
   }
   printf("\n");
+  if (a->profile) {
+    // One more run, every op timed; its result replaces the timed runs'.
+    tfr_einsum_profile *prof = NULL;
+    tfr_tensor_release(result);
+    result = NULL;
+    tfr_cli_progress_begin(&prog, plan);
+    tfr_status pst = tfr_einsum_plan_profile(s, plan, (const tfr_tensor *const *)ops, &prof, &result);
+    tfr_cli_progress_end(&prog);
+    if (pst != TFR_OK) {
+      rc = tfr_cli_fail("contract --profile");
+      goto done;
+    }
+    int prc = tfr_cli_print_profile(prof, med, a->profile == 2);
+    tfr_einsum_profile_free(prof);
+    if (prc != 0) goto done;
+  }
   if (tfr_cli_to_host(s, result, &host_result) != 0) goto done;
   // Checksum: the sum of the elements (re, im) and of their magnitudes, read
   // on the host in the result's own dtype.
@@ -481,6 +505,8 @@ int tfr_cli_contract(int argc, char **argv) {
       a.path_set = true;
     } else if (tfr_cli_path_io_option(argc, argv, &i, &a.io)) continue;
     else if (strcmp(arg, "--plan-only") == 0) a.plan_only = true;
+    else if (strcmp(arg, "--profile") == 0) a.profile = 1;
+    else if (strcmp(arg, "--profile=all") == 0) a.profile = 2;
     else if (strcmp(arg, "--backend") == 0 && has_value) a.backend = argv[++i];
     else if (strcmp(arg, "--save-inputs") == 0 && has_value) a.save_dir = argv[++i];
     else if (strcmp(arg, "-o") == 0 && has_value) a.out_path = argv[++i];

@@ -16,7 +16,8 @@ static void tfr_einsum_usage(FILE *f) {
           "                               partition|FILE]\n"
           "                       [--minimize flops|size|write|combo] [--seed N] [--trials N]\n"
           "                       [--optimize-time SECONDS] [--subtree K] [--save-path F.json]\n"
-          "                       [--path-file F.json] [--max-memory BYTES] [--quiet]\n\n"
+          "                       [--path-file F.json] [--max-memory BYTES] [--quiet]\n"
+          "                       [--profile[=all]]\n\n"
           "Evaluates numpy's einsum EXPR (e.g. 'ij,jk->ik'; labels are any UTF-8 characters)\n"
           "on the operands and writes the result. All operands must have one dtype (convert\n"
           "them first).\n"
@@ -30,7 +31,10 @@ static void tfr_einsum_usage(FILE *f) {
           "                 partition (recursive bisection by METIS, seeded trials, the best\n"
           "                 kept)\n"
           "  --path FILE    a pair list such as [[0, 1], [0, 1]] (numpy/opt_einsum format)\n"
-          "  --seed N       seeds random-greedy, treesa and partition (default 0)\n");
+          "  --seed N       seeds random-greedy, treesa and partition (default 0)\n"
+          "  --profile      contract with every op timed and print where the time went\n"
+          "                 (as tenferro contract --profile: the 30 slowest ops, the\n"
+          "                 totals by kind); --profile=all lists every op\n");
   tfr_cli_search_usage(f);
   tfr_cli_path_io_usage(f);
 }
@@ -86,7 +90,7 @@ static int tfr_read_path_file(const char *file, int32_t **out, int *len) {
 int tfr_cli_einsum(int argc, char **argv) {
   const char *expr = NULL, *out_path = NULL, *path_arg = "auto", *backend = "cpu";
   const char **files = calloc((size_t)argc + 1, sizeof(char *));
-  int nfiles = 0;
+  int nfiles = 0, profile = 0;  // profile: 1 --profile, 2 --profile=all
   tfr_einsum_options opts = {0};
   tfr_cli_path_io io = {0};
   bool bad = false, path_set = false;
@@ -102,6 +106,8 @@ int tfr_cli_einsum(int argc, char **argv) {
       path_set = true;
     } else if (tfr_cli_path_io_option(argc, argv, &i, &io)) continue;
     else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) backend = argv[++i];
+    else if (strcmp(argv[i], "--profile") == 0) profile = 1;
+    else if (strcmp(argv[i], "--profile=all") == 0) profile = 2;
     else if (tfr_cli_search_option("einsum", argc, argv, &i, &opts, &bad)) {
       if (bad) {
         free(files);
@@ -186,11 +192,19 @@ int tfr_cli_einsum(int argc, char **argv) {
       }
     }
   tfr_cli_progress_begin(&prog, plan);
-  tfr_status est = tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &result);
+  tfr_einsum_profile *prof = NULL;
+  tfr_status est =
+      profile ? tfr_einsum_plan_profile(s, plan, (const tfr_tensor *const *)ops, &prof, &result)
+              : tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &result);
   tfr_cli_progress_end(&prog);
   if (est != TFR_OK) {
     rc = tfr_cli_fail("einsum");
     goto done;
+  }
+  if (prof) {
+    int prc = tfr_cli_print_profile(prof, 0, profile == 2);
+    tfr_einsum_profile_free(prof);
+    if (prc != 0) goto done;
   }
   if (tfr_cli_to_host(s, result, &host_result) != 0) goto done;
   if (tfr_npy_save(out_path, host_result) != TFR_OK) {
