@@ -15,9 +15,11 @@
 # before it stops repeating, default 30; a run longer than that is timed
 # once), OUT (default bench/results/einsum_cpu.md).
 #
-# Ours: `tenferro contract INSTANCE --path opt_flops --repeat N --threads T`,
-# its "median" and "peak RSS" lines; a first run of --repeat 1 is the warm-up
-# and sets N. Every process sees OMP_NUM_THREADS = OPENBLAS_NUM_THREADS = T;
+# Ours: `tenferro contract INSTANCE --path opt_flops --warmup W --repeat N
+# --threads T`, its "median" and "peak RSS" lines; a first run of --repeat 1
+# sets N and W (untimed runs for at least 0.3 s: a fresh process's first
+# runs pay for page faults, thread start-up and OpenBLAS's threads, which spin
+# for about 0.1 s after the library loads, whatever their count is set to). Every process sees OMP_NUM_THREADS = OPENBLAS_NUM_THREADS = T;
 # ours takes --threads T, torch torch.set_num_threads(T).
 set -eu
 cd "$(dirname "$0")/.."
@@ -46,7 +48,8 @@ ours() {
   probe=$("$bin" contract "$1" --path opt_flops --repeat 1 --threads "$2" | sed -n 's/^time *median \([0-9.]*\) ms.*/\1/p')
   n=$(awk -v t="$probe" -v b="$BUDGET" -v r="$REPEAT" \
     'BEGIN { n = int(b * 1000 / (t > 0 ? t : 1)); if (n > r) n = r; if (n < 1) n = 1; print n }')
-  "$bin" contract "$1" --path opt_flops --repeat "$n" --threads "$2" | awk '
+  w=$(awk -v t="$probe" 'BEGIN { w = int(300 / (t > 0 ? t : 1)); if (w > 1000) w = 1000; if (w < 1) w = 1; print w }')
+  "$bin" contract "$1" --path opt_flops --warmup "$w" --repeat "$n" --threads "$2" | awk '
     /^time/ { for (i = 1; i <= NF; i++) if ($i == "median") t = $(i + 1) }
     /^memory/ { for (i = 1; i <= NF; i++) if ($i == "RSS") r = $(i + 1) }
     END { print t, r }'
@@ -93,7 +96,7 @@ case " $PEERS " in *" torch "*) versions="$versions, torch $("$py" -c 'import to
     "load average $load_start at the start, $load_end at the end."
   echo
   echo "Each instance contracted along its stored opt_flops path, in its own dtype; median of up to"\
-    "$REPEAT timed runs after a warm-up (one run when a run takes longer than ${BUDGET} s)."\
+    "$REPEAT timed runs (one when a run takes longer than ${BUDGET} s), after warm-up runs (ours: at least 0.3 s of them; the peers: one)."\
     "T = threads (ours: --threads T; torch: set_num_threads(T); every process OMP_NUM_THREADS ="\
     "OPENBLAS_NUM_THREADS = T). numpy: np.einsum(optimize=path) on the whole expression when it"\
     "has at most 52 labels, else one np.einsum per pair; torch: one torch.einsum per pair."\

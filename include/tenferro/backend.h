@@ -73,6 +73,13 @@ typedef struct tfr_cpu_native {
 } tfr_cpu_native;
 
 // Creates a cpu backend.
+//   Threads: the backend's kernels, GEMMs included, run on its own OpenMP
+//   threads (num_threads); OpenBLAS is called single-threaded. Creating a
+//   cpu backend therefore sets OpenBLAS's process-wide thread count to 1
+//   (openblas_set_num_threads), so that its threads never spin next to ours
+//   on the same cores; a caller that uses OpenBLAS directly in the same
+//   process and wants it threaded sets its count again afterwards (our
+//   GEMMs still run single-threaded inside OpenBLAS then).
 //   options  NULL for defaults; see tfr_cpu_options.
 //   out      receives the backend; release with tfr_backend_release.
 // Errors: TFR_ERR_INVALID_ARGUMENT (NULL out, num_threads outside

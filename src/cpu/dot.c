@@ -36,12 +36,19 @@
 // (about 90 ns) costs more than the work (measured on batches of n x n x n
 // f32/f64/c128 products: the loop wins at n = 4, BLAS from n = 6).
 
-// OpenBLAS runs one GEMM on a single thread up to this many multiply-adds
-// (interface/gemm.c: MNK <= SMP_THRESHOLD_MIN 65536 * GEMM_MULTITHREAD_THRESHOLD
-// 4). Batches of such GEMMs are spread over our threads instead; bigger ones
-// run one after the other, each on OpenBLAS's own threads. Measured on
-// 32 x 64x64x64 f64: 2 threads take 0.25 ms, one after the other 0.45 ms.
-#define TFR_DOT_BLAS_SERIAL_MNK 262144
+// Threads: OpenBLAS always runs single-threaded here (the process-wide
+// setting is lowered for the call and restored); the GEMMs of a step are
+// spread over the backend's own OpenMP threads instead: batch elements, and
+// a GEMM too big for one thread split into blocks of columns (or rows) of
+// its result. With OpenBLAS's pthreads next to our OpenMP team the two
+// pools spun on the same cores (2 threads on 2 cores: 70% of the time in
+// libgomp's spin-wait, str_mps_varying_inner_product_200 17 ms on 1 thread
+// and 134 ms on 2); one pool gives one thread budget. A thread gets at
+// least this many multiply-adds (about 0.1 ms of work), so small steps run
+// on one thread without starting a team.
+#define TFR_DOT_MNK_PER_THREAD ((int64_t)1 << 19)
+// A block of a split GEMM keeps at least this many columns (rows).
+#define TFR_DOT_SPLIT_MIN 32
 
 // Integer kernel tiles: MB x NB accumulators (32 KiB of u64, in L1/L2) and
 // KB x NB rhs blocks (128 KiB, in L2).
@@ -645,25 +652,46 @@ static void tfr_dot_run_blas(tfr_cpu_backend *cpu, const tfr_dot_desc *d) {
   char *obase = tfr_tensor_host_ptr(o);
   int64_t es = (int64_t)tfr_dtype_size(d->dtype);
   int64_t mnk = tfr_dot_mul_sat(M, tfr_dot_mul_sat(N, K));
-  // Spreading small GEMMs over OpenMP threads only pays when the batch is
-  // big: OpenBLAS's own threads, still spinning after an earlier large GEMM,
-  // compete with ours for the cores, and a 32 x 64^3 batch then stalled for
-  // whole scheduler slices (bench/ bmm:f64:32x64x64: 12 ms vs 0.2 ms serial).
   int64_t total_mnk = tfr_dot_mul_sat(bw.total, mnk);
-  int nt = bw.total > 1 && mnk <= TFR_DOT_BLAS_SERIAL_MNK && total_mnk >= (INT64_C(1) << 27)
-               ? cpu->num_threads
-               : 1;
-  if (nt > bw.total) nt = (int)bw.total;
-  (void)nt;
+  int64_t want = total_mnk / TFR_DOT_MNK_PER_THREAD;
+  int nt = want < cpu->num_threads ? (int)(want > 1 ? want : 1) : cpu->num_threads;
+  // Blocks per GEMM: enough for every thread to have work when the batch
+  // is smaller than the team; along the longer of the result's two sides.
+  bool split_n = n >= m;
+  int side = split_n ? n : m, parts = 1;
+  if (nt > bw.total) {
+    int64_t p = (nt + bw.total - 1) / bw.total;
+    int64_t most = side / TFR_DOT_SPLIT_MIN;
+    parts = (int)(p < most ? p : most > 1 ? most : 1);
+  }
+  int64_t units = bw.total * parts;
+  if (nt > units) nt = (int)units;
+  int blas_threads = openblas_get_num_threads();
+  if (blas_threads != 1) openblas_set_num_threads(1);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
 #endif
-  for (int64_t i = 0; i < bw.total; i++) {
+  for (int64_t u = 0; u < units; u++) {
     tfr_dot_cursor cur;
-    tfr_dot_cursor_init(&bw, &cur, i);
-    tfr_dot_gemm(d->dtype, &a, &b, m, n, (int)K, d->alpha, d->beta, cur.off[side_a],
-                 cur.off[1 - side_a], obase + cur.off[2] * es, ldc);
+    tfr_dot_cursor_init(&bw, &cur, u / parts);
+    int p = (int)(u % parts);
+    // Block p of `side`: [lo, hi), multiples of 8 except the last end.
+    int lo = (int)((int64_t)side * p / parts) & ~7, hi = p + 1 == parts ? side
+                                                          : (int)((int64_t)side * (p + 1) / parts) & ~7;
+    int64_t aoff = cur.off[side_a], boff = cur.off[1 - side_a], coff = cur.off[2];
+    if (split_n) {  // columns [lo, hi) of op(B) and of C
+      boff += b.trans ? (int64_t)lo * b.ld : lo;
+      coff += lo;
+      tfr_dot_gemm(d->dtype, &a, &b, m, hi - lo, (int)K, d->alpha, d->beta, aoff, boff,
+                   obase + coff * es, ldc);
+    } else {  // rows [lo, hi) of op(A) and of C
+      aoff += a.trans ? lo : (int64_t)lo * a.ld;
+      coff += (int64_t)lo * ldc;
+      tfr_dot_gemm(d->dtype, &a, &b, hi - lo, n, (int)K, d->alpha, d->beta, aoff, boff,
+                   obase + coff * es, ldc);
+    }
   }
+  if (blas_threads != 1) openblas_set_num_threads(blas_threads);
 }
 
 // Whether out can be written in place: by BLAS (row- or column-major rows

@@ -504,6 +504,16 @@ def bad_inputs(binary, root, tmp):
         check(not os.path.exists(out), f"{what}: an output file was written")
 
     refused(["contract", inst, "--backend", "tpu", "-o", out], "unknown --backend", "unknown backend")
+    refused(["contract", inst, "--warmup", "-1", "-o", out], "--warmup", "a negative --warmup")
+    refused(["contract", inst, "--warmup", "2x", "-o", out], "--warmup", "a --warmup that is no number")
+    # --warmup: untimed runs first; the result is the one without them.
+    plain, warm = os.path.join(tmp, "warm-plain.npy"), os.path.join(tmp, "warm-got.npy")
+    rc1, _, se1 = run(binary, "contract", inst, "--seed", "3", "-o", plain)
+    rc2, so2, se2 = run(binary, "contract", inst, "--seed", "3", "--warmup", "2", "--repeat", "3",
+                        "-o", warm)
+    check(rc1 == 0 and rc2 == 0 and "over 3 repeat(s)" in so2 and
+          np.array_equal(np.load(plain), np.load(warm)),
+          f"contract --warmup 2 --repeat 3: exit {rc1}, {rc2}: {se1}{se2}\n{so2}")
     refused(["contract", inst, "--backend", "webgpu", "--dtype", "f64", "-o", out], "64-bit",
             "f64 on webgpu")
     broken = os.path.join(tmp, "broken.json")

@@ -883,6 +883,96 @@ static void test_allocation_failures(void **state) {
   }
 }
 
+// GEMMs big enough to be split over threads (blocks of result columns, or
+// rows, src/cpu/dot.c) on 1 to 4 threads, against a long double reference:
+// batches smaller than the team, transposed operands, matrix-vector shapes
+// split along their long side, conjugation.
+typedef struct tfr_split_case {
+  int64_t b, m, n, k;
+  bool lhs_km, rhs_nk;  // lhs stored [b, K, M] / rhs stored [b, N, K]
+} tfr_split_case;
+
+// Element (bi, i, j) of an operand stored [b, r, c] as long double re/im.
+static void tfr_split_get(const unsigned char *v, tfr_dtype dt, int64_t idx, long double *re,
+                          long double *im) {
+  *im = 0;
+  switch (dt) {
+    case TFR_F32: *re = ((const float *)v)[idx]; break;
+    case TFR_F64: *re = ((const double *)v)[idx]; break;
+    case TFR_C64: *re = ((const float *)v)[2 * idx], *im = ((const float *)v)[2 * idx + 1]; break;
+    default: *re = ((const double *)v)[2 * idx], *im = ((const double *)v)[2 * idx + 1]; break;
+  }
+}
+
+static void test_split_gemm_threads(void **state) {
+  (void)state;
+  const tfr_split_case cases[] = {
+      {1, 300, 257, 40, false, false}, {2, 300, 257, 40, true, false}, {3, 190, 70, 64, false, true},
+      {1, 1, 5000, 400, false, false}, {1, 5000, 1, 400, true, true},  {1, 70, 3000, 33, true, true},
+  };
+  const tfr_dtype dts[] = {TFR_F32, TFR_F64, TFR_C64, TFR_C128};
+  uint64_t seed = 100;
+  for (int threads = 1; threads <= 4; threads++) {
+    tfr_backend *be = NULL;
+    TFR_ASSERT_OK(tfr_backend_create_cpu(&(tfr_cpu_options){.num_threads = threads}, &be));
+    tfr_session *s = tfr_test_begin(be);
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+      const tfr_split_case *c = &cases[ci];
+      for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+        tfr_dtype dt = dts[di];
+        bool cplx = dt == TFR_C64 || dt == TFR_C128, conj = cplx && (ci & 1);
+        int64_t ls[3] = {c->b, c->lhs_km ? c->k : c->m, c->lhs_km ? c->m : c->k};
+        int64_t rs[3] = {c->b, c->rhs_nk ? c->n : c->k, c->rhs_nk ? c->k : c->n};
+        tfr_tensor *l = tfr_test_random_tensor(dt, 3, ls, seed++);
+        tfr_tensor *r = tfr_test_random_tensor(dt, 3, rs, seed++);
+        int64_t lb = 0, rb = 0, lc = c->lhs_km ? 1 : 2, rc = c->rhs_nk ? 2 : 1;
+        tfr_dot_config cfg = {1, &lb, &rb, 1, &lc, &rc, conj, false};
+        tfr_tensor *got = NULL;
+        TFR_ASSERT_OK(tfr_dot_general(s, l, r, &cfg, &got));
+        size_t es = tfr_dtype_size(dt);
+        const unsigned char *lv, *rv;
+        TFR_ASSERT_OK(tfr_tensor_host_data(l, (void **)&lv));
+        TFR_ASSERT_OK(tfr_tensor_host_data(r, (void **)&rv));
+        int64_t on = c->b * c->m * c->n;
+        unsigned char *want = malloc((size_t)on * es);
+        assert_non_null(want);
+        for (int64_t bi = 0; bi < c->b; bi++)
+          for (int64_t i = 0; i < c->m; i++)
+            for (int64_t j = 0; j < c->n; j++) {
+              long double sr = 0, si = 0;
+              for (int64_t q = 0; q < c->k; q++) {
+                long double ar, ai, br, bim;
+                tfr_split_get(lv, dt, bi * c->m * c->k + (c->lhs_km ? q * c->m + i : i * c->k + q),
+                              &ar, &ai);
+                tfr_split_get(rv, dt, bi * c->n * c->k + (c->rhs_nk ? j * c->k + q : q * c->n + j),
+                              &br, &bim);
+                if (conj) ai = -ai;
+                sr += ar * br - ai * bim;
+                si += ar * bim + ai * br;
+              }
+              int64_t o = (bi * c->m + i) * c->n + j;
+              switch (dt) {
+                case TFR_F32: ((float *)want)[o] = (float)sr; break;
+                case TFR_F64: ((double *)want)[o] = (double)sr; break;
+                case TFR_C64: ((float *)want)[2 * o] = (float)sr, ((float *)want)[2 * o + 1] = (float)si; break;
+                default: ((double *)want)[2 * o] = (double)sr, ((double *)want)[2 * o + 1] = (double)si; break;
+              }
+            }
+        tfr_tensor *w = tfr_test_tensor(dt, 3, (int64_t[]){c->b, c->m, c->n}, want);
+        char what[96];
+        snprintf(what, sizeof what, "split gemm case %zu %s on %d thread(s)", ci, tfr_dtype_name(dt),
+                 threads);
+        tfr_test_expect_close(got, w, what);
+        free(want);
+        tfr_tensor *list[] = {l, r, got, w};
+        for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) tfr_tensor_release(list[i]);
+      }
+    }
+    tfr_test_end(s);
+    tfr_backend_release(be);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_numpy_cases),
@@ -896,5 +986,10 @@ int main(void) {
       cmocka_unit_test(test_plan_errors),
       cmocka_unit_test(test_allocation_failures),
   };
-  return cmocka_run_group_tests(tests, tfr_test_setup_cpu, tfr_test_teardown_cpu);
+  // Outside the group's session: these make backends of their own.
+  const struct CMUnitTest own_backends[] = {
+      cmocka_unit_test(test_split_gemm_threads),
+  };
+  int failed = cmocka_run_group_tests(tests, tfr_test_setup_cpu, tfr_test_teardown_cpu);
+  return failed + cmocka_run_group_tests(own_backends, NULL, NULL);
 }

@@ -25,8 +25,9 @@ static void tfr_contract_usage(FILE *f) {
           "                         [--minimize flops|size|write|combo] [--trials N]\n"
           "                         [--optimize-time SECONDS] [--subtree K] [--plan-only]\n"
           "                         [--seed N] [--dtype f64|c128|f32|c64] [--repeat N] "
-          "[--threads N]\n"
-          "                         [--save-inputs DIR] [-o OUT.npy]\n"
+          "[--warmup N]\n"
+          "                         [--threads N]"
+          " [--save-inputs DIR] [-o OUT.npy]\n"
           "                         [--save-path F.json] [--path-file F.json]\n"
           "                         [--max-memory BYTES] [--quiet] [--profile[=all]]\n\n"
           "Contracts an einsum benchmark instance (examples/instances/*.json) with seeded\n"
@@ -49,6 +50,9 @@ static void tfr_contract_usage(FILE *f) {
           "  --dtype        default: the instance's dtype (on webgpu, which has no 64-bit\n"
           "                 types yet, f64 and c128 instances run as f32 and c64)\n"
           "  --repeat N     timed repeats (default 1); the median is reported\n"
+          "  --warmup N     untimed runs before them (default 0): the first runs of a\n"
+          "                 process pay for first-touch page faults, thread start-up and\n"
+          "                 the buffer pool filling\n"
           "  --profile      after the timed repeats, one more run with every op timed: a\n"
           "                 table of the ops by time (step, kind - gemm, batched_gemm, gemv,\n"
           "                 dot, outer_product, multiply, transpose, reduce, ...; shapes,\n"
@@ -224,7 +228,7 @@ static int tfr_cmp_d(const void *a, const void *b) {
 
 typedef struct tfr_contract_args {
   const char *instance, *path_kind, *save_dir, *out_path, *backend;
-  int repeat, threads;
+  int repeat, warmup, threads;
   bool have_dtype, plan_only, path_set;
   int profile;  // 0: no --profile, 1: the slowest ops, 2: every op (--profile=all)
   tfr_dtype dtype;
@@ -388,7 +392,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
       }
     }
   }
-  for (int r = 0; r < a->repeat; r++) {
+  for (int r = -a->warmup; r < a->repeat; r++) {
     tfr_tensor_release(result);
     result = NULL;
     tfr_cli_progress_begin(&prog, plan);
@@ -400,7 +404,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
       rc = tfr_cli_fail("contract");
       goto done;
     }
-    times[r] = tfr_cli_seconds() - start;
+    if (r >= 0) times[r] = tfr_cli_seconds() - start;
   }
   qsort(times, (size_t)a->repeat, sizeof(double), tfr_cmp_d);
   double med = times[a->repeat / 2];
@@ -510,17 +514,20 @@ int tfr_cli_contract(int argc, char **argv) {
     else if (strcmp(arg, "--backend") == 0 && has_value) a.backend = argv[++i];
     else if (strcmp(arg, "--save-inputs") == 0 && has_value) a.save_dir = argv[++i];
     else if (strcmp(arg, "-o") == 0 && has_value) a.out_path = argv[++i];
-    else if ((strcmp(arg, "--repeat") == 0 || strcmp(arg, "--threads") == 0) && has_value) {
+    else if ((strcmp(arg, "--repeat") == 0 || strcmp(arg, "--warmup") == 0 ||
+              strcmp(arg, "--threads") == 0) &&
+             has_value) {
       char *end;
       long v = strtol(argv[++i], &end, 10);
-      bool rep = strcmp(arg, "--repeat") == 0;
-      long most = rep ? 100000 : TFR_CPU_MAX_THREADS;
-      if (*end || v < (rep ? 1 : 0) || v > most) {
-        fprintf(stderr, "tenferro contract: %s needs an integer in [%d, %ld]\n", arg, rep ? 1 : 0,
+      bool rep = strcmp(arg, "--repeat") == 0, warm = strcmp(arg, "--warmup") == 0;
+      long least = rep ? 1 : 0, most = rep || warm ? 100000 : TFR_CPU_MAX_THREADS;
+      if (*end || v < least || v > most) {
+        fprintf(stderr, "tenferro contract: %s needs an integer in [%ld, %ld]\n", arg, least,
                 most);
         return 2;
       }
       if (rep) a.repeat = (int)v;
+      else if (warm) a.warmup = (int)v;
       else a.threads = (int)v;
     } else if (tfr_cli_search_option("contract", argc, argv, &i, &a.search, &bad)) {
       if (bad) return 2;
