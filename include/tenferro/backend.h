@@ -67,6 +67,19 @@ typedef struct tfr_cpu_options {
   int disable_pool;
 } tfr_cpu_options;
 
+// The value of OPENBLAS_CORETYPE this process should have had when OpenBLAS
+// loaded, or NULL when OpenBLAS's own choice of kernels is right. OpenBLAS
+// (Debian 12's 0.3.21) picks its kernels by CPU model and falls back to its
+// generic SSE3 ones ("Prescott") on a model it does not know, e.g. a
+// 2024 Xeon, where its GEMMs run 5-6 times slower. Returns "Cooperlake",
+// "SkylakeX" or "Haswell" (the newest kernel set the CPU's AVX-512 or
+// AVX2 + FMA support allows) when the loaded OpenBLAS runs kernels older
+// than AVX2 on a CPU that has it; NULL otherwise (also off x86-64). OpenBLAS
+// reads OPENBLAS_CORETYPE only while it loads: a program acts on the advice
+// by setting it and re-executing itself (the `tenferro` tool does), or by
+// setting it before it loads OpenBLAS. Thread-safe; no session needed.
+TFR_API const char *tfr_cpu_blas_coretype_advice(void);
+
 // What tfr_session_native returns for a cpu session.
 typedef struct tfr_cpu_native {
   int num_threads;  // threads the session's parallel kernels use

@@ -44,6 +44,16 @@ static inline tfr_cpu_backend *tfr_cpu_cast(tfr_backend *b) { return (tfr_cpu_ba
 // more than it saves (measured with bench/, 2-core machine).
 #define TFR_CPU_PARALLEL_MIN 32768
 
+// The threads a piece of work of `work` elements (or multiply-adds)
+// deserves: one per TFR_CPU_PARALLEL_MIN of it, at most `threads`. A small
+// op no longer takes the whole team: on 16 threads, steps of 40 thousand
+// elements each woke 16 threads and many-step networks ran slower on 16
+// threads than on 4 (lm_batch_likelihood_brackets_4_4d 52 ms vs 18 ms).
+static inline int tfr_cpu_threads_for(int threads, int64_t work) {
+  int64_t t = work / TFR_CPU_PARALLEL_MIN;
+  return t < 1 ? 1 : t < threads ? (int)t : threads;
+}
+
 // ---------------------------------------------------------------------------
 // Strided iteration
 //

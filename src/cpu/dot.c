@@ -44,9 +44,9 @@
 // pools spun on the same cores (2 threads on 2 cores: 70% of the time in
 // libgomp's spin-wait, str_mps_varying_inner_product_200 17 ms on 1 thread
 // and 134 ms on 2); one pool gives one thread budget. A thread gets at
-// least this many multiply-adds (about 0.1 ms of work), so small steps run
+// least this many multiply-adds (about 50 us of work), so small steps run
 // on one thread without starting a team.
-#define TFR_DOT_MNK_PER_THREAD ((int64_t)1 << 19)
+#define TFR_DOT_MNK_PER_THREAD ((int64_t)1 << 20)
 // A block of a split GEMM keeps at least this many columns (rows).
 #define TFR_DOT_SPLIT_MIN 32
 
@@ -141,7 +141,7 @@ static void tfr_dot_batch_walk(const tfr_dot_desc *d, tfr_dot_walk *w) {
 }
 
 static int tfr_dot_threads(const tfr_cpu_backend *cpu, int64_t work) {
-  return work >= TFR_CPU_PARALLEL_MIN ? cpu->num_threads : 1;
+  return tfr_cpu_threads_for(cpu->num_threads, work);
 }
 
 // ---------------------------------------------------------------------------

@@ -115,7 +115,8 @@ static void gs_walk(const gs_window *w, char *d, const char *s, int64_t o0, int6
 // (the rows of one window never overlap).
 static void gs_walk_window(const gs_window *w, char *d, const char *s, gs_row_fn fn, int nt) {
   int64_t outer = w->shape[w->ndim - 1];
-  if (nt <= 1 || w->numel < TFR_CPU_PARALLEL_MIN || outer < 2) {
+  nt = tfr_cpu_threads_for(nt, w->numel);
+  if (nt <= 1 || outer < 2) {
     if (w->numel == 1) fn(1, d, w->dst[0], s, w->src[0]);
     else gs_walk(w, d, s, 0, outer, fn);
     return;
@@ -452,7 +453,7 @@ tfr_status tfr_cpu_gather(tfr_backend *b, const tfr_gather_desc *d) {
   gs_batch_init(&bt, ix, operand, out, d->batch_out_axis);
   gs_gather_ctx c = {.bt = &bt, .w = &w, .src = tfr_tensor_host_ptr(operand),
                      .fn = gs_copy_fn((size_t)es)};
-  int nt = out->numel >= TFR_CPU_PARALLEL_MIN ? cpu->num_threads : 1;
+  int nt = tfr_cpu_threads_for(cpu->num_threads, out->numel);
   if (nt <= 1 || bt.nb < nt) {
     // One thread, or few large windows: each window may split over threads.
     gs_gather_range(&c, 0, bt.nb, nt);

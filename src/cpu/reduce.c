@@ -683,7 +683,7 @@ tfr_status tfr_cpu_reduction(tfr_backend *b, const tfr_reduce_desc *d) {
   memcpy(p->init, init, es);
   tfr_red_build_axes(d, p);
   tfr_red_plan_layout(p, es);
-  int nt = x->numel >= TFR_CPU_PARALLEL_MIN ? tfr_cpu_cast(b)->num_threads : 1;
+  int nt = tfr_cpu_threads_for(tfr_cpu_cast(b)->num_threads, x->numel);
   tfr_status st = tfr_red_execute(p, nt < 1 ? 1 : nt);
   tfr_free(p);
   return st;

@@ -71,7 +71,7 @@ void tfr_cpu_iter_run(const tfr_cpu_iter *it, tfr_cpu_inner_fn fn, const void *c
                       int num_threads) {
   int64_t total = it->numel;
   if (total == 0) return;
-  int nt = total >= TFR_CPU_PARALLEL_MIN ? num_threads : 1;
+  int nt = tfr_cpu_threads_for(num_threads, total);
   if (nt <= 1) {
     tfr_cpu_iter_range(it, 0, total, fn, ctx);
     return;

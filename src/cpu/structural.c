@@ -237,7 +237,7 @@ static bool tfr_cpu_convert_blocked(const tfr_cpu_iter *it, tfr_cpu_inner_fn fn,
   int64_t t0 = (n0 + TFR_TILE - 1) / TFR_TILE, tj = (nj + TFR_TILE - 1) / TFR_TILE;
   int64_t outer = it->numel / (n0 * nj);
   int64_t ntiles = outer * t0 * tj;
-  int nt = it->numel >= TFR_CPU_PARALLEL_MIN ? threads : 1;
+  int nt = tfr_cpu_threads_for(threads, it->numel);
   (void)nt;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
@@ -294,7 +294,7 @@ static tfr_status tfr_cpu_triangle(tfr_cpu_backend *cpu, const tfr_structural_de
   // clamp keeps i + k + 1 from overflowing for k near INT64_MAX.
   int64_t k = d->k > cols ? cols : d->k < -rows - 1 ? -rows - 1 : d->k;
   char *base = tfr_tensor_host_ptr(o);  // compact
-  int nt = o->numel >= TFR_CPU_PARALLEL_MIN ? cpu->num_threads : 1;
+  int nt = tfr_cpu_threads_for(cpu->num_threads, o->numel);
   (void)nt;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
@@ -329,7 +329,7 @@ static tfr_status tfr_cpu_iota(tfr_cpu_backend *cpu, const tfr_structural_desc *
   char *base = tfr_tensor_host_ptr(o);
   size_t es = tfr_dtype_size(o->dtype);
   tfr_cpu_inner_fn fn = tfr_convert_table[TFR_I64][o->dtype];
-  int nt = o->numel >= TFR_CPU_PARALLEL_MIN ? cpu->num_threads : 1;
+  int nt = tfr_cpu_threads_for(cpu->num_threads, o->numel);
   (void)nt;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)

@@ -34,6 +34,7 @@ Exits 0 when every check passes; prints each failure.
 """
 import json
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -592,6 +593,38 @@ def bad_inputs(binary, root, tmp):
             "unwritable --save-path (einsum)")
 
 
+def blas_kernels(binary):
+    """OpenBLAS's kernel set: with OPENBLAS_CORETYPE unset, a CPU that has
+    AVX2 and FMA never runs kernels older than AVX2 (the tool re-executes
+    itself with the variable set when OpenBLAS fell back to its generic
+    ones); a value the user set stands."""
+    import re
+    old = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Sandybridge",
+           "Barcelona", "Opteron", "Opteron(SSE3)", "Katmai", "Coppermine", "Northwood", "Banias"}
+    flags = set()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    except OSError:
+        pass
+
+    def kernels(coretype):
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"}
+        if coretype:
+            env["OPENBLAS_CORETYPE"] = coretype
+        p = subprocess.run([binary, "info"], capture_output=True, text=True, timeout=600, env=env)
+        m = re.search(r"BLAS: .*, kernels (\S+)", p.stdout)
+        check(p.returncode == 0 and m, f"info (OPENBLAS_CORETYPE={coretype}): no kernels line")
+        return m.group(1) if m else None
+
+    got = kernels(None)
+    if {"avx2", "fma"} <= flags and platform.machine() == "x86_64":
+        check(got not in old, f"info: OpenBLAS runs its pre-AVX2 kernels {got} on an AVX2 CPU")
+    check(kernels("Prescott") == "Prescott", "info: OPENBLAS_CORETYPE=Prescott was overridden")
+
+
 def info_ops(binary, root, webgpu):
     import re
     rows = re.findall(r'^X\(\w+, "([^"]+)",', open(os.path.join(root, "src", "core",
@@ -657,6 +690,7 @@ def main():
         progress_cases(binary, root, tmp)
         bad_inputs(binary, root, tmp)
         info_ops(binary, root, webgpu)
+        blas_kernels(binary)
         # Not under AddressSanitizer: its shadow memory and quarantine inflate
         # the RSS (scripts/test.sh sets ASAN_OPTIONS for sanitizer builds).
         if not webgpu and "ASAN_OPTIONS" not in os.environ:

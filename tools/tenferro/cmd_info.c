@@ -1,5 +1,6 @@
 // `tenferro info`: what this build contains and what it finds at run time.
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -9,6 +10,7 @@
 // From OpenBLAS (cblas.h declares them; declared here to avoid pulling the
 // whole header into the tool).
 char *openblas_get_config(void);
+char *openblas_get_corename(void);
 int openblas_get_num_threads(void);
 
 // ---- webgpu adapters ----
@@ -189,7 +191,10 @@ int tfr_cli_info(int argc, char **argv) {
   } else {
     rc = tfr_cli_fail("cpu session_native");
   }
-  printf("  BLAS:          %s, %d threads\n", openblas_get_config(), openblas_get_num_threads());
+  const char *forced = getenv("OPENBLAS_CORETYPE");
+  printf("  BLAS:          %s, kernels %s%s%s%s, called single-threaded\n",
+         openblas_get_config(), openblas_get_corename(), forced ? " (OPENBLAS_CORETYPE=" : "",
+         forced ? forced : "", forced ? ")" : "");
   printf("  dtypes:       ");
   for (int d = 0; d < TFR_DTYPE_COUNT; d++) printf(" %s", tfr_dtype_name((tfr_dtype)d));
   printf("\n");

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "tenferro/tenferro.h"
@@ -104,7 +105,20 @@ int tfr_cli_fail(const char *what) {
   return 1;
 }
 
+// OpenBLAS runs its generic kernels on a CPU model it does not know: run
+// again with the kernel set the CPU supports (backend.h,
+// tfr_cpu_blas_coretype_advice). A variable the user set is left alone; a
+// failed exec carries on as it was.
+static void tfr_cli_blas_kernels(char **argv) {
+  if (getenv("OPENBLAS_CORETYPE")) return;
+  const char *core = tfr_cpu_blas_coretype_advice();
+  if (!core || setenv("OPENBLAS_CORETYPE", core, 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  unsetenv("OPENBLAS_CORETYPE");
+}
+
 int main(int argc, char **argv) {
+  tfr_cli_blas_kernels(argv);
   if (argc < 2) {
     tfr_cli_usage(stderr);
     return 2;
