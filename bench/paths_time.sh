@@ -34,7 +34,7 @@ run() {
   f=$1
   shift
   # shellcheck disable=SC2086  # mem is words
-  "$bin" contract "$f" --quiet --threads "$THREADS" --repeat "$REPEAT" $mem "$@" |
+  "$bin" contract "$f" --quiet --threads "$THREADS" --warmup 1 --repeat "$REPEAT" $mem "$@" |
     awk '/^path / { gsub(",", ""); fl = $3 }
          /^time / { ms = $3 }
          /^result/ { for (i = 1; i <= NF; i++) if ($i == "sum") { cs = $(i + 1); gsub(",", "", cs) } }
@@ -47,7 +47,7 @@ median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
   echo
   echo "$(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src include tools || echo ' (modified)'), $(nproc) cores ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $THREADS threads; load average $(cut -d' ' -f1-3 /proc/loadavg) at the start."
   echo
-  echo "Reproduce: \`BUILD_DIR=$BUILD_DIR THREADS=$THREADS ROUNDS=$ROUNDS REPEAT=$REPEAT${MAX_MEMORY:+ MAX_MEMORY=$MAX_MEMORY}${MINIMIZE:+ MINIMIZE=$MINIMIZE} bench/paths_time.sh\`. ours = \`--path auto${MINIMIZE:+ --minimize $MINIMIZE}\` (default budget), searched once and contracted from its path file; stored = the instance's opt_flops path. Times: median over $ROUNDS alternating rounds of the median of $REPEAT repeats (ms, the instance's dtype). flops: log10 of each path's flops. same: the results' checksums (sum of the elements) agree to 1e-6 relative."
+  echo "Reproduce: \`BUILD_DIR=$BUILD_DIR THREADS=$THREADS ROUNDS=$ROUNDS REPEAT=$REPEAT${MAX_MEMORY:+ MAX_MEMORY=$MAX_MEMORY}${MINIMIZE:+ MINIMIZE=$MINIMIZE} bench/paths_time.sh\`. ours = \`--path auto${MINIMIZE:+ --minimize $MINIMIZE}\` (default budget), searched once and contracted from its path file; stored = the instance's opt_flops path. Times: median over $ROUNDS alternating rounds of the median of $REPEAT repeats after one warm-up run (ms, the instance's dtype). flops: log10 of each path's flops. same: the results' checksums (sum of the elements) agree to 1e-6 relative."
   echo
   echo "| instance | ours ms | stored ms | ours / stored | log10 flops ours | stored | same |"
   echo "|---|---:|---:|---:|---:|---:|---|"

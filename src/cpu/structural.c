@@ -270,14 +270,108 @@ static bool tfr_cpu_convert_blocked(const tfr_cpu_iter *it, tfr_cpu_inner_fn fn,
   return true;
 }
 
+// Axes of a grouped tile: at most this many elements per side.
+#define TFR_GROUP_MAX 256
+
+// A permuting copy (same dtype) of many short axes (extents 2 and 3 in
+// tensor networks): neither side has one axis of TFR_TILE / 2 elements to
+// tile along. The output's innermost axes are grouped into A and the
+// input's most contiguous other axes into B, each of at least TFR_TILE / 2
+// elements; every A x B tile is copied through two offset tables, so both
+// sides use whole cache lines (a 2^27-element copy of gm_queen5_5_3 ran at
+// 0.5 GB/s element by element). Returns false when the layout is not such a
+// case.
+static bool tfr_cpu_copy_grouped(const tfr_cpu_iter *it, size_t es, int threads) {
+  int nd = it->ndim;
+  if (nd < 3 || (es != 1 && es != 2 && es != 4 && es != 8 && es != 16)) return false;
+  if (llabs(it->strides[1][0]) <= (int64_t)es) return false;  // already reads well
+  int na = 0;
+  int64_t pa = 1;
+  while (na < nd && pa < TFR_TILE / 2) pa *= it->shape[na++];
+  if (na >= nd || pa > TFR_GROUP_MAX) return false;
+  // B: the remaining axes by |input stride|, smallest first.
+  int order[TFR_MAX_RANK], nr = 0;
+  for (int d = na; d < nd; d++) {
+    int q = nr++;
+    while (q > 0 && llabs(it->strides[1][order[q - 1]]) > llabs(it->strides[1][d])) {
+      order[q] = order[q - 1];
+      q--;
+    }
+    order[q] = d;
+  }
+  int nb = 0;
+  int64_t pb = 1;
+  while (nb < nr && pb < TFR_TILE / 2) pb *= it->shape[order[nb++]];
+  if (pb < TFR_TILE / 2 || pb > TFR_GROUP_MAX) return false;
+  // Offset tables (bytes) of A (input; the output's is a * es) and of B.
+  int64_t a_in[TFR_GROUP_MAX], b_in[TFR_GROUP_MAX], b_out[TFR_GROUP_MAX];
+  for (int64_t a = 0; a < pa; a++) {
+    int64_t rem = a, off = 0;
+    for (int d = 0; d < na; d++) {
+      off += (rem % it->shape[d]) * it->strides[1][d];
+      rem /= it->shape[d];
+    }
+    a_in[a] = off;
+  }
+  for (int64_t b = 0; b < pb; b++) {
+    int64_t rem = b, oi = 0, oo = 0;
+    for (int q = 0; q < nb; q++) {
+      int d = order[q];
+      int64_t i = rem % it->shape[d];
+      rem /= it->shape[d];
+      oi += i * it->strides[1][d];
+      oo += i * it->strides[0][d];
+    }
+    b_in[b] = oi;
+    b_out[b] = oo;
+  }
+  // The other axes, walked by their flat index.
+  int rest[TFR_MAX_RANK], nrest = 0;
+  for (int q = nb; q < nr; q++) rest[nrest++] = order[q];
+  int64_t outer = it->numel / (pa * pb);
+  int nt = tfr_cpu_threads_for(threads, it->numel);
+  (void)nt;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#endif
+  for (int64_t r = 0; r < outer; r++) {
+    int64_t rem = r;
+    char *po = it->base[0];
+    const char *pi = it->base[1];
+    for (int q = 0; q < nrest; q++) {
+      int d = rest[q];
+      int64_t i = rem % it->shape[d];
+      rem /= it->shape[d];
+      po += i * it->strides[0][d];
+      pi += i * it->strides[1][d];
+    }
+    for (int64_t b = 0; b < pb; b++) {
+      char *o = po + b_out[b];
+      const char *src = pi + b_in[b];
+      switch (es) {
+        case 1: for (int64_t a = 0; a < pa; a++) o[a] = src[a_in[a]]; break;
+        case 2: for (int64_t a = 0; a < pa; a++) memcpy(o + 2 * a, src + a_in[a], 2); break;
+        case 4: for (int64_t a = 0; a < pa; a++) memcpy(o + 4 * a, src + a_in[a], 4); break;
+        case 8: for (int64_t a = 0; a < pa; a++) memcpy(o + 8 * a, src + a_in[a], 8); break;
+        default: for (int64_t a = 0; a < pa; a++) memcpy(o + 16 * a, src + a_in[a], 16); break;
+      }
+    }
+  }
+  return true;
+}
+
 tfr_status tfr_cpu_convert(tfr_cpu_backend *cpu, const tfr_tensor *in, tfr_tensor *out) {
   if (out->numel == 0) return TFR_OK;
   const tfr_tensor *ops[2] = {out, in};
   tfr_cpu_iter it;
   tfr_cpu_iter_init(&it, 2, ops);
   tfr_cpu_inner_fn fn = tfr_convert_table[in->dtype][out->dtype];
-  if (!tfr_cpu_convert_blocked(&it, fn, cpu->num_threads))
-    tfr_cpu_iter_run(&it, fn, NULL, cpu->num_threads);
+  if (tfr_cpu_convert_blocked(&it, fn, cpu->num_threads)) return TFR_OK;
+  // The grouped copy needs a compact output (its A axes are one run there).
+  if (in->dtype == out->dtype && tfr_tensor_is_contiguous(out) &&
+      tfr_cpu_copy_grouped(&it, tfr_dtype_size(in->dtype), cpu->num_threads))
+    return TFR_OK;
+  tfr_cpu_iter_run(&it, fn, NULL, cpu->num_threads);
   return TFR_OK;
 }
 

@@ -348,6 +348,49 @@ static void test_transpose_blocked(void **state) {
   tfr_tensor_release(x);
 }
 
+// Transposes of many short axes (the grouped tile copy: no axis long enough
+// to tile along), every element size, inputs compact and reversed (negative
+// strides), random permutations, against the naive reference.
+static void test_transpose_grouped(void **state) {
+  tfr_test_env *env = *state;
+  const int64_t small[9] = {3, 2, 3, 3, 2, 3, 3, 2, 3};
+  const int64_t threes[12] = {3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+  uint64_t rng = 99;
+  for (int dt = 0; dt < TFR_DTYPE_COUNT; dt++)
+    for (int c = 0; c < 2; c++) {
+      int rank = c == 0 ? 9 : 12;
+      if (c == 1 && dt != TFR_F64 && dt != TFR_C128 && dt != TFR_U8) continue;  // 531441 elements
+      tfr_tensor *x = tfr_test_random_tensor((tfr_dtype)dt, rank, c == 0 ? small : threes,
+                                             (uint64_t)(40 + dt));
+      for (int trial = 0; trial < 4; trial++) {
+        int64_t perm[12];
+        for (int k = 0; k < rank; k++) perm[k] = k;
+        for (int k = rank - 1; k > 0; k--) {  // Fisher-Yates
+          int j = (int)(tfr_test_rand_u64(&rng) % (uint64_t)(k + 1));
+          int64_t t = perm[k];
+          perm[k] = perm[j];
+          perm[j] = t;
+        }
+        tfr_tensor *src = x;
+        if (trial & 1) {  // reversed along every other axis
+          int64_t axes[6];
+          int na = 0;
+          for (int k = 0; k < rank; k += 2) axes[na++] = k;
+          TFR_ASSERT_OK(tfr_tensor_view_reverse(x, na, axes, &src));
+        }
+        tfr_tensor *y = NULL, *v = NULL;
+        TFR_ASSERT_OK(tfr_transpose(env->session, src, perm, &y));
+        TFR_ASSERT_OK(tfr_tensor_view_transpose(src, perm, &v));
+        assert_true(tfr_tensor_is_contiguous(y));
+        tfr_check_converted(v, y);
+        tfr_tensor_release(v);
+        tfr_tensor_release(y);
+        if (src != x) tfr_tensor_release(src);
+      }
+      tfr_tensor_release(x);
+    }
+}
+
 static void test_copy_into_and_reshape(void **state) {
   tfr_test_env *env = *state;
   for (int layout = 0; layout < TFR_LAYOUTS; layout++) {
@@ -569,6 +612,7 @@ int main(void) {
       cmocka_unit_test(test_convert_edge_values),
       cmocka_unit_test(test_reduce_precision),
       cmocka_unit_test(test_transpose_blocked),
+      cmocka_unit_test(test_transpose_grouped),
       cmocka_unit_test(test_copy_into_and_reshape),
       cmocka_unit_test(test_diagonals),
       cmocka_unit_test(test_tril_triu),
