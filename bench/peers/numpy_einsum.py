@@ -78,6 +78,34 @@ def contract_pairs(terms, out, pairs, ops, pair=numpy_pair):
     return items[0][0]
 
 
+def operands(shapes, seed):
+    """Seeded operands, uniform in [-1, 1), never zero (also torch_einsum.py)."""
+    rng = np.random.default_rng(seed)
+    ops = []
+    for s in shapes:
+        v = rng.uniform(-1.0, 1.0, size=s)
+        v[v == 0] = 0.5
+        ops.append(v)
+    return ops
+
+
+def time_runs(run, repeat, budget):
+    """Sorted times (s) of up to `repeat` calls of run() within `budget`
+    seconds (at least one), after one untimed warm-up call when that call
+    took less than a tenth of the budget (also used by torch_einsum.py)."""
+    times = []
+    warm_up = True
+    start = time.perf_counter()
+    while len(times) < repeat and (not times or time.perf_counter() - start < budget):
+        t0 = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - t0)
+        if warm_up and times[0] < budget / 10:
+            times.clear()  # that was the warm-up run
+        warm_up = False
+    return sorted(times)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("instance")
@@ -89,24 +117,8 @@ def main():
     labels = set(c for t in terms for c in t)
     method = "einsum" if len(labels) <= len(LETTERS) else "pairs"
     fn = contract_whole if method == "einsum" else contract_pairs
-    rng = np.random.default_rng(args.seed)
-    ops = []
-    for s in shapes:
-        v = rng.uniform(-1.0, 1.0, size=s)
-        v[v == 0] = 0.5
-        ops.append(v)
-    times = []
-    warm_up = True
-    start = time.perf_counter()
-    while len(times) < args.repeat and (not times or time.perf_counter() - start < args.budget):
-        t0 = time.perf_counter()
-        r = fn(terms, out, pairs, ops)
-        del r
-        times.append(time.perf_counter() - t0)
-        if warm_up and times[0] < args.budget / 10:
-            times.clear()  # that was the warm-up run
-        warm_up = False
-    times.sort()
+    ops = operands(shapes, args.seed)
+    times = time_runs(lambda: fn(terms, out, pairs, ops), args.repeat, args.budget)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     name = os.path.basename(args.instance)
     print(f"numpy {name} method {method} median {times[len(times) // 2] * 1e3:.3f} ms over "

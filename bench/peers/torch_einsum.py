@@ -15,13 +15,11 @@ import argparse
 import os
 import resource
 import sys
-import time
 
-import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from numpy_einsum import contract_pairs, load  # noqa: E402
+from numpy_einsum import contract_pairs, load, operands, time_runs  # noqa: E402
 
 
 def torch_pair(expr, a, b):
@@ -39,25 +37,10 @@ def main():
     torch.set_num_threads(args.threads)
     torch.set_num_interop_threads(1)
     terms, out, shapes, pairs = load(args.instance)
-    rng = np.random.default_rng(args.seed)
-    ops = []
-    for s in shapes:
-        v = rng.uniform(-1.0, 1.0, size=s)
-        v[v == 0] = 0.5
-        ops.append(torch.from_numpy(v))
-    times = []
-    warm_up = True
-    start = time.perf_counter()
+    ops = [torch.from_numpy(v) for v in operands(shapes, args.seed)]
     with torch.inference_mode():
-        while len(times) < args.repeat and (not times or time.perf_counter() - start < args.budget):
-            t0 = time.perf_counter()
-            r = contract_pairs(terms, out, pairs, ops, torch_pair)
-            del r
-            times.append(time.perf_counter() - t0)
-            if warm_up and times[0] < args.budget / 10:
-                times.clear()  # that was the warm-up run
-            warm_up = False
-    times.sort()
+        times = time_runs(lambda: contract_pairs(terms, out, pairs, ops, torch_pair), args.repeat,
+                          args.budget)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     name = os.path.basename(args.instance)
     print(f"torch {name} version {torch.__version__} threads {torch.get_num_threads()} median "

@@ -77,7 +77,8 @@ typedef struct tfr_cpu_options {
 // than AVX2 on a CPU that has it; NULL otherwise (also off x86-64). OpenBLAS
 // reads OPENBLAS_CORETYPE only while it loads: a program acts on the advice
 // by setting it and re-executing itself (the `tenferro` tool does), or by
-// setting it before it loads OpenBLAS. Thread-safe; no session needed.
+// setting it before it loads OpenBLAS. The string is static (never freed).
+// Thread-safe; no session needed; no error cases.
 TFR_API const char *tfr_cpu_blas_coretype_advice(void);
 
 // What tfr_session_native returns for a cpu session.

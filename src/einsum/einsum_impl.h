@@ -4,10 +4,19 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "core/core.h"
 #include "tenferro/einsum.h"
 #include "tenferro/tensor.h"
+
+// Seconds on a monotonic clock: the optimisers' time budgets and the
+// profiler's op times.
+static inline double tfr_path_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 // An expression over dense label ids 0 .. num_labels-1.
 typedef struct tfr_einsum_expr {
@@ -111,9 +120,7 @@ tfr_status tfr_recorder_init(tfr_einsum_recorder *r, tfr_session *session,
 // Frees the recorder's index and, unless taken (r->profile set to NULL),
 // its profile.
 void tfr_recorder_free(tfr_einsum_recorder *r);
-// The start of an op: the monotonic clock, seconds.
-double tfr_recorder_now(void);
-// Ends an op begun at `t0` (tfr_recorder_now): synchronizes an asynchronous
+// Ends an op begun at `t0` (tfr_path_now): synchronizes an asynchronous
 // session, then adds the op to the record of (r->step, kind, shapes): one
 // call of batch x m x n x k (dot kinds; 1 x 1 x 1 x 1 otherwise) reading
 // in_elements and writing out_elements. Errors: those of

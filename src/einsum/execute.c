@@ -74,7 +74,7 @@ static tfr_status tfr_item_sum_local(tfr_session *s, tfr_item *it, int *refs,
   }
   if (na == 0) return TFR_OK;
   tfr_tensor *r = NULL;
-  double t0 = rec ? tfr_recorder_now() : 0;
+  double t0 = rec ? tfr_path_now() : 0;
   if (tfr_tensor_dtype(it->t) == TFR_BOOL)  // or: maximum of bools
     TFR_RETURN_IF_ERROR(tfr_reduce_max(s, it->t, na, axes, &r));
   else
@@ -302,7 +302,7 @@ static tfr_status tfr_item_transpose(tfr_session *s, tfr_item *x, const int *lab
   int64_t perm[TFR_MAX_RANK];
   for (int j = 0; j < x->rank; j++) perm[j] = tfr_find_label(x, labels[j]);
   tfr_tensor *t = NULL;
-  double t0 = rec ? tfr_recorder_now() : 0;
+  double t0 = rec ? tfr_path_now() : 0;
   TFR_RETURN_IF_ERROR(tfr_transpose(s, x->t, perm, &t));
   tfr_tensor_release(x->t);
   x->t = t;
@@ -366,7 +366,7 @@ static tfr_status tfr_multiply_pair(tfr_session *s, const tfr_consumer *cons, co
   }
   tfr_tensor *va = NULL, *vb = NULL;
   tfr_einsum_recorder *rec = p->recorder;
-  double t0 = rec ? tfr_recorder_now() : 0;
+  double t0 = rec ? tfr_path_now() : 0;
   tfr_status st = tfr_item_broadcast_view(a, nr, out->labels, shape, &va);
   if (!st) st = tfr_item_broadcast_view(b, nr, out->labels, shape, &vb);
   if (!st)
@@ -566,7 +566,7 @@ static tfr_status tfr_dot_pair(tfr_session *s, const tfr_consumer *cons, tfr_ite
   out->rank = nr;
   tfr_dot_config cfg = {nb, lb, rb, nc, lc, rc, false, false};
   tfr_einsum_recorder *rec = cons->plan->recorder;
-  double t0 = rec ? tfr_recorder_now() : 0;
+  double t0 = rec ? tfr_path_now() : 0;
   tfr_status st = tfr_tensor_dtype(lhs->t) == TFR_BOOL
                       ? tfr_dot_logical(s, lhs->t, rhs->t, &cfg, &out->t)
                       : tfr_dot_general(s, lhs->t, rhs->t, &cfg, &out->t);
@@ -692,7 +692,7 @@ tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
         tfr_tensor_retain(it->t);
         *out = it->t;
       } else {
-        double t0 = rec ? tfr_recorder_now() : 0;
+        double t0 = rec ? tfr_path_now() : 0;
         st = tfr_transpose(session, it->t, perm, out);
         if (!st && rec) {
           int64_t numel = tfr_tensor_numel(*out);

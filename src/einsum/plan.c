@@ -36,11 +36,11 @@ tfr_status tfr_einsum_plan_profile(tfr_session *session, const tfr_einsum_plan *
   tfr_einsum_plan p = *plan;
   p.recorder = &rec;
   tfr_status st = rec.sync ? tfr_session_synchronize(session) : TFR_OK;
-  double t0 = tfr_recorder_now();
+  double t0 = tfr_path_now();
   if (!st && plan->num_sliced > 0) st = tfr_einsum_execute_grouped(session, &p, operands, out);
   else if (!st) st = tfr_einsum_run(session, &p, operands, NULL, out);
   if (!st && rec.sync) st = tfr_session_synchronize(session);
-  rec.profile->seconds = tfr_recorder_now() - t0;
+  rec.profile->seconds = tfr_path_now() - t0;
   rec.profile->num_slices = tfr_einsum_plan_num_slices(plan);
   if (st) {
     tfr_tensor_release(*out);

@@ -4,7 +4,6 @@
 // kind and shapes. Records of a step are chained from the step's head, so
 // that the slices of a sliced plan find theirs in a few comparisons.
 #include <string.h>
-#include <time.h>
 
 #include "einsum/einsum_impl.h"
 
@@ -25,12 +24,6 @@ void tfr_einsum_profile_free(tfr_einsum_profile *profile) {
   if (!profile) return;
   tfr_free(profile->ops);
   tfr_free(profile);
-}
-
-double tfr_recorder_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 tfr_status tfr_recorder_init(tfr_einsum_recorder *r, tfr_session *session,
@@ -90,7 +83,7 @@ tfr_status tfr_recorder_add(tfr_einsum_recorder *r, double t0, tfr_einsum_op_kin
                             int64_t batch, int64_t m, int64_t n, int64_t k, int64_t in_elements,
                             int64_t out_elements) {
   if (r->sync) TFR_RETURN_IF_ERROR(tfr_session_synchronize(r->session));
-  double seconds = tfr_recorder_now() - t0;
+  double seconds = tfr_path_now() - t0;
   int slot = r->step + 1;
   tfr_einsum_op_record key = {.step = r->step, .kind = kind, .batch = batch, .m = m, .n = n,
                               .k = k, .in_elements = in_elements, .out_elements = out_elements};

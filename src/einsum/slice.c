@@ -406,7 +406,7 @@ tfr_status tfr_einsum_execute_sliced(tfr_session *session, const tfr_einsum_plan
     // sliced output axes (r's axes).
     if (!st) st = tfr_slice_block(plan, res, k, &block);
     // The first summed slice of a block writes it, the others add to it.
-    double t0 = plan->recorder ? tfr_recorder_now() : 0;
+    double t0 = plan->recorder ? tfr_path_now() : 0;
     if (!st && k % closed == 0) st = tfr_copy_into(session, r, block);
     else if (!st)
       st = tfr_binary_into(session, dt == TFR_BOOL ? TFR_OR : TFR_ADD, block, r, block);

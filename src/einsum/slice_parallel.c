@@ -96,7 +96,7 @@ static void tfr_slice_unit(void *ctx, int64_t u, int thread) {
     tfr_tensor *r = NULL;
     st = tfr_slice_run(x->s, x->plan, x->operands, k, x->dropped, &r);
     tfr_einsum_recorder *rec = st ? NULL : x->plan->recorder;
-    double t0 = rec ? tfr_recorder_now() : 0;
+    double t0 = rec ? tfr_path_now() : 0;
     if (!st && k == lo && g == 0) {
       st = tfr_copy_into(x->s, r, block);
       if (!st) {
@@ -117,7 +117,7 @@ static void tfr_slice_unit(void *ctx, int64_t u, int thread) {
   }
   if (!st && complete && g > 0) {
     if (x->combine_now) {
-      double t0 = x->plan->recorder ? tfr_recorder_now() : 0;
+      double t0 = x->plan->recorder ? tfr_path_now() : 0;
       st = tfr_binary_into(x->s, x->op, block, acc, block);
       st = tfr_recorder_accumulate(x->plan->recorder, t0, st, acc, 2);
     } else {

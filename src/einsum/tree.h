@@ -19,16 +19,8 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "einsum/einsum_impl.h"
-
-// Seconds on a monotonic clock: the optimisers' time budgets.
-static inline double tfr_path_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 // The network, read-only for the optimisers (threads share it).
 typedef struct tfr_net {
