@@ -1,8 +1,10 @@
 // cpu dot_general. Floats and complex run through OpenBLAS GEMM, one call
-// per batch element; integers through a blocked loop of our own; tiny
-// problems (up to TFR_DOT_SMALL_MNK multiply-adds per batch element, e.g.
-// the Hadamard-like contractions einsum produces) through a strided loop
-// that needs no packing and no BLAS call.
+// per batch element, or, for small products (a few dozen per side:
+// small_gemm.h), through our own kernels, which read every operand through
+// its strides; integers through a blocked loop of our own; tiny problems (up
+// to TFR_DOT_SMALL_MNK multiply-adds per batch element, e.g. the
+// Hadamard-like contractions einsum produces) through a strided loop that
+// needs no packing and no BLAS call.
 //
 // Threads: a single GEMM runs on OpenBLAS's own threads (their count is
 // OpenBLAS's setting: OPENBLAS_NUM_THREADS or OMP_NUM_THREADS, not the
@@ -26,6 +28,7 @@
 #include "core/half.h"
 #include "core/validate.h"
 #include "cpu/cpu.h"
+#include "cpu/small_gemm.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -694,6 +697,63 @@ static void tfr_dot_run_blas(tfr_cpu_backend *cpu, const tfr_dot_desc *d) {
   if (blas_threads != 1) openblas_set_num_threads(blas_threads);
 }
 
+// ---------------------------------------------------------------------------
+// Small products (small_gemm.h): our kernels, one batch element per call,
+// every operand read and written through its strides (no packing, no
+// temporary) as long as each of its axis groups merges into one stride.
+// ---------------------------------------------------------------------------
+
+// Runs d through the small kernels when every group merges (false: nothing
+// done, the caller packs).
+static bool tfr_dot_run_small(tfr_cpu_backend *cpu, const tfr_dot_desc *d) {
+  int64_t oax_m[TFR_MAX_RANK], oax_n[TFR_MAX_RANK];
+  tfr_dot_iota(d->nlhs_free, d->nbatch, oax_m);
+  tfr_dot_iota(d->nrhs_free, d->nbatch + d->nlhs_free, oax_n);
+  const tfr_tensor *l = d->lhs, *r = d->rhs, *o = d->out;
+  tfr_small_gemm g = {.a_conj = d->lhs_conj, .b_conj = d->rhs_conj};
+  if (!tfr_dot_merge_axes(d->nlhs_free, d->lhs_free, l->shape, l->strides, &g.M, &g.lsm) ||
+      !tfr_dot_merge_axes(d->ncontract, d->lhs_contract, l->shape, l->strides, &g.K, &g.lsk) ||
+      !tfr_dot_merge_axes(d->ncontract, d->rhs_contract, r->shape, r->strides, &g.K, &g.rsk) ||
+      !tfr_dot_merge_axes(d->nrhs_free, d->rhs_free, r->shape, r->strides, &g.N, &g.rsn) ||
+      !tfr_dot_merge_axes(d->nlhs_free, oax_m, o->shape, o->strides, &g.M, &g.osm) ||
+      !tfr_dot_merge_axes(d->nrhs_free, oax_n, o->shape, o->strides, &g.N, &g.osn))
+    return false;
+  g.form = !d->accumulate ? TFR_SMALL_GEMM_PLAIN
+           : d->beta_zero ? TFR_SMALL_GEMM_ALPHA
+                          : TFR_SMALL_GEMM_ALPHA_BETA;
+  memcpy(g.alpha, d->alpha, sizeof g.alpha);
+  memcpy(g.beta, d->beta, sizeof g.beta);
+  tfr_small_gemm_fn fn = tfr_small_gemm_kernel(d->dtype);
+  tfr_dot_walk bw;
+  tfr_dot_batch_walk(d, &bw);
+  const char *L = tfr_tensor_host_ptr(l), *R = tfr_tensor_host_ptr(r);
+  char *O = tfr_tensor_host_ptr(o);
+  int64_t es = (int64_t)tfr_dtype_size(d->dtype), items = bw.total;
+  int nt = tfr_dot_threads(cpu, tfr_dot_mul_sat(items, g.M * g.N * g.K));
+  if (nt > items) nt = (int)items;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+  {
+    int t = 0, n = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+    n = omp_get_num_threads();
+#endif
+    int64_t chunk = (items + n - 1) / n, begin = (int64_t)t * chunk;
+    int64_t end = begin + chunk < items ? begin + chunk : items;
+    if (begin < end) {
+      tfr_dot_cursor cur;
+      tfr_dot_cursor_init(&bw, &cur, begin);
+      for (int64_t i = begin; i < end; i++) {
+        fn(&g, L + cur.off[0] * es, R + cur.off[1] * es, O + cur.off[2] * es);
+        tfr_dot_cursor_next(&bw, &cur);
+      }
+    }
+  }
+  return true;
+}
+
 // Whether out can be written in place: by BLAS (row- or column-major rows
 // of unit stride) or by the integer kernel (rows contiguous along N).
 static bool tfr_dot_out_direct(const tfr_dot_desc *d, bool blas) {
@@ -716,7 +776,8 @@ static bool tfr_dot_out_direct(const tfr_dot_desc *d, bool blas) {
 
 // Packs what the kernels cannot read in place, computes into a temporary
 // when they cannot write out, runs `blas` or the integer kernel.
-static tfr_status tfr_dot_run_general(tfr_cpu_backend *cpu, const tfr_dot_desc *d, bool blas) {
+static tfr_status tfr_dot_run_general(tfr_cpu_backend *cpu, const tfr_dot_desc *d, bool blas,
+                                      int64_t M, int64_t N, int64_t K) {
   tfr_backend *b = &cpu->base;
   tfr_dot_desc w = *d;
   tfr_tensor *packed[2] = {NULL, NULL}, *tmp = NULL;
@@ -737,10 +798,12 @@ static tfr_status tfr_dot_run_general(tfr_cpu_backend *cpu, const tfr_dot_desc *
     }
   }
   if (!st) {
-    if (blas) {
+    if (blas && tfr_small_gemm_fits(d->dtype, M, N, K) && tfr_dot_run_small(cpu, &w)) {
+      // done (the packed operands and a temporary out merge)
+    } else if (blas) {
       tfr_dot_run_blas(cpu, &w);
     } else {
-      int64_t M, N, K, lsm, lsk, rsk, rsn, osm, osn;
+      int64_t lsm, lsk, rsk, rsn, osm, osn;
       int64_t oax_m[TFR_MAX_RANK], oax_n[TFR_MAX_RANK];
       tfr_dot_iota(w.nlhs_free, w.nbatch, oax_m);
       tfr_dot_iota(w.nrhs_free, w.nbatch + w.nlhs_free, oax_n);
@@ -820,5 +883,6 @@ tfr_status tfr_cpu_dot_general(tfr_backend *b, const tfr_dot_desc *d) {
   bool ints = kind == TFR_KIND_INT || kind == TFR_KIND_UINT;
   bool blas_fits = M <= INT_MAX && N <= INT_MAX && K <= INT_MAX;
   if (mnk <= TFR_DOT_SMALL_MNK || (!ints && !blas_fits)) return tfr_dot_run_naive(cpu, d);
-  return tfr_dot_run_general(cpu, d, !ints);
+  if (!ints && tfr_small_gemm_fits(d->dtype, M, N, K) && tfr_dot_run_small(cpu, d)) return TFR_OK;
+  return tfr_dot_run_general(cpu, d, !ints, M, N, K);
 }

@@ -973,6 +973,162 @@ static void test_split_gemm_threads(void **state) {
   }
 }
 
+// Batched small products (src/cpu/small_gemm.c: up to 64 per side and a
+// dtype's limit of multiply-adds per batch element; larger ones here go
+// through BLAS) on 1 and 3 threads against a long double
+// reference read through each operand's strides: compact operands, batch
+// axes in the middle and innermost, negative strides, a stepped slice, the
+// accumulating form into a column-major view, conjugation of either side,
+// gemv-like shapes.
+
+// Element idx[0..3) of a rank-3 host tensor or view as long double re/im.
+static void tfr_view_get(const tfr_tensor *t, const int64_t *idx, long double *re,
+                         long double *im) {
+  void *p = NULL;
+  TFR_ASSERT_OK(tfr_tensor_host_data(t, &p));
+  const int64_t *st = tfr_tensor_strides(t);
+  int64_t off = idx[0] * st[0] + idx[1] * st[1] + idx[2] * st[2];
+  tfr_split_get(p, tfr_tensor_dtype(t), off, re, im);
+}
+
+// A random [d0, d1, d2] view of layout `v`: 0 compact, 1 stored with axes
+// (2, 0, 1) (the first axis in the middle), 2 axes 1 and 2 reversed,
+// 3 every other element of a stored [d0, d1, 2 * d2] along the last axis,
+// 4 stored [d2, d1, d0] (the first axis innermost).
+static tfr_tensor *tfr_small_operand(tfr_dtype dt, const int64_t *d, int v, uint64_t seed) {
+  tfr_tensor *base = NULL, *view = NULL;
+  switch (v) {
+    case 1: {
+      base = tfr_test_random_tensor(dt, 3, (int64_t[]){d[2], d[0], d[1]}, seed);
+      TFR_ASSERT_OK(tfr_tensor_view_transpose(base, (int64_t[]){1, 2, 0}, &view));
+      break;
+    }
+    case 2: {
+      base = tfr_test_random_tensor(dt, 3, d, seed);
+      TFR_ASSERT_OK(tfr_tensor_view_reverse(base, 2, (int64_t[]){1, 2}, &view));
+      break;
+    }
+    case 3: {
+      base = tfr_test_random_tensor(dt, 3, (int64_t[]){d[0], d[1], 2 * d[2]}, seed);
+      TFR_ASSERT_OK(tfr_tensor_view_slice(base, (int64_t[]){0, 0, 1},
+                                          (int64_t[]){d[0], d[1], 2 * d[2]},
+                                          (int64_t[]){1, 1, 2}, &view));
+      break;
+    }
+    case 4: {
+      base = tfr_test_random_tensor(dt, 3, (int64_t[]){d[2], d[1], d[0]}, seed);
+      TFR_ASSERT_OK(tfr_tensor_view_transpose(base, (int64_t[]){2, 1, 0}, &view));
+      break;
+    }
+    default: return tfr_test_random_tensor(dt, 3, d, seed);
+  }
+  tfr_tensor_release(base);
+  return view;
+}
+
+static void test_small_gemm(void **state) {
+  (void)state;
+  const int64_t cases[][4] = {  // b, m, n, k
+      {257, 9, 9, 9}, {5, 64, 8, 64}, {40, 3, 50, 7}, {33, 17, 33, 5},
+      {1, 20, 20, 20}, {100, 1, 9, 27}, {64, 12, 1, 40}, {7, 64, 64, 8},
+      // <= 9^3, within every dtype's limit: panel widths 32, 24, 16, 12, 4
+      {30, 5, 30, 4}, {40, 3, 20, 12}, {20, 7, 13, 8}, {9, 11, 11, 6}, {25, 15, 3, 16},
+  };
+  const tfr_dtype dts[] = {TFR_F32, TFR_F64, TFR_C64, TFR_C128};
+  uint64_t seed = 900;
+  for (int threads = 1; threads <= 3; threads += 2) {
+    tfr_backend *be = NULL;
+    TFR_ASSERT_OK(tfr_backend_create_cpu(&(tfr_cpu_options){.num_threads = threads}, &be));
+    tfr_session *s = tfr_test_begin(be);
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+      int64_t b = cases[ci][0], m = cases[ci][1], n = cases[ci][2], k = cases[ci][3];
+      for (int v = 0; v < 5; v++) {
+        for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+          tfr_dtype dt = dts[di];
+          bool cplx = dt == TFR_C64 || dt == TFR_C128, conj = cplx && ((ci + (size_t)v) & 1);
+          bool rconj = cplx && (ci + (size_t)v) % 3 == 0;
+          bool acc = v >= 3;  // the accumulating form into a column-major out
+          // lhs [b, m, k], rhs [b, k, n] in layout v (rhs in layout 4 - v).
+          tfr_tensor *l = tfr_small_operand(dt, (int64_t[]){b, m, k}, v, seed++);
+          tfr_tensor *r = tfr_small_operand(dt, (int64_t[]){b, k, n}, 4 - v, seed++);
+          int64_t lb = 0, rb = 0, lc = 2, rc = 1;
+          tfr_dot_config cfg = {1, &lb, &rb, 1, &lc, &rc, conj, rconj};
+          long double al[2] = {1, 0}, bt[2] = {0, 0};
+          tfr_tensor *got = NULL, *obase = NULL;
+          if (acc) {
+            al[0] = 0.5L, al[1] = cplx ? 0.25L : 0;
+            bt[0] = -2, bt[1] = cplx ? 0.5L : 0;
+            obase = tfr_test_random_tensor(dt, 3, (int64_t[]){n, m, b}, seed++);
+            TFR_ASSERT_OK(tfr_tensor_view_transpose(obase, (int64_t[]){2, 1, 0}, &got));
+          }
+          // The reference, before out is overwritten.
+          size_t es = tfr_dtype_size(dt);
+          unsigned char *want = malloc((size_t)(b * m * n) * es);
+          assert_non_null(want);
+          for (int64_t bi = 0; bi < b; bi++)
+            for (int64_t i = 0; i < m; i++)
+              for (int64_t j = 0; j < n; j++) {
+                long double sr = 0, si = 0;
+                for (int64_t q = 0; q < k; q++) {
+                  long double ar, ai, br, bim;
+                  tfr_view_get(l, (int64_t[]){bi, i, q}, &ar, &ai);
+                  tfr_view_get(r, (int64_t[]){bi, q, j}, &br, &bim);
+                  if (conj) ai = -ai;
+                  if (rconj) bim = -bim;
+                  sr += ar * br - ai * bim;
+                  si += ar * bim + ai * br;
+                }
+                if (acc) {
+                  long double cr, cim;
+                  tfr_view_get(got, (int64_t[]){bi, i, j}, &cr, &cim);
+                  long double tr = al[0] * sr - al[1] * si + bt[0] * cr - bt[1] * cim;
+                  long double ti = al[0] * si + al[1] * sr + bt[0] * cim + bt[1] * cr;
+                  sr = tr;
+                  si = ti;
+                }
+                int64_t o = (bi * m + i) * n + j;
+                switch (dt) {
+                  case TFR_F32: ((float *)want)[o] = (float)sr; break;
+                  case TFR_F64: ((double *)want)[o] = (double)sr; break;
+                  case TFR_C64: ((float *)want)[2 * o] = (float)sr, ((float *)want)[2 * o + 1] = (float)si; break;
+                  default: ((double *)want)[2 * o] = (double)sr, ((double *)want)[2 * o + 1] = (double)si; break;
+                }
+              }
+          if (acc) {
+            unsigned char a8[16], b8[16];
+            switch (dt) {
+              case TFR_F32: ((float *)a8)[0] = (float)al[0], ((float *)b8)[0] = (float)bt[0]; break;
+              case TFR_F64: ((double *)a8)[0] = (double)al[0], ((double *)b8)[0] = (double)bt[0]; break;
+              case TFR_C64:
+                ((float *)a8)[0] = (float)al[0], ((float *)a8)[1] = (float)al[1];
+                ((float *)b8)[0] = (float)bt[0], ((float *)b8)[1] = (float)bt[1];
+                break;
+              default:
+                ((double *)a8)[0] = (double)al[0], ((double *)a8)[1] = (double)al[1];
+                ((double *)b8)[0] = (double)bt[0], ((double *)b8)[1] = (double)bt[1];
+                break;
+            }
+            TFR_ASSERT_OK(tfr_dot_general_accumulate(s, l, r, &cfg, a8, b8, got));
+          } else {
+            TFR_ASSERT_OK(tfr_dot_general(s, l, r, &cfg, &got));
+          }
+          tfr_tensor *w = tfr_test_tensor(dt, 3, (int64_t[]){b, m, n}, want);
+          char what[112];
+          snprintf(what, sizeof what, "small gemm %lldx%lldx%lldx%lld layout %d %s on %d thread(s)",
+                   (long long)b, (long long)m, (long long)n, (long long)k, v, tfr_dtype_name(dt),
+                   threads);
+          tfr_test_expect_close(got, w, what);
+          free(want);
+          tfr_tensor *list[] = {l, r, got, obase, w};
+          for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) tfr_tensor_release(list[i]);
+        }
+      }
+    }
+    tfr_test_end(s);
+    tfr_backend_release(be);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_numpy_cases),
@@ -989,6 +1145,7 @@ int main(void) {
   // Outside the group's session: these make backends of their own.
   const struct CMUnitTest own_backends[] = {
       cmocka_unit_test(test_split_gemm_threads),
+      cmocka_unit_test(test_small_gemm),
   };
   int failed = cmocka_run_group_tests(tests, tfr_test_setup_cpu, tfr_test_teardown_cpu);
   return failed + cmocka_run_group_tests(own_backends, NULL, NULL);
