@@ -122,6 +122,18 @@ tfr_status tfr_validate_dot_accumulate(const char *op, tfr_session *s, tfr_dot_d
 // packing, no BLAS call). Measured in src/cpu/dot.c.
 #define TFR_DOT_SMALL_MNK 128
 
+// The longest side (M, N or K per batch element) of the cpu backend's small
+// GEMM kernels (src/cpu/small_gemm.c).
+#define TFR_DOT_SMALL_GEMM_MAX_SIDE 64
+
+// Whether the cpu backend runs floats or complex products of M x N x K per
+// batch element of `dtype` through its small GEMM kernels (sides up to
+// TFR_DOT_SMALL_GEMM_MAX_SIDE and a limit on M * N * K per dtype, where they
+// beat a BLAS call per batch element), which read and write every operand
+// whose batch, free and contracting axis groups each merge into one stride in
+// place, whatever those strides are. False for other dtypes.
+bool tfr_dot_small_gemm(tfr_dtype dtype, int64_t M, int64_t N, int64_t K);
+
 // M * N * K per batch element (saturating at INT64_MAX: an empty operand's
 // other extents are unbounded), from the operands' shapes and d's lists.
 int64_t tfr_dot_mnk(const tfr_dot_desc *d, const int64_t *lshape, const int64_t *rshape);

@@ -44,14 +44,34 @@ static inline tfr_cpu_backend *tfr_cpu_cast(tfr_backend *b) { return (tfr_cpu_ba
 // more than it saves (measured with bench/, 2-core machine).
 #define TFR_CPU_PARALLEL_MIN 32768
 
-// The threads a piece of work of `work` elements (or multiply-adds)
-// deserves: one per TFR_CPU_PARALLEL_MIN of it, at most `threads`. A small
-// op no longer takes the whole team: on 16 threads, steps of 40 thousand
-// elements each woke 16 threads and many-step networks ran slower on 16
-// threads than on 4 (lm_batch_likelihood_brackets_4_4d 52 ms vs 18 ms).
-static inline int tfr_cpu_threads_for(int threads, int64_t work) {
-  int64_t t = work / TFR_CPU_PARALLEL_MIN;
+// Up to this many threads, work takes one thread per unit of it; a larger
+// team only when every thread gets TFR_CPU_WIDE_FACTOR units. On the GPU
+// machine's 16 virtual cores, waking the whole team cost more than a small
+// op's work: ops of 0.1-0.2 ms on 8-15 threads took 3-7 ms at times, and
+// lm_batch_likelihood_brackets_4_4d ran 26.7 ms on 16 threads against 12.7
+// on 4.
+#define TFR_CPU_NARROW_TEAM 4
+#define TFR_CPU_WIDE_FACTOR 8
+
+// The threads work of `work` units deserves, `unit` a thread up to
+// TFR_CPU_NARROW_TEAM threads and TFR_CPU_WIDE_FACTOR units a thread beyond;
+// at least 1, at most `threads`.
+static inline int tfr_cpu_threads_per(int threads, int64_t work, int64_t unit) {
+  int64_t t = work / unit;
+  if (t > TFR_CPU_NARROW_TEAM) {
+    int64_t wide = work / unit / TFR_CPU_WIDE_FACTOR;
+    t = wide > TFR_CPU_NARROW_TEAM ? wide : TFR_CPU_NARROW_TEAM;
+  }
   return t < 1 ? 1 : t < threads ? (int)t : threads;
+}
+
+// The threads an op over `work` elements (or multiply-adds) deserves: one
+// per TFR_CPU_PARALLEL_MIN of it, at most `threads`, wider teams as above. A
+// small op no longer takes the whole team: on 16 threads, steps of 40
+// thousand elements each woke 16 threads and many-step networks ran slower
+// on 16 threads than on 4 (lm_batch_likelihood_brackets_4_4d 52 ms vs 18 ms).
+static inline int tfr_cpu_threads_for(int threads, int64_t work) {
+  return tfr_cpu_threads_per(threads, work, TFR_CPU_PARALLEL_MIN);
 }
 
 // ---------------------------------------------------------------------------

@@ -656,8 +656,7 @@ static void tfr_dot_run_blas(tfr_cpu_backend *cpu, const tfr_dot_desc *d) {
   int64_t es = (int64_t)tfr_dtype_size(d->dtype);
   int64_t mnk = tfr_dot_mul_sat(M, tfr_dot_mul_sat(N, K));
   int64_t total_mnk = tfr_dot_mul_sat(bw.total, mnk);
-  int64_t want = total_mnk / TFR_DOT_MNK_PER_THREAD;
-  int nt = want < cpu->num_threads ? (int)(want > 1 ? want : 1) : cpu->num_threads;
+  int nt = tfr_cpu_threads_per(cpu->num_threads, total_mnk, TFR_DOT_MNK_PER_THREAD);
   // Blocks per GEMM: enough for every thread to have work when the batch
   // is smaller than the team; along the longer of the result's two sides.
   bool split_n = n >= m;
@@ -703,6 +702,19 @@ static void tfr_dot_run_blas(tfr_cpu_backend *cpu, const tfr_dot_desc *d) {
 // temporary) as long as each of its axis groups merges into one stride.
 // ---------------------------------------------------------------------------
 
+// Batch elements [begin, end) of a small product.
+static void tfr_dot_small_range(const tfr_small_gemm *g, tfr_small_gemm_fn fn,
+                                const tfr_dot_walk *bw, const char *L, const char *R, char *O,
+                                int64_t es, int64_t begin, int64_t end) {
+  if (begin >= end) return;
+  tfr_dot_cursor cur;
+  tfr_dot_cursor_init(bw, &cur, begin);
+  for (int64_t i = begin; i < end; i++) {
+    fn(g, L + cur.off[0] * es, R + cur.off[1] * es, O + cur.off[2] * es);
+    tfr_dot_cursor_next(bw, &cur);
+  }
+}
+
 // Runs d through the small kernels when every group merges (false: nothing
 // done, the caller packs).
 static bool tfr_dot_run_small(tfr_cpu_backend *cpu, const tfr_dot_desc *d) {
@@ -729,32 +741,28 @@ static bool tfr_dot_run_small(tfr_cpu_backend *cpu, const tfr_dot_desc *d) {
   const char *L = tfr_tensor_host_ptr(l), *R = tfr_tensor_host_ptr(r);
   char *O = tfr_tensor_host_ptr(o);
   int64_t es = (int64_t)tfr_dtype_size(d->dtype), items = bw.total;
-  // Threads as for BLAS GEMMs: one per TFR_DOT_MNK_PER_THREAD multiply-adds
-  // (one per 32768 woke 15 threads for 0.2 ms of work, which on 16 threads
-  // took up to 7 ms).
-  int64_t want = tfr_dot_mul_sat(items, g.M * g.N * g.K) / TFR_DOT_MNK_PER_THREAD;
-  int nt = want < cpu->num_threads ? (int)(want > 1 ? want : 1) : cpu->num_threads;
+  // One thread per 32768 multiply-adds up to TFR_CPU_NARROW_TEAM (fewer left
+  // this 2-core machine's second thread idle between ops and the ops after
+  // them waited for it: lm_batch_likelihood_brackets_4_4d 11.5 -> 21 ms),
+  // wider teams for more (one per 32768 woke 15 threads for 0.2 ms of work,
+  // which on the GPU machine's 16 threads took up to 7 ms).
+  int nt = tfr_dot_threads(cpu, tfr_dot_mul_sat(items, g.M * g.N * g.K));
   if (nt > items) nt = (int)items;
+  if (nt <= 1) {
+    tfr_dot_small_range(&g, fn, &bw, L, R, O, es, 0, items);
+    return true;
+  }
 #ifdef _OPENMP
-#pragma omp parallel num_threads(nt) if (nt > 1)
-#endif
+#pragma omp parallel num_threads(nt)
   {
-    int t = 0, n = 1;
-#ifdef _OPENMP
-    t = omp_get_thread_num();
-    n = omp_get_num_threads();
-#endif
+    int t = omp_get_thread_num(), n = omp_get_num_threads();
     int64_t chunk = (items + n - 1) / n, begin = (int64_t)t * chunk;
     int64_t end = begin + chunk < items ? begin + chunk : items;
-    if (begin < end) {
-      tfr_dot_cursor cur;
-      tfr_dot_cursor_init(&bw, &cur, begin);
-      for (int64_t i = begin; i < end; i++) {
-        fn(&g, L + cur.off[0] * es, R + cur.off[1] * es, O + cur.off[2] * es);
-        tfr_dot_cursor_next(&bw, &cur);
-      }
-    }
+    if (begin < end) tfr_dot_small_range(&g, fn, &bw, L, R, O, es, begin, end);
   }
+#else
+  tfr_dot_small_range(&g, fn, &bw, L, R, O, es, 0, items);
+#endif
   return true;
 }
 
@@ -802,7 +810,7 @@ static tfr_status tfr_dot_run_general(tfr_cpu_backend *cpu, const tfr_dot_desc *
     }
   }
   if (!st) {
-    if (blas && tfr_small_gemm_fits(d->dtype, M, N, K) && tfr_dot_run_small(cpu, &w)) {
+    if (blas && tfr_dot_small_gemm(d->dtype, M, N, K) && tfr_dot_run_small(cpu, &w)) {
       // done (the packed operands and a temporary out merge)
     } else if (blas) {
       tfr_dot_run_blas(cpu, &w);
@@ -887,6 +895,6 @@ tfr_status tfr_cpu_dot_general(tfr_backend *b, const tfr_dot_desc *d) {
   bool ints = kind == TFR_KIND_INT || kind == TFR_KIND_UINT;
   bool blas_fits = M <= INT_MAX && N <= INT_MAX && K <= INT_MAX;
   if (mnk <= TFR_DOT_SMALL_MNK || (!ints && !blas_fits)) return tfr_dot_run_naive(cpu, d);
-  if (!ints && tfr_small_gemm_fits(d->dtype, M, N, K) && tfr_dot_run_small(cpu, d)) return TFR_OK;
+  if (!ints && tfr_dot_small_gemm(d->dtype, M, N, K) && tfr_dot_run_small(cpu, d)) return TFR_OK;
   return tfr_dot_run_general(cpu, d, !ints, M, N, K);
 }

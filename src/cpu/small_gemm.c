@@ -15,11 +15,12 @@
 
 #include <string.h>
 
+#include "core/validate.h"
 #include "cpu/vector_math.h"
 
 #define TFR_SG_PANEL 32
 // B's copy: K x N elements and a zeroed panel's width past them.
-#define TFR_SG_COPY (TFR_SMALL_GEMM_MAX_SIDE * TFR_SMALL_GEMM_MAX_SIDE + TFR_SG_PANEL)
+#define TFR_SG_COPY (TFR_DOT_SMALL_GEMM_MAX_SIDE * TFR_DOT_SMALL_GEMM_MAX_SIDE + TFR_SG_PANEL)
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TFR_SG_X86 1
@@ -260,25 +261,4 @@ tfr_small_gemm_fn tfr_small_gemm_kernel(tfr_dtype dtype) {
   }
 #endif
   TFR_SG_PICK(base)
-}
-
-// The largest M * N * K per dtype that the kernels run faster than a
-// per-element OpenBLAS 0.3.21 call (its Haswell kernels; square batches of
-// 0.3-0.6 GFLOP on one core of an AVX-512 AMD EPYC, the median of 15 runs):
-// f64 0.57-0.83x the BLAS time from 6^3 to 24^3, 1.14x at 32^3; c128
-// 0.50-0.93x up to 32^3; f32 0.61-0.86x up to 9^3, 1.19x at 12^3 and above;
-// c64 0.64-0.78x to 8^3 and at 16^3, 1.02-1.2x at 9^3, 12^3 and 20^3.
-static int64_t tfr_small_gemm_max_mnk(tfr_dtype dtype) {
-  switch (dtype) {
-    case TFR_F32: return 9 * 9 * 9;
-    case TFR_F64: return 24 * 24 * 24;
-    case TFR_C64: return 16 * 16 * 16;
-    case TFR_C128: return 32 * 32 * 32;
-    default: return 0;
-  }
-}
-
-bool tfr_small_gemm_fits(tfr_dtype dtype, int64_t M, int64_t N, int64_t K) {
-  return M <= TFR_SMALL_GEMM_MAX_SIDE && N <= TFR_SMALL_GEMM_MAX_SIDE &&
-         K <= TFR_SMALL_GEMM_MAX_SIDE && M * N * K <= tfr_small_gemm_max_mnk(dtype);
 }

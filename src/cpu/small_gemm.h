@@ -9,10 +9,13 @@
 //   C[m, n] = alpha * sum + beta * C[m, n]                 (accumulating form)
 // where A, B and C are read and written through any strides (each operand's
 // rows and columns one stride each). op conjugates A and/or B for the
-// complex dtypes. The sum runs over k in ascending order, one rounding per
-// multiply and per add (no fused multiply-add from the compiler: the C11
-// build keeps contraction off), so results do not depend on the ISA level
-// or on the thread that runs the element.
+// complex dtypes. The sum runs over k in ascending order, with fused
+// multiply-adds on the AVX2 and AVX-512 levels (a multiply and an add on the
+// baseline): results can differ in rounding between ISA levels, never with
+// the thread that runs an element or with the operands' layout. Which
+// products take these kernels
+// (their sides and per-dtype limits) is core/validate.h's
+// tfr_dot_small_gemm, which einsum's layout planning reads too.
 #ifndef TENFERRO_SRC_CPU_SMALL_GEMM_H_
 #define TENFERRO_SRC_CPU_SMALL_GEMM_H_
 
@@ -20,9 +23,6 @@
 #include <stdint.h>
 
 #include "tenferro/tensor.h"
-
-// The longest side (M, N or K) the kernels take.
-#define TFR_SMALL_GEMM_MAX_SIDE 64
 
 typedef enum tfr_small_gemm_form {
   TFR_SMALL_GEMM_PLAIN = 0,  // C = sum
@@ -46,9 +46,5 @@ typedef void (*tfr_small_gemm_fn)(const tfr_small_gemm *g, const char *A, const 
 // The kernel for f32, f64, c64 or c128 at the process's ISA level; NULL for
 // other dtypes.
 tfr_small_gemm_fn tfr_small_gemm_kernel(tfr_dtype dtype);
-
-// Whether products of M x N x K per batch element of `dtype` run faster
-// here than through one BLAS call each (0 for other dtypes).
-bool tfr_small_gemm_fits(tfr_dtype dtype, int64_t M, int64_t N, int64_t K);
 
 #endif  // TENFERRO_SRC_CPU_SMALL_GEMM_H_
