@@ -95,9 +95,23 @@
     }                                                                                           \
   }
 
+// The width of the panel that holds nn (<= TFR_SG_PANEL) columns.
+static inline int64_t tfr_sg_width(int64_t nn) {
+  return nn <= 4 ? 4 : nn <= 8 ? 8 : nn <= 12 ? 12 : nn <= 16 ? 16 : nn <= 24 ? 24 : 32;
+}
+
+// Whether B's rows (N elements, unit stride, rsk apart) are read in place:
+// the lanes a row's last panel reads past its end (up to the panel's width)
+// must lie before the next row, inside B's storage.
+static inline bool tfr_sg_rows_in_place(int64_t N, int64_t rsk) {
+  int64_t nn = N - (N - 1) / TFR_SG_PANEL * TFR_SG_PANEL;
+  return rsk >= N && rsk >= tfr_sg_width(nn) - nn;
+}
+
 // One batch element: panels of columns, each at the smallest width that
-// holds it. B is read in place when its rows are compact (each row's lanes
-// past the panel read into the next row), except its last row, which is
+// holds it. B is read in place when its rows have unit stride and lie
+// forward in memory with room for a panel's lanes past a row's end (those
+// lanes read into the gap or the next row), except its last row, which is
 // copied into a zero-padded one (nothing is read past B); any other B is
 // copied whole.
 #define TFR_SG_REAL(NAME, T, ATTR, MAC)                                                         \
@@ -113,7 +127,7 @@
     T bp[TFR_SG_COPY];                                                                          \
     int64_t N = g->N, K = g->K, ldb = N;                                                        \
     const T *src = bp, *last = bp + (K - 1) * N;                                                \
-    if (g->rsn == 1) {                                                                          \
+    if (g->rsn == 1 && tfr_sg_rows_in_place(N, g->rsk)) {                                      \
       src = B;                                                                                  \
       ldb = g->rsk;                                                                             \
       for (int64_t n = 0; n < N; n++) bp[n] = B[(K - 1) * g->rsk + n];                          \

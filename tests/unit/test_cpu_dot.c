@@ -1131,6 +1131,81 @@ static void test_small_gemm(void **state) {
   }
 }
 
+// The small kernels read B's rows in place with whole vector panels: on
+// operands in buffers of exactly their size (wrapped, not pooled, so that
+// AddressSanitizer sees any read past the end), narrow B of every panel
+// width (M x N x K over TFR_DOT_SMALL_MNK, within every dtype's limit)
+// against the long double reference.
+static void tfr_free_buffer(void *ctx, void *data) {
+  (void)ctx;
+  free(data);
+}
+
+static tfr_tensor *tfr_exact_copy(const tfr_tensor *t) {
+  size_t nbytes = (size_t)tfr_tensor_numel(t) * tfr_dtype_size(tfr_tensor_dtype(t));
+  void *buf = malloc(nbytes);
+  assert_non_null(buf);
+  TFR_ASSERT_OK(tfr_tensor_read(t, buf, nbytes));
+  tfr_tensor *w = NULL;
+  TFR_ASSERT_OK(tfr_tensor_wrap_host(tfr_tensor_dtype(t), tfr_tensor_rank(t), tfr_tensor_shape(t),
+                                     NULL, buf, nbytes, tfr_free_buffer, NULL, &w));
+  return w;
+}
+
+static void test_small_gemm_exact_buffers(void **state) {
+  tfr_test_env *env = *state;
+  tfr_session *s = env->session;
+  const int64_t cases[][4] = {  // b, m, n, k
+      {3, 12, 1, 20}, {2, 9, 2, 9}, {4, 9, 3, 9}, {2, 7, 5, 5}, {3, 4, 9, 6},
+      {2, 3, 13, 4}, {2, 2, 17, 4}, {2, 3, 33, 2}, {1, 2, 45, 3}, {2, 20, 7, 1},
+  };
+  const tfr_dtype dts[] = {TFR_F32, TFR_F64, TFR_C64, TFR_C128};
+  uint64_t seed = 4200;
+  for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+    int64_t b = cases[ci][0], m = cases[ci][1], n = cases[ci][2], k = cases[ci][3];
+    for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+      tfr_dtype dt = dts[di];
+      tfr_tensor *l0 = tfr_test_random_tensor(dt, 3, (int64_t[]){b, m, k}, seed++);
+      tfr_tensor *r0 = tfr_test_random_tensor(dt, 3, (int64_t[]){b, k, n}, seed++);
+      tfr_tensor *l = tfr_exact_copy(l0), *r = tfr_exact_copy(r0);
+      int64_t lb = 0, rb = 0, lc = 2, rc = 1;
+      tfr_dot_config cfg = {1, &lb, &rb, 1, &lc, &rc, false, false};
+      tfr_tensor *got = NULL;
+      TFR_ASSERT_OK(tfr_dot_general(s, l, r, &cfg, &got));
+      size_t es = tfr_dtype_size(dt);
+      unsigned char *want = malloc((size_t)(b * m * n) * es);
+      assert_non_null(want);
+      for (int64_t bi = 0; bi < b; bi++)
+        for (int64_t i = 0; i < m; i++)
+          for (int64_t j = 0; j < n; j++) {
+            long double sr = 0, si = 0;
+            for (int64_t q = 0; q < k; q++) {
+              long double ar, ai, br, bim;
+              tfr_view_get(l, (int64_t[]){bi, i, q}, &ar, &ai);
+              tfr_view_get(r, (int64_t[]){bi, q, j}, &br, &bim);
+              sr += ar * br - ai * bim;
+              si += ar * bim + ai * br;
+            }
+            int64_t o = (bi * m + i) * n + j;
+            switch (dt) {
+              case TFR_F32: ((float *)want)[o] = (float)sr; break;
+              case TFR_F64: ((double *)want)[o] = (double)sr; break;
+              case TFR_C64: ((float *)want)[2 * o] = (float)sr, ((float *)want)[2 * o + 1] = (float)si; break;
+              default: ((double *)want)[2 * o] = (double)sr, ((double *)want)[2 * o + 1] = (double)si; break;
+            }
+          }
+      tfr_tensor *w = tfr_test_tensor(dt, 3, (int64_t[]){b, m, n}, want);
+      char what[96];
+      snprintf(what, sizeof what, "small gemm, exact buffers, %lldx%lldx%lldx%lld %s", (long long)b,
+               (long long)m, (long long)n, (long long)k, tfr_dtype_name(dt));
+      tfr_test_expect_close(got, w, what);
+      free(want);
+      tfr_tensor *list[] = {l0, r0, l, r, got, w};
+      for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) tfr_tensor_release(list[i]);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_numpy_cases),
@@ -1143,6 +1218,7 @@ int main(void) {
       cmocka_unit_test(test_plan_pack_invalidation),
       cmocka_unit_test(test_plan_errors),
       cmocka_unit_test(test_allocation_failures),
+      cmocka_unit_test(test_small_gemm_exact_buffers),
   };
   // Outside the group's session: these make backends of their own.
   const struct CMUnitTest own_backends[] = {
