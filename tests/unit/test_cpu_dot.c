@@ -1026,6 +1026,52 @@ static tfr_tensor *tfr_small_operand(tfr_dtype dt, const int64_t *d, int v, uint
   return view;
 }
 
+// The reference of a batched product of rank-3 views l [b, m, k] and
+// r [b, k, n] (conjugated as asked) as a compact [b, m, n] tensor of l's
+// dtype; with `old` (a view of the result's shape) alpha * product + beta *
+// old, else the plain product.
+static tfr_tensor *tfr_small_reference(const tfr_tensor *l, const tfr_tensor *r, bool conj,
+                                       bool rconj, const tfr_tensor *old, const long double *al,
+                                       const long double *bt) {
+  tfr_dtype dt = tfr_tensor_dtype(l);
+  int64_t b = tfr_tensor_shape(l)[0], m = tfr_tensor_shape(l)[1], k = tfr_tensor_shape(l)[2];
+  int64_t n = tfr_tensor_shape(r)[2];
+  unsigned char *want = malloc((size_t)(b * m * n) * tfr_dtype_size(dt));
+  assert_non_null(want);
+  for (int64_t bi = 0; bi < b; bi++)
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++) {
+        long double sr = 0, si = 0;
+        for (int64_t q = 0; q < k; q++) {
+          long double ar, ai, br, bim;
+          tfr_view_get(l, (int64_t[]){bi, i, q}, &ar, &ai);
+          tfr_view_get(r, (int64_t[]){bi, q, j}, &br, &bim);
+          if (conj) ai = -ai;
+          if (rconj) bim = -bim;
+          sr += ar * br - ai * bim;
+          si += ar * bim + ai * br;
+        }
+        if (old) {
+          long double cr, cim;
+          tfr_view_get(old, (int64_t[]){bi, i, j}, &cr, &cim);
+          long double tr = al[0] * sr - al[1] * si + bt[0] * cr - bt[1] * cim;
+          long double ti = al[0] * si + al[1] * sr + bt[0] * cim + bt[1] * cr;
+          sr = tr;
+          si = ti;
+        }
+        int64_t o = (bi * m + i) * n + j;
+        switch (dt) {
+          case TFR_F32: ((float *)want)[o] = (float)sr; break;
+          case TFR_F64: ((double *)want)[o] = (double)sr; break;
+          case TFR_C64: ((float *)want)[2 * o] = (float)sr, ((float *)want)[2 * o + 1] = (float)si; break;
+          default: ((double *)want)[2 * o] = (double)sr, ((double *)want)[2 * o + 1] = (double)si; break;
+        }
+      }
+  tfr_tensor *w = tfr_test_tensor(dt, 3, (int64_t[]){b, m, n}, want);
+  free(want);
+  return w;
+}
+
 static void test_small_gemm(void **state) {
   (void)state;
   const int64_t cases[][4] = {  // b, m, n, k
@@ -1064,38 +1110,7 @@ static void test_small_gemm(void **state) {
             TFR_ASSERT_OK(tfr_tensor_view_transpose(obase, (int64_t[]){2, 1, 0}, &got));
           }
           // The reference, before out is overwritten.
-          size_t es = tfr_dtype_size(dt);
-          unsigned char *want = malloc((size_t)(b * m * n) * es);
-          assert_non_null(want);
-          for (int64_t bi = 0; bi < b; bi++)
-            for (int64_t i = 0; i < m; i++)
-              for (int64_t j = 0; j < n; j++) {
-                long double sr = 0, si = 0;
-                for (int64_t q = 0; q < k; q++) {
-                  long double ar, ai, br, bim;
-                  tfr_view_get(l, (int64_t[]){bi, i, q}, &ar, &ai);
-                  tfr_view_get(r, (int64_t[]){bi, q, j}, &br, &bim);
-                  if (conj) ai = -ai;
-                  if (rconj) bim = -bim;
-                  sr += ar * br - ai * bim;
-                  si += ar * bim + ai * br;
-                }
-                if (acc) {
-                  long double cr, cim;
-                  tfr_view_get(got, (int64_t[]){bi, i, j}, &cr, &cim);
-                  long double tr = al[0] * sr - al[1] * si + bt[0] * cr - bt[1] * cim;
-                  long double ti = al[0] * si + al[1] * sr + bt[0] * cim + bt[1] * cr;
-                  sr = tr;
-                  si = ti;
-                }
-                int64_t o = (bi * m + i) * n + j;
-                switch (dt) {
-                  case TFR_F32: ((float *)want)[o] = (float)sr; break;
-                  case TFR_F64: ((double *)want)[o] = (double)sr; break;
-                  case TFR_C64: ((float *)want)[2 * o] = (float)sr, ((float *)want)[2 * o + 1] = (float)si; break;
-                  default: ((double *)want)[2 * o] = (double)sr, ((double *)want)[2 * o + 1] = (double)si; break;
-                }
-              }
+          tfr_tensor *w = tfr_small_reference(l, r, conj, rconj, acc ? got : NULL, al, bt);
           if (acc) {
             unsigned char a8[16], b8[16];
             switch (dt) {
@@ -1114,13 +1129,11 @@ static void test_small_gemm(void **state) {
           } else {
             TFR_ASSERT_OK(tfr_dot_general(s, l, r, &cfg, &got));
           }
-          tfr_tensor *w = tfr_test_tensor(dt, 3, (int64_t[]){b, m, n}, want);
           char what[112];
           snprintf(what, sizeof what, "small gemm %lldx%lldx%lldx%lld layout %d %s on %d thread(s)",
                    (long long)b, (long long)m, (long long)n, (long long)k, v, tfr_dtype_name(dt),
                    threads);
           tfr_test_expect_close(got, w, what);
-          free(want);
           tfr_tensor *list[] = {l, r, got, obase, w};
           for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) tfr_tensor_release(list[i]);
         }
@@ -1172,34 +1185,11 @@ static void test_small_gemm_exact_buffers(void **state) {
       tfr_dot_config cfg = {1, &lb, &rb, 1, &lc, &rc, false, false};
       tfr_tensor *got = NULL;
       TFR_ASSERT_OK(tfr_dot_general(s, l, r, &cfg, &got));
-      size_t es = tfr_dtype_size(dt);
-      unsigned char *want = malloc((size_t)(b * m * n) * es);
-      assert_non_null(want);
-      for (int64_t bi = 0; bi < b; bi++)
-        for (int64_t i = 0; i < m; i++)
-          for (int64_t j = 0; j < n; j++) {
-            long double sr = 0, si = 0;
-            for (int64_t q = 0; q < k; q++) {
-              long double ar, ai, br, bim;
-              tfr_view_get(l, (int64_t[]){bi, i, q}, &ar, &ai);
-              tfr_view_get(r, (int64_t[]){bi, q, j}, &br, &bim);
-              sr += ar * br - ai * bim;
-              si += ar * bim + ai * br;
-            }
-            int64_t o = (bi * m + i) * n + j;
-            switch (dt) {
-              case TFR_F32: ((float *)want)[o] = (float)sr; break;
-              case TFR_F64: ((double *)want)[o] = (double)sr; break;
-              case TFR_C64: ((float *)want)[2 * o] = (float)sr, ((float *)want)[2 * o + 1] = (float)si; break;
-              default: ((double *)want)[2 * o] = (double)sr, ((double *)want)[2 * o + 1] = (double)si; break;
-            }
-          }
-      tfr_tensor *w = tfr_test_tensor(dt, 3, (int64_t[]){b, m, n}, want);
+      tfr_tensor *w = tfr_small_reference(l, r, false, false, NULL, NULL, NULL);
       char what[96];
       snprintf(what, sizeof what, "small gemm, exact buffers, %lldx%lldx%lldx%lld %s", (long long)b,
                (long long)m, (long long)n, (long long)k, tfr_dtype_name(dt));
       tfr_test_expect_close(got, w, what);
-      free(want);
       tfr_tensor *list[] = {l0, r0, l, r, got, w};
       for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) tfr_tensor_release(list[i]);
     }
