@@ -147,6 +147,29 @@ static int tfr_dot_threads(const tfr_cpu_backend *cpu, int64_t work) {
   return tfr_cpu_threads_for(cpu->num_threads, work);
 }
 
+// Runs fn(ctx, begin, end) over [0, items) in nt equal chunks, one per
+// thread (nt <= 1: on the calling thread, without a team).
+typedef void (*tfr_dot_range_fn)(const void *ctx, int64_t begin, int64_t end);
+
+static void tfr_dot_split(int nt, int64_t items, tfr_dot_range_fn fn, const void *ctx) {
+  if (nt > items) nt = (int)items;
+  if (nt <= 1) {
+    if (items > 0) fn(ctx, 0, items);
+    return;
+  }
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+  {
+    int t = omp_get_thread_num(), n = omp_get_num_threads();
+    int64_t chunk = (items + n - 1) / n, begin = (int64_t)t * chunk;
+    int64_t end = begin + chunk < items ? begin + chunk : items;
+    if (begin < end) fn(ctx, begin, end);
+  }
+#else
+  fn(ctx, 0, items);
+#endif
+}
+
 // ---------------------------------------------------------------------------
 // out = beta * out (K = 0, alpha = 0) and out = tmp + beta * out (temporaries)
 // ---------------------------------------------------------------------------
@@ -270,7 +293,8 @@ typedef struct tfr_dot_naive {
 } tfr_dot_naive;
 
 #define TFR_DOT_NAIVE_REAL(NAME, T, U)                                                             \
-  static void NAME(const tfr_dot_naive *c, int64_t begin, int64_t end) {                           \
+  static void NAME(const void *vc, int64_t begin, int64_t end) {                                   \
+    const tfr_dot_naive *c = vc;                                                                   \
     const T *L = (const T *)c->L, *R = (const T *)c->R;                                            \
     T *O = (T *)c->O;                                                                              \
     T ta, tb;                                                                                      \
@@ -309,7 +333,8 @@ typedef struct tfr_dot_naive {
 
 // Complex: offsets count complex elements; RT is the component type.
 #define TFR_DOT_NAIVE_COMPLEX(NAME, RT)                                                            \
-  static void NAME(const tfr_dot_naive *c, int64_t begin, int64_t end) {                           \
+  static void NAME(const void *vc, int64_t begin, int64_t end) {                                   \
+    const tfr_dot_naive *c = vc;                                                                   \
     const RT *L = (const RT *)c->L, *Rp = (const RT *)c->R;                                        \
     RT *O = (RT *)c->O;                                                                            \
     RT alpha[2], beta[2];                                                                          \
@@ -360,9 +385,7 @@ TFR_DOT_NAIVE_REAL(tfr_dot_naive_f64, double, double)
 TFR_DOT_NAIVE_COMPLEX(tfr_dot_naive_c64, float)
 TFR_DOT_NAIVE_COMPLEX(tfr_dot_naive_c128, double)
 
-typedef void (*tfr_dot_naive_fn)(const tfr_dot_naive *c, int64_t begin, int64_t end);
-
-static tfr_dot_naive_fn tfr_dot_naive_kernel(tfr_dtype dt) {
+static tfr_dot_range_fn tfr_dot_naive_kernel(tfr_dtype dt) {
   switch (dt) {
     TFR_DOT_INT_CASES(tfr_dot_naive)
     case TFR_F32: return tfr_dot_naive_f32;
@@ -408,26 +431,9 @@ static tfr_status tfr_dot_run_naive(tfr_cpu_backend *cpu, const tfr_dot_desc *d)
   c.on = on;
   c.lk = lk;
   c.rk = rk;
-  tfr_dot_naive_fn fn = tfr_dot_naive_kernel(d->dtype);
   int64_t items = c.batch.total * c.M;
   int nt = tfr_dot_threads(cpu, tfr_dot_mul_sat(items, tfr_dot_mul_sat(c.N, c.K + 1)));
-  if (nt > items) nt = (int)items;
-  if (nt <= 1) {
-    fn(&c, 0, items);
-  } else {
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nt)
-    {
-      int t = omp_get_thread_num(), n = omp_get_num_threads();
-      int64_t chunk = (items + n - 1) / n;
-      int64_t begin = (int64_t)t * chunk, end = begin + chunk;
-      if (end > items) end = items;
-      if (begin < end) fn(&c, begin, end);
-    }
-#else
-    fn(&c, 0, items);
-#endif
-  }
+  tfr_dot_split(nt, items, tfr_dot_naive_kernel(d->dtype), &c);
   tfr_free(tab);
   return TFR_OK;
 }
@@ -702,16 +708,24 @@ static void tfr_dot_run_blas(tfr_cpu_backend *cpu, const tfr_dot_desc *d) {
 // temporary) as long as each of its axis groups merges into one stride.
 // ---------------------------------------------------------------------------
 
+// A small product's run: the problem, its kernel and the batch walk.
+typedef struct tfr_dot_small {
+  tfr_small_gemm g;
+  tfr_small_gemm_fn fn;
+  tfr_dot_walk bw;
+  const char *L, *R;
+  char *O;
+  int64_t es;
+} tfr_dot_small;
+
 // Batch elements [begin, end) of a small product.
-static void tfr_dot_small_range(const tfr_small_gemm *g, tfr_small_gemm_fn fn,
-                                const tfr_dot_walk *bw, const char *L, const char *R, char *O,
-                                int64_t es, int64_t begin, int64_t end) {
-  if (begin >= end) return;
+static void tfr_dot_small_range(const void *vc, int64_t begin, int64_t end) {
+  const tfr_dot_small *c = vc;
   tfr_dot_cursor cur;
-  tfr_dot_cursor_init(bw, &cur, begin);
+  tfr_dot_cursor_init(&c->bw, &cur, begin);
   for (int64_t i = begin; i < end; i++) {
-    fn(g, L + cur.off[0] * es, R + cur.off[1] * es, O + cur.off[2] * es);
-    tfr_dot_cursor_next(bw, &cur);
+    c->fn(&c->g, c->L + cur.off[0] * c->es, c->R + cur.off[1] * c->es, c->O + cur.off[2] * c->es);
+    tfr_dot_cursor_next(&c->bw, &cur);
   }
 }
 
@@ -722,47 +736,31 @@ static bool tfr_dot_run_small(tfr_cpu_backend *cpu, const tfr_dot_desc *d) {
   tfr_dot_iota(d->nlhs_free, d->nbatch, oax_m);
   tfr_dot_iota(d->nrhs_free, d->nbatch + d->nlhs_free, oax_n);
   const tfr_tensor *l = d->lhs, *r = d->rhs, *o = d->out;
-  tfr_small_gemm g = {.a_conj = d->lhs_conj, .b_conj = d->rhs_conj};
-  if (!tfr_dot_merge_axes(d->nlhs_free, d->lhs_free, l->shape, l->strides, &g.M, &g.lsm) ||
-      !tfr_dot_merge_axes(d->ncontract, d->lhs_contract, l->shape, l->strides, &g.K, &g.lsk) ||
-      !tfr_dot_merge_axes(d->ncontract, d->rhs_contract, r->shape, r->strides, &g.K, &g.rsk) ||
-      !tfr_dot_merge_axes(d->nrhs_free, d->rhs_free, r->shape, r->strides, &g.N, &g.rsn) ||
-      !tfr_dot_merge_axes(d->nlhs_free, oax_m, o->shape, o->strides, &g.M, &g.osm) ||
-      !tfr_dot_merge_axes(d->nrhs_free, oax_n, o->shape, o->strides, &g.N, &g.osn))
+  tfr_dot_small c = {.g = {.a_conj = d->lhs_conj, .b_conj = d->rhs_conj}};
+  tfr_small_gemm *g = &c.g;
+  if (!tfr_dot_merge_axes(d->nlhs_free, d->lhs_free, l->shape, l->strides, &g->M, &g->lsm) ||
+      !tfr_dot_merge_axes(d->ncontract, d->lhs_contract, l->shape, l->strides, &g->K, &g->lsk) ||
+      !tfr_dot_merge_axes(d->ncontract, d->rhs_contract, r->shape, r->strides, &g->K, &g->rsk) ||
+      !tfr_dot_merge_axes(d->nrhs_free, d->rhs_free, r->shape, r->strides, &g->N, &g->rsn) ||
+      !tfr_dot_merge_axes(d->nlhs_free, oax_m, o->shape, o->strides, &g->M, &g->osm) ||
+      !tfr_dot_merge_axes(d->nrhs_free, oax_n, o->shape, o->strides, &g->N, &g->osn))
     return false;
-  g.form = !d->accumulate ? TFR_SMALL_GEMM_PLAIN
-           : d->beta_zero ? TFR_SMALL_GEMM_ALPHA
-                          : TFR_SMALL_GEMM_ALPHA_BETA;
-  memcpy(g.alpha, d->alpha, sizeof g.alpha);
-  memcpy(g.beta, d->beta, sizeof g.beta);
-  tfr_small_gemm_fn fn = tfr_small_gemm_kernel(d->dtype);
-  tfr_dot_walk bw;
-  tfr_dot_batch_walk(d, &bw);
-  const char *L = tfr_tensor_host_ptr(l), *R = tfr_tensor_host_ptr(r);
-  char *O = tfr_tensor_host_ptr(o);
-  int64_t es = (int64_t)tfr_dtype_size(d->dtype), items = bw.total;
-  // One thread per 32768 multiply-adds up to TFR_CPU_NARROW_TEAM (fewer left
-  // this 2-core machine's second thread idle between ops and the ops after
-  // them waited for it: lm_batch_likelihood_brackets_4_4d 11.5 -> 21 ms),
-  // wider teams for more (one per 32768 woke 15 threads for 0.2 ms of work,
+  g->form = !d->accumulate ? TFR_SMALL_GEMM_PLAIN
+            : d->beta_zero ? TFR_SMALL_GEMM_ALPHA
+                           : TFR_SMALL_GEMM_ALPHA_BETA;
+  memcpy(g->alpha, d->alpha, sizeof g->alpha);
+  memcpy(g->beta, d->beta, sizeof g->beta);
+  c.fn = tfr_small_gemm_kernel(d->dtype);
+  tfr_dot_batch_walk(d, &c.bw);
+  c.L = tfr_tensor_host_ptr(l);
+  c.R = tfr_tensor_host_ptr(r);
+  c.O = tfr_tensor_host_ptr(o);
+  c.es = (int64_t)tfr_dtype_size(d->dtype);
+  // One thread per 32768 multiply-adds up to TFR_CPU_NARROW_TEAM, wider
+  // teams only for more (one per 32768 woke 15 threads for 0.2 ms of work,
   // which on the GPU machine's 16 threads took up to 7 ms).
-  int nt = tfr_dot_threads(cpu, tfr_dot_mul_sat(items, g.M * g.N * g.K));
-  if (nt > items) nt = (int)items;
-  if (nt <= 1) {
-    tfr_dot_small_range(&g, fn, &bw, L, R, O, es, 0, items);
-    return true;
-  }
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nt)
-  {
-    int t = omp_get_thread_num(), n = omp_get_num_threads();
-    int64_t chunk = (items + n - 1) / n, begin = (int64_t)t * chunk;
-    int64_t end = begin + chunk < items ? begin + chunk : items;
-    if (begin < end) tfr_dot_small_range(&g, fn, &bw, L, R, O, es, begin, end);
-  }
-#else
-  tfr_dot_small_range(&g, fn, &bw, L, R, O, es, 0, items);
-#endif
+  int nt = tfr_dot_threads(cpu, tfr_dot_mul_sat(c.bw.total, g->M * g->N * g->K));
+  tfr_dot_split(nt, c.bw.total, tfr_dot_small_range, &c);
   return true;
 }
 

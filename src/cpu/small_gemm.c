@@ -142,12 +142,14 @@ static inline bool tfr_sg_rows_in_place(int64_t N, int64_t rsk) {
       int64_t nn = N - n0 < TFR_SG_PANEL ? N - n0 : TFR_SG_PANEL;                               \
       T *cp = C + n0 * g->osn;                                                                  \
       const T *p = src + n0, *q = last + n0;                                                    \
-      if (nn <= 4) NAME##_w4(g, A, p, ldb, q, cp, nn);                                          \
-      else if (nn <= 8) NAME##_w8(g, A, p, ldb, q, cp, nn);                                     \
-      else if (nn <= 12) NAME##_w12(g, A, p, ldb, q, cp, nn);                                   \
-      else if (nn <= 16) NAME##_w16(g, A, p, ldb, q, cp, nn);                                   \
-      else if (nn <= 24) NAME##_w24(g, A, p, ldb, q, cp, nn);                                   \
-      else NAME##_w32(g, A, p, ldb, q, cp, nn);                                                 \
+      switch (tfr_sg_width(nn)) {                                                               \
+        case 4: NAME##_w4(g, A, p, ldb, q, cp, nn); break;                                      \
+        case 8: NAME##_w8(g, A, p, ldb, q, cp, nn); break;                                      \
+        case 12: NAME##_w12(g, A, p, ldb, q, cp, nn); break;                                    \
+        case 16: NAME##_w16(g, A, p, ldb, q, cp, nn); break;                                    \
+        case 24: NAME##_w24(g, A, p, ldb, q, cp, nn); break;                                    \
+        default: NAME##_w32(g, A, p, ldb, q, cp, nn); break;                                    \
+      }                                                                                         \
     }                                                                                           \
   }
 
@@ -232,12 +234,14 @@ static inline bool tfr_sg_rows_in_place(int64_t N, int64_t rsk) {
       int64_t nn = N - n0 < TFR_SG_PANEL ? N - n0 : TFR_SG_PANEL;                                \
       R *cp = C + 2 * n0 * g->osn;                                                               \
       const R *p = pr + n0, *q = pi + n0;                                                        \
-      if (nn <= 4) NAME##_w4(g, A, p, q, N, cp, nn);                                             \
-      else if (nn <= 8) NAME##_w8(g, A, p, q, N, cp, nn);                                        \
-      else if (nn <= 12) NAME##_w12(g, A, p, q, N, cp, nn);                                      \
-      else if (nn <= 16) NAME##_w16(g, A, p, q, N, cp, nn);                                      \
-      else if (nn <= 24) NAME##_w24(g, A, p, q, N, cp, nn);                                      \
-      else NAME##_w32(g, A, p, q, N, cp, nn);                                                    \
+      switch (tfr_sg_width(nn)) {                                                                \
+        case 4: NAME##_w4(g, A, p, q, N, cp, nn); break;                                         \
+        case 8: NAME##_w8(g, A, p, q, N, cp, nn); break;                                         \
+        case 12: NAME##_w12(g, A, p, q, N, cp, nn); break;                                       \
+        case 16: NAME##_w16(g, A, p, q, N, cp, nn); break;                                       \
+        case 24: NAME##_w24(g, A, p, q, N, cp, nn); break;                                       \
+        default: NAME##_w32(g, A, p, q, N, cp, nn); break;                                       \
+      }                                                                                          \
     }                                                                                            \
   }
 
