@@ -302,7 +302,19 @@ static bool tfr_cpu_copy_grouped(const tfr_cpu_iter *it, size_t es, int threads)
   int nb = 0;
   int64_t pb = 1;
   while (nb < nr && pb < TFR_TILE / 2) pb *= it->shape[order[nb++]];
-  if (pb < TFR_TILE / 2 || pb > TFR_GROUP_MAX) return false;
+  if (pb < TFR_TILE / 2 || pb > TFR_GROUP_MAX) {
+    // No B fits (a long axis follows short ones, as in batched networks:
+    // [4, 4, 1996] read with strides 4, 1, 16): A alone, grown over the
+    // output's innermost axes to up to TFR_GROUP_MAX elements. The input's
+    // cache lines then serve A's inner axes, which hold its contiguous
+    // ones; the element-by-element copy made a strided run of each A row.
+    while (na < nd && pa * it->shape[na] <= TFR_GROUP_MAX) pa *= it->shape[na++];
+    if (na >= nd) return false;
+    nb = 0;
+    pb = 1;
+    nr = 0;
+    for (int d = na; d < nd; d++) order[nr++] = d;
+  }
   // Offset tables (bytes) of A (input; the output's is a * es) and of B.
   int64_t a_in[TFR_GROUP_MAX], b_in[TFR_GROUP_MAX], b_out[TFR_GROUP_MAX];
   for (int64_t a = 0; a < pa; a++) {

@@ -6,7 +6,8 @@
 // rank-0 and empty views and into strided / reversed / in-place outputs,
 // compared bit for bit with the compact run on copies of the same views.
 // Threads: large tensors (OpenMP path) against the same op on slices small
-// enough for one thread. Plus the validation errors and a few literal values.
+// enough for one thread, and the strided iterator's rows and carries on 1-3
+// threads against index arithmetic. Plus the validation errors and a few literal values.
 // EW_VERBOSE=1 in the environment prints every failing element, not 5 a case.
 #include <inttypes.h>
 #include <math.h>
@@ -790,6 +791,71 @@ static void test_large(void **state) {
 }
 
 // ---------------------------------------------------------------------------
+// The strided iterator (src/cpu/strided.c): whole rows of axis 0 along axis
+// 1, carries into the outer axes, thread ranges that start and end inside
+// rows. Operands whose axes do not merge (a transposed and reversed view, a
+// broadcast one), rank 4 and rank 7 with small extents, on 1 to 3 threads,
+// against index arithmetic on the operands' storage.
+// ---------------------------------------------------------------------------
+
+static void test_odometer_threads(void **state) {
+  (void)state;
+  static const int64_t shapes[3][7] = {{3, 5, 331, 7}, {2, 3, 4, 5, 6, 7, 8}, {1, 40000, 1, 2}};
+  static const int ranks[3] = {4, 7, 4};
+  uint64_t seed = 77;
+  for (int threads = 1; threads <= 3; threads++) {
+    tfr_backend *be = NULL;
+    TFR_ASSERT_OK(tfr_backend_create_cpu(&(tfr_cpu_options){.num_threads = threads}, &be));
+    tfr_session *s = tfr_test_begin(be);
+    for (int c = 0; c < 3; c++) {
+      int r = ranks[c];
+      const int64_t *sh = shapes[c];
+      // a: storage axis k is view axis r-1-k, and view axis 0 is reversed.
+      int64_t perm[7], sa[7], sb[7], dims[7], rev = 0;
+      for (int k = 0; k < r; k++) {
+        perm[k] = r - 1 - k;
+        sa[k] = sh[r - 1 - k];
+        sb[k] = k % 2 ? 1 : sh[k];  // b: extent 1 (stride 0) on odd axes
+        dims[k] = k;
+      }
+      tfr_tensor *a0 = tfr_test_random_tensor(TFR_F64, r, sa, seed++), *at = NULL, *a = NULL;
+      tfr_tensor *b0 = tfr_test_random_tensor(TFR_F64, r, sb, seed++), *b = NULL, *out = NULL;
+      TFR_ASSERT_OK(tfr_tensor_view_transpose(a0, perm, &at));
+      TFR_ASSERT_OK(tfr_tensor_view_reverse(at, 1, &rev, &a));
+      TFR_ASSERT_OK(tfr_tensor_view_broadcast_in_dim(b0, r, sh, dims, &b));
+      TFR_ASSERT_OK(tfr_binary(s, TFR_SUBTRACT, a, b, &out));
+      const double *av, *bv, *ov;
+      TFR_ASSERT_OK(tfr_tensor_host_data(a0, (void **)&av));
+      TFR_ASSERT_OK(tfr_tensor_host_data(b0, (void **)&bv));
+      TFR_ASSERT_OK(tfr_tensor_host_data(out, (void **)&ov));
+      int64_t numel = tfr_tensor_numel(out), bad = 0;
+      for (int64_t e = 0; e < numel; e++) {
+        int64_t idx[7], rem = e;
+        for (int k = r - 1; k >= 0; k--) {
+          idx[k] = rem % sh[k];
+          rem /= sh[k];
+        }
+        int64_t ai = 0, bi = 0;
+        for (int k = 0; k < r; k++) {  // row-major over a's and b's storage
+          int v = r - 1 - k;
+          ai = ai * sa[k] + (v == 0 ? sh[0] - 1 - idx[0] : idx[v]);
+          bi = bi * sb[k] + (k % 2 ? 0 : idx[k]);
+        }
+        double want = av[ai] - bv[bi];
+        if (!(ov[e] == want) && bad++ < 5)
+          print_message("odometer case %d, %d thread(s): element %" PRId64 " is %.17g, want %.17g\n",
+                        c, threads, e, ov[e], want);
+      }
+      assert_int_equal(bad, 0);
+      tfr_tensor *all[] = {a0, at, a, b0, b, out};
+      ew_release_all(all, 6);
+    }
+    tfr_test_end(s);
+    tfr_backend_release(be);
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Literal values of the documented semantics (ops.h), as plain examples
 // ---------------------------------------------------------------------------
 
@@ -1040,5 +1106,8 @@ int main(void) {
       cmocka_unit_test(test_semantics),  cmocka_unit_test(test_rank0_operands),
       cmocka_unit_test(test_errors),
   };
-  return cmocka_run_group_tests(tests, ew_group_setup, ew_group_teardown);
+  // Tests that make backends of their own, outside the group's session.
+  const struct CMUnitTest own_backend[] = {cmocka_unit_test(test_odometer_threads)};
+  int failed = cmocka_run_group_tests(tests, ew_group_setup, ew_group_teardown);
+  return failed + cmocka_run_group_tests(own_backend, NULL, NULL);
 }

@@ -349,19 +349,23 @@ static void test_transpose_blocked(void **state) {
 }
 
 // Transposes of many short axes (the grouped tile copy: no axis long enough
-// to tile along), every element size, inputs compact and reversed (negative
-// strides), random permutations, against the naive reference.
+// to tile along; with a long axis among short ones, as batched networks
+// have, the output's short inner axes alone), every element size, inputs
+// compact and reversed (negative strides), random permutations and
+// lm_batch_likelihood_brackets' own, against the naive reference.
 static void test_transpose_grouped(void **state) {
   tfr_test_env *env = *state;
   const int64_t small[9] = {3, 2, 3, 3, 2, 3, 3, 2, 3};
   const int64_t threes[12] = {3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+  const int64_t batched[5] = {4, 3, 523, 4, 4};
+  const int64_t *shapes[3] = {small, threes, batched};
+  const int ranks[3] = {9, 12, 5};
   uint64_t rng = 99;
   for (int dt = 0; dt < TFR_DTYPE_COUNT; dt++)
-    for (int c = 0; c < 2; c++) {
-      int rank = c == 0 ? 9 : 12;
+    for (int c = 0; c < 3; c++) {
+      int rank = ranks[c];
       if (c == 1 && dt != TFR_F64 && dt != TFR_C128 && dt != TFR_U8) continue;  // 531441 elements
-      tfr_tensor *x = tfr_test_random_tensor((tfr_dtype)dt, rank, c == 0 ? small : threes,
-                                             (uint64_t)(40 + dt));
+      tfr_tensor *x = tfr_test_random_tensor((tfr_dtype)dt, rank, shapes[c], (uint64_t)(40 + dt));
       for (int trial = 0; trial < 4; trial++) {
         int64_t perm[12];
         for (int k = 0; k < rank; k++) perm[k] = k;
@@ -371,6 +375,7 @@ static void test_transpose_grouped(void **state) {
           perm[k] = perm[j];
           perm[j] = t;
         }
+        if (c == 2 && trial < 2) memcpy(perm, (int64_t[]){2, 0, 4, 3, 1}, 5 * sizeof(int64_t));
         tfr_tensor *src = x;
         if (trial & 1) {  // reversed along every other axis
           int64_t axes[6];
