@@ -14,9 +14,11 @@
 //     strides allow but whose offsets or extents do not are cut into an
 //     aligned body and thin edges, copied one by one);
 //   * otherwise copy_strided.wgsl computes each element's two offsets.
-// Kernels take up to 8 axes in their uniform parameters (tiled: the 2 tile
-// axes + 6 batch axes); further (outer) axes are iterated here, one dispatch
-// per index, which only pathological views need.
+// Kernels take up to 16 axes in their uniform parameters (tiled: the 2 tile
+// axes + 14 batch axes); further (outer) axes are iterated here, one dispatch
+// per index, which only pathological views need. (With 8, networks of many
+// extent-3 axes such as gm_queen5_5_3's 16-axis intermediates took 3^8
+// dispatches per copy.)
 //
 // Each dispatch binds only the window of each buffer its view reaches, so
 // indices are window-relative u32 values and a view of a large buffer works as
@@ -31,14 +33,14 @@
 #include "webgpu/wgpu.h"
 #include "webgpu/wgsl_types.h"
 
-#define TFR_WGPU_KERNEL_RANK 8
+#define TFR_WGPU_KERNEL_RANK 16
 // copy_strided: TFR_WGPU_COPY_WG (256) invocations of TFR_WGPU_COPY_EPT (4)
 // elements each (wgpu.h; TFR_WEBGPU_COPY_WG / _EPT override them for tuning).
 // Four independent accesses per invocation keep more memory requests in
 // flight than one. A compact copy (one merged axis, unit strides, same dtype)
 // whose byte range and offsets are multiples of 16 moves 16-byte elements
 // (vec4<u32>): four times fewer, wider accesses.
-#define TFR_WGPU_TILED_BATCH_RANK 6
+#define TFR_WGPU_TILED_BATCH_RANK 14
 // Elements per copy_strided dispatch: i = group * WG + lid stays in u32.
 #define TFR_WGPU_MAX_DISPATCH_ELEMENTS (INT64_C(1) << 31)
 
@@ -152,18 +154,19 @@ static bool tfr_wgpu_transpose_vec_ok(const tfr_wgpu_backend *b, const tfr_wgpu_
 // Parameters of copy_strided.wgsl (its `Params`).
 typedef struct tfr_wgpu_copy_params {
   uint32_t numel, rank, src_offset, dst_offset;
-  uint32_t shape[8], src_stride[8], dst_stride[8];
+  uint32_t shape[TFR_WGPU_KERNEL_RANK], src_stride[TFR_WGPU_KERNEL_RANK];
+  uint32_t dst_stride[TFR_WGPU_KERNEL_RANK];
 } tfr_wgpu_copy_params;
-_Static_assert(sizeof(tfr_wgpu_copy_params) == 112, "copy_strided Params layout");
+_Static_assert(sizeof(tfr_wgpu_copy_params) == 208, "copy_strided Params layout");
 
 // Parameters of transpose_tiled.wgsl.
 typedef struct tfr_wgpu_transpose_params {
   uint32_t tiles_c, tiles_r, nbatch, batch_rank;
   uint32_t n_c, n_r, src_offset, dst_offset;
   uint32_t src_stride_c, src_stride_r, dst_stride_c, dst_stride_r;
-  uint32_t batch_shape[8], batch_src_stride[8], batch_dst_stride[8];
+  uint32_t batch_shape[16], batch_src_stride[16], batch_dst_stride[16];
 } tfr_wgpu_transpose_params;
-_Static_assert(sizeof(tfr_wgpu_transpose_params) == 144, "transpose_tiled Params layout");
+_Static_assert(sizeof(tfr_wgpu_transpose_params) == 240, "transpose_tiled Params layout");
 
 // An optional map of the copied elements (see tfr_wgpu_copy_map).
 typedef struct tfr_wgpu_map {

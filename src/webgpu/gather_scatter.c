@@ -282,7 +282,8 @@ typedef struct gs_gather_params {
   uint32_t start_base, flags, pad0, pad1;
   uint32_t meta[GS_GATHER_META];
 } gs_gather_params;
-_Static_assert(sizeof(gs_gather_params) == TFR_WGPU_PARAM_SLOT, "gather Params layout");
+_Static_assert(sizeof(gs_gather_params) == 256, "gather Params layout");
+_Static_assert(sizeof(gs_gather_params) <= TFR_WGPU_PARAM_SLOT, "parameter slot");
 
 tfr_status tfr_wgpu_gather(tfr_backend *base, const tfr_gather_desc *d) {
   const char *op = "gather";
@@ -408,7 +409,8 @@ typedef struct gs_scatter_params {
   uint32_t skip, start_base, napply, pad0;
   uint32_t meta[GS_SCATTER_META];
 } gs_scatter_params;
-_Static_assert(sizeof(gs_scatter_params) == TFR_WGPU_PARAM_SLOT, "scatter Params layout");
+_Static_assert(sizeof(gs_scatter_params) == 256, "scatter Params layout");
+_Static_assert(sizeof(gs_scatter_params) <= TFR_WGPU_PARAM_SLOT, "parameter slot");
 
 typedef struct gs_sort_params {
   uint32_t n, shift, ngroups, pad0;

@@ -11,9 +11,10 @@
 #include "webgpu/kernel_cache.h"  // TFR_WGPU_MAX_READ / _WRITE
 #include "webgpu/webgpu_abi.h"
 
-// Bytes of one slot of the uniform arena: every kernel's parameters fit, and
-// it is a multiple of every minUniformBufferOffsetAlignment (at most 256).
-#define TFR_WGPU_PARAM_SLOT 256
+// Bytes of one slot of the uniform arena: every kernel's parameters fit (the
+// strided elementwise kernel's table of 16 axes is the largest), and it is a
+// multiple of every minUniformBufferOffsetAlignment (at most 256).
+#define TFR_WGPU_PARAM_SLOT 512
 #define TFR_WGPU_DEFAULT_PER_SUBMIT 64
 #define TFR_WGPU_MAX_PER_SUBMIT 4096
 

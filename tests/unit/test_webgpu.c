@@ -430,16 +430,37 @@ static void test_copy_views(void **state) {
   }
 }
 
-// Rank 10 with no two mergeable axes: more axes than a kernel takes, so the
-// outer ones are iterated by the host.
+// Rank 10 with no two mergeable axes: within the 16 axes a kernel takes.
 static tfr_status tfr_view_rank10(const tfr_tensor *t, tfr_tensor **out) {
   int64_t perm[10] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
   return tfr_tensor_view_transpose(t, perm, out);
 }
-// Rank 9 transposition tiled, with 7 batch axes (one more than the kernel's 6).
+// Rank 18, axes reversed: more axes than a kernel takes, so the outer two
+// are iterated by the host.
+static tfr_status tfr_view_rank18(const tfr_tensor *t, tfr_tensor **out) {
+  int64_t perm[18];
+  for (int k = 0; k < 18; k++) perm[k] = 17 - k;
+  return tfr_tensor_view_transpose(t, perm, out);
+}
+// Rank 9 transposition tiled, with 7 batch axes.
 static tfr_status tfr_view_rank9_tiled(const tfr_tensor *t, tfr_tensor **out) {
   int64_t perm[9] = {8, 1, 2, 3, 4, 5, 6, 7, 0};
   return tfr_tensor_view_transpose(t, perm, out);
+}
+// Rank 17 transposition tiled, with 15 batch axes (one more than the
+// kernel's 14: the host iterates the last).
+static tfr_status tfr_view_rank17_tiled(const tfr_tensor *t, tfr_tensor **out) {
+  int64_t perm[17];
+  for (int k = 0; k < 17; k++) perm[k] = k;
+  perm[0] = 16;
+  perm[16] = 0;
+  return tfr_tensor_view_transpose(t, perm, out);
+}
+
+static tfr_status tfr_op_square(tfr_session *s, const tfr_tensor *x, const void *ctx,
+                                tfr_tensor **out) {
+  (void)ctx;
+  return tfr_multiply(s, x, x, out);
 }
 
 static void test_copy_high_rank(void **state) {
@@ -447,6 +468,9 @@ static void test_copy_high_rank(void **state) {
   TFR_NEED_GPU();
   int64_t s10[10] = {2, 3, 2, 3, 2, 3, 2, 3, 2, 3};
   int64_t s9[9] = {17, 2, 3, 2, 2, 3, 2, 2, 18};
+  int64_t s18[18], s17[17];
+  for (int k = 0; k < 18; k++) s18[k] = 2;
+  for (int k = 0; k < 17; k++) s17[k] = k == 0 ? 17 : k == 16 ? 18 : 2;
   for (int dt = 0; dt < TFR_DTYPE_COUNT; dt++) {
     tfr_tensor *h = tfr_test_random_tensor((tfr_dtype)dt, 10, s10, 5 + dt);
     tfr_check_copy(h, tfr_view_rank10, "rank 10");
@@ -454,7 +478,17 @@ static void test_copy_high_rank(void **state) {
     h = tfr_test_random_tensor((tfr_dtype)dt, 9, s9, 9 + dt);
     tfr_check_copy(h, tfr_view_rank9_tiled, "rank 9 tiled");
     tfr_tensor_release(h);
+    h = tfr_test_random_tensor((tfr_dtype)dt, 18, s18, 13 + dt);
+    tfr_check_copy(h, tfr_view_rank18, "rank 18");
+    // The elementwise kernel's host axes too, on the dtypes it computes.
+    if (dt == TFR_F32 || dt == TFR_I32 || dt == TFR_C64)
+      tfr_check_view_op(h, tfr_view_rank18, tfr_op_square, NULL, "square of a rank 18 view");
+    tfr_tensor_release(h);
   }
+  // 10M elements: one dtype.
+  tfr_tensor *h = tfr_test_random_tensor(TFR_F32, 17, s17, 17);
+  tfr_check_copy(h, tfr_view_rank17_tiled, "rank 17 tiled");
+  tfr_tensor_release(h);
 }
 
 // ---------------------------------------------------------------------------

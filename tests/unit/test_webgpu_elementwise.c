@@ -249,7 +249,7 @@ enum {
   L_MIXED,         // transposed, compact and broadcast inputs together
   L_RANK0,
   L_EMPTY,
-  L_HIGH_RANK,     // rank 10, axes reversed: 8 kernel axes + 2 on the host
+  L_HIGH_RANK,     // rank 10, axes reversed: 10 kernel axes (the host loop: test_webgpu.c)
   L_COUNT
 };
 static const char *const ew_layout_names[L_COUNT] = {

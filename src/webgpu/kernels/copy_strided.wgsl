@@ -1,5 +1,5 @@
 // Strided copy with element conversion: dst[k(i)] = convert(src[j(i)]) for
-// every element i of a view of up to 8 merged axes. src/webgpu/copy.c merges
+// every element i of a view of up to 16 merged axes. src/webgpu/copy.c merges
 // axes, binds the window of each buffer the view reaches and iterates any
 // further axes on the host. Index arithmetic is u32 and wraps: strides are the
 // low 32 bits of the signed element strides, and since every final index lies
@@ -18,12 +18,12 @@ override EPT: u32 = 4u;
 
 struct Params {
   numel: u32,               // elements of this dispatch, < 2^31
-  rank: u32,                // merged axes, 1..8; axis 0 is the innermost
+  rank: u32,                // merged axes, 1..16; axis 0 is the innermost
   src_offset: u32,          // element offsets inside the bound windows
   dst_offset: u32,
-  shape: array<vec4<u32>, 2>,
-  src_stride: array<vec4<u32>, 2>,
-  dst_stride: array<vec4<u32>, 2>,
+  shape: array<vec4<u32>, 4>,
+  src_stride: array<vec4<u32>, 4>,
+  dst_stride: array<vec4<u32>, 4>,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;

@@ -1,5 +1,5 @@
 // Elementwise work over strided views (src/webgpu/ew_kernel.c, for single ops
-// and fused plans alike): up to 8 merged axes per dispatch (further outer axes
+// and fused plans alike): up to 16 merged axes per dispatch (further outer axes
 // iterated on the host). Element i of the dispatch is at window index off + i
 // of an operand whose strides are the compact strides of the planned shape
 // ("linear"), a broadcast input reads off, and every other operand (output or
@@ -18,12 +18,12 @@ override EPT: u32 = 4u;
 
 struct Params {
   numel: u32,                  // elements of this dispatch, < 2^31
-  rank: u32,                   // merged axes, 1..8; axis 0 is the innermost
+  rank: u32,                   // merged axes, 1..16; axis 0 is the innermost
   zero: u32,                   // always 0: hides intermediate values from the compiler
   pad0: u32,
   off: array<vec4<u32>, 6>,    // per operand (outputs, then inputs), in elements
-  shape: array<vec4<u32>, 2>,
-  st: array<vec4<u32>, 7>,     // strides of the strided operands, axis-major
+  shape: array<vec4<u32>, 4>,
+  st: array<vec4<u32>, 21>,    // strides of the strided operands, axis-major
 }
 
 @group(0) @binding(0) var<uniform> P: Params;

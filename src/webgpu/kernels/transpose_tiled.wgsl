@@ -8,7 +8,7 @@
 // column of padding (PAD = 1, SWZ = 0: the 32 x 32 tile) or by an XOR swizzle
 // without padding (PAD = 0, SWZ = TILE - 1: element x of row y at
 // x ^ (y & SWZ), so that a 64 x 64 tile of 4-byte values fits in 16 KiB).
-// Up to 6 further axes form the batch (common/transpose_tile.wgsl: the
+// Up to 14 further axes form the batch (common/transpose_tile.wgsl: the
 // parameters and each workgroup's tile); src/webgpu/copy.c iterates any others
 // on the host. Index arithmetic wraps in u32 as in copy_strided.wgsl.
 //   {{SRC_ARRAY}} {{DST_ARRAY}} {{VALUE_T}} {{LOAD}} {{CONVERT}} {{STORE}}

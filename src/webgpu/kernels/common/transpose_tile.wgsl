@@ -1,7 +1,7 @@
 // The parameters shared by transpose_tiled.wgsl and transpose_vec4.wgsl
 // (src/webgpu/copy.c, tfr_wgpu_transpose_params), and the tile a workgroup
 // moves: `c` is the destination's innermost axis, `r` the one along which the
-// source is contiguous, up to 6 batch axes. Needs the kernel's TILE.
+// source is contiguous, up to 14 batch axes. Needs the kernel's TILE.
 struct Params {
   tiles_c: u32,
   tiles_r: u32,
@@ -15,9 +15,9 @@ struct Params {
   src_stride_r: u32,
   dst_stride_c: u32,
   dst_stride_r: u32,
-  batch_shape: array<vec4<u32>, 2>,
-  batch_src_stride: array<vec4<u32>, 2>,
-  batch_dst_stride: array<vec4<u32>, 2>,
+  batch_shape: array<vec4<u32>, 4>,
+  batch_src_stride: array<vec4<u32>, 4>,
+  batch_dst_stride: array<vec4<u32>, 4>,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
