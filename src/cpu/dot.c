@@ -47,9 +47,13 @@
 // pools spun on the same cores (2 threads on 2 cores: 70% of the time in
 // libgomp's spin-wait, str_mps_varying_inner_product_200 17 ms on 1 thread
 // and 134 ms on 2); one pool gives one thread budget. A thread gets at
-// least this many multiply-adds (about 50 us of work), so small steps run
-// on one thread without starting a team.
-#define TFR_DOT_MNK_PER_THREAD ((int64_t)1 << 20)
+// least this many multiply-adds (about 10 us of work), so small steps run
+// on one thread without starting a team. (2^20 kept the skinny GEMMs of
+// str_matrix_chain_multiplication_100, M x 21 x K with M, K ~ 400, on 3-4
+// threads; they are bound by reading A from memory, and at 2^18 the
+// instance took 7.4-8.3 ms instead of 12.2-12.5 on 4 of the GPU machine's
+// cores, lm_batch_likelihood_sentence_3_12d 11-12 instead of 19-21.)
+#define TFR_DOT_MNK_PER_THREAD ((int64_t)1 << 18)
 // A block of a split GEMM keeps at least this many columns (rows).
 #define TFR_DOT_SPLIT_MIN 32
 

@@ -1079,7 +1079,7 @@ static void test_small_gemm(void **state) {
       {1, 20, 20, 20}, {100, 1, 9, 27}, {64, 12, 1, 40}, {7, 64, 64, 8},
       // <= 9^3, within every dtype's limit: panel widths 32, 24, 16, 12, 4
       {30, 5, 30, 4}, {40, 3, 20, 12}, {20, 7, 13, 8}, {9, 11, 11, 6}, {25, 15, 3, 16},
-      // over 2^21 multiply-adds: split over 2 of the 3 threads
+      // over 2^21 multiply-adds: split over all 3 threads
       {3000, 9, 9, 9},
   };
   const tfr_dtype dts[] = {TFR_F32, TFR_F64, TFR_C64, TFR_C128};
