@@ -8,7 +8,7 @@
 // queue every `per_submit` dispatches without waiting, and only a download
 // or the session end waits.
 //
-// Why one uniform buffer: each dispatch's parameters take one 256-byte slot of
+// Why one uniform buffer: each dispatch's parameters take one 512-byte slot of
 // a host-side arena; at submit the used slots are written to one device
 // buffer with wgpuQueueWriteBuffer just before wgpuQueueSubmit. Queue
 // operations run in order, so the next batch may overwrite the buffer: the

@@ -800,14 +800,17 @@ static void test_large(void **state) {
 
 static void test_odometer_threads(void **state) {
   (void)state;
-  static const int64_t shapes[3][7] = {{3, 5, 331, 7}, {2, 3, 4, 5, 6, 7, 8}, {1, 40000, 1, 2}};
-  static const int ranks[3] = {4, 7, 4};
+  // The third case runs on 3 threads whose ranges start and end inside
+  // rows (ranges are multiples of 64 elements, rows 3); the others on 1.
+  static const int64_t shapes[4][7] = {
+      {3, 5, 331, 7}, {2, 3, 4, 5, 6, 7, 8}, {3, 5, 331, 7, 3}, {1, 40000, 1, 2}};
+  static const int ranks[4] = {4, 7, 5, 4};
   uint64_t seed = 77;
   for (int threads = 1; threads <= 3; threads++) {
     tfr_backend *be = NULL;
     TFR_ASSERT_OK(tfr_backend_create_cpu(&(tfr_cpu_options){.num_threads = threads}, &be));
     tfr_session *s = tfr_test_begin(be);
-    for (int c = 0; c < 3; c++) {
+    for (int c = 0; c < 4; c++) {
       int r = ranks[c];
       const int64_t *sh = shapes[c];
       // a: storage axis k is view axis r-1-k, and view axis 0 is reversed.

@@ -442,18 +442,17 @@ static tfr_status tfr_view_rank18(const tfr_tensor *t, tfr_tensor **out) {
   for (int k = 0; k < 18; k++) perm[k] = 17 - k;
   return tfr_tensor_view_transpose(t, perm, out);
 }
-// Rank 9 transposition tiled, with 7 batch axes.
+// Rank 9 transposition tiled, with 7 batch axes: every axis reversed, so
+// that no two batch axes merge (in their own order they merged into one).
 static tfr_status tfr_view_rank9_tiled(const tfr_tensor *t, tfr_tensor **out) {
-  int64_t perm[9] = {8, 1, 2, 3, 4, 5, 6, 7, 0};
+  int64_t perm[9] = {8, 7, 6, 5, 4, 3, 2, 1, 0};
   return tfr_tensor_view_transpose(t, perm, out);
 }
-// Rank 17 transposition tiled, with 15 batch axes (one more than the
-// kernel's 14: the host iterates the last).
+// Rank 17 transposition tiled, with 15 batch axes that do not merge (one
+// more than the kernel's 14: the host iterates the last).
 static tfr_status tfr_view_rank17_tiled(const tfr_tensor *t, tfr_tensor **out) {
   int64_t perm[17];
-  for (int k = 0; k < 17; k++) perm[k] = k;
-  perm[0] = 16;
-  perm[16] = 0;
+  for (int k = 0; k < 17; k++) perm[k] = 16 - k;
   return tfr_tensor_view_transpose(t, perm, out);
 }
 

@@ -1,6 +1,6 @@
 // Tiled transposing copy of 4-byte elements with 16-byte accesses: the
 // layout of transpose_tiled.wgsl (axis `c` the destination's innermost, axis
-// `r` the one along which the source is contiguous, a batch of up to 6 axes;
+// `r` the one along which the source is contiguous, a batch of up to 14 axes;
 // common/transpose_tile.wgsl has the parameters and each workgroup's tile),
 // restricted by src/webgpu/copy.c to views where every access can be a whole
 // vec4: unit source stride along `r`, unit destination stride along `c`,
