@@ -21,7 +21,6 @@ import argparse
 import os
 import resource
 import sys
-
 import time
 
 import torch

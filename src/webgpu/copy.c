@@ -164,7 +164,10 @@ typedef struct tfr_wgpu_transpose_params {
   uint32_t tiles_c, tiles_r, nbatch, batch_rank;
   uint32_t n_c, n_r, src_offset, dst_offset;
   uint32_t src_stride_c, src_stride_r, dst_stride_c, dst_stride_r;
-  uint32_t batch_shape[16], batch_src_stride[16], batch_dst_stride[16];
+  // The WGSL arrays hold TFR_WGPU_KERNEL_RANK entries; the batch uses up to
+  // TFR_WGPU_TILED_BATCH_RANK of them.
+  uint32_t batch_shape[TFR_WGPU_KERNEL_RANK], batch_src_stride[TFR_WGPU_KERNEL_RANK];
+  uint32_t batch_dst_stride[TFR_WGPU_KERNEL_RANK];
 } tfr_wgpu_transpose_params;
 _Static_assert(sizeof(tfr_wgpu_transpose_params) == 240, "transpose_tiled Params layout");
 
