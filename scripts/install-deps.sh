@@ -3,7 +3,8 @@
 # build and test tenferro. Safe to run again: when every package is already
 # installed it never touches apt (so it is quick and works offline).
 #
-# Usage: scripts/install-deps.sh        (as root, or as a user with sudo)
+# Usage: scripts/install-deps.sh [--fuzz]   (as root, or as a user with sudo)
+#   --fuzz   also clang and its libFuzzer runtime, for scripts/fuzz.sh
 set -euo pipefail
 
 # python3 + python3-numpy: the tests make their reference data with Debian's
@@ -23,6 +24,11 @@ packages=(
   python3
   python3-numpy
 )
+# clang-14 and libclang-rt-14-dev (libFuzzer, the sanitizer runtimes): only
+# the fuzz targets need them.
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang-14 libclang-rt-14-dev)
+fi
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -4,7 +4,9 @@
 // ("ij,jk" = the labels that appear exactly once, in code-point order);
 // ellipsis "..." for the axes the labels leave unnamed, right-aligned across
 // operands with numpy's broadcasting (extent 1 against n); repeated labels in
-// one operand take a diagonal ("ii->i"), a label absent from the output is
+// one operand take a diagonal ("ii->i"; the repeated axes must have equal
+// extents, as numpy requires: extent 1 broadcasts only against another
+// operand's axis), a label absent from the output is
 // summed over ("ii->" is the trace), and so are the ellipsis axes when the
 // output has no "..." ("...i->i" sums all but the last axis; numpy 1.24
 // refuses that string). Bool operands follow numpy's logical einsum: the
@@ -264,7 +266,8 @@ typedef struct tfr_einsum_path_info {
   double log2_largest;
   // Elements alive at once at the path's worst step: every operand (the
   // caller holds them) plus the intermediates not yet consumed, the step's
-  // result included. Element count, not bytes (times the dtype's size).
+  // result included (one operand, no step: the operand and the output).
+  // Element count, not bytes (times the dtype's size).
   double peak_live_elements;
   // Slicing (tfr_einsum_plan_slice): the number of slices, the flops of all
   // of them together (>= flops: the overhead of slicing is sliced_flops /
@@ -308,7 +311,9 @@ TFR_API const char *tfr_einsum_minimize_name(tfr_einsum_minimize minimize);
 // Errors: TFR_ERR_INVALID_ARGUMENT with a message naming the position for a
 //         malformed string (bad UTF-8, a stray '-' or '.', a label count that
 //         differs from an operand's rank, an output label that appears in no
-//         operand or twice), extents of one label that differ between axes,
+//         operand or twice), extents of one label that differ between axes
+//         (other than 1 against n across operands; within one operand they
+//         must be equal),
 //         a path that does not cover every operand exactly once, too many
 //         operands for the optimal search or in one component for dp, an
 //         unknown path kind or cost, negative trials, max_time,

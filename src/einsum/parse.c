@@ -55,6 +55,17 @@ tfr_status tfr_einsum_check_extents(tfr_einsum_expr *e) {
   e->extent = tfr_calloc((size_t)e->num_labels + 1, sizeof(int64_t));
   if (!e->extent) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
   for (int l = 0; l < e->num_labels; l++) e->extent[l] = -1;
+  // Within one operand a repeated label takes a diagonal: its axes must have
+  // one extent (numpy refuses "ii->i" on shape (1, 3) too; extent 1
+  // broadcasts only across operands).
+  for (int i = 0; i < e->n; i++)
+    for (int k = 1; k < e->ranks[i]; k++)
+      for (int j = 0; j < k; j++)
+        if (e->labels[i][j] == e->labels[i][k] && e->shapes[i][j] != e->shapes[i][k])
+          return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                           "einsum: operand %d repeats a label on axes %d and %d, whose extents "
+                           "differ (%" PRId64 " and %" PRId64 "): a diagonal needs equal extents",
+                           i, j, k, e->shapes[i][j], e->shapes[i][k]);
   for (int i = 0; i < e->n; i++)
     for (int k = 0; k < e->ranks[i]; k++) {
       int l = e->labels[i][k];

@@ -188,6 +188,11 @@ tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options 
   double operand_elems = 0, live_inter = 0;
   for (int i = 0; !st && i < n; i++) operand_elems += s.nodes[i].size;
   info.peak_live_elements = operand_elems;
+  if (n == 1) {  // no step: the output is made from the operand directly
+    double out = 1;
+    for (int j = 0; j < e->num_out; j++) out *= (double)e->extent[e->out_labels[j]];
+    info.peak_live_elements += out;
+  }
   for (int step = 0; !st && step < n - 1; step++) {
     int32_t pa = plan->path[2 * step], pb = plan->path[2 * step + 1];
     if (pa < 0 || pb < 0 || pa >= len || pb >= len || pa == pb) {

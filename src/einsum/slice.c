@@ -56,7 +56,10 @@ void tfr_slice_eval(const tfr_einsum_plan *plan, const int *sl, int ns, tfr_slic
   for (int j = 0; j < e->num_out; j++) output *= (double)e->extent[e->out_labels[j]];
   double flops = 0, live = 0;
   f->largest = 0;
-  f->peak = operands + (ns ? output : 0);
+  // The output is held apart from the steps when slices add up in it, and
+  // when there is no step (one operand: its diagonal / sum is the output).
+  bool held_output = ns > 0 || plan->num_steps == 0;
+  f->peak = operands + (held_output ? output : 0);
   f->peak_step = -1;
   // size[v]: the sliced size of intermediate v (SSA id n + step).
   for (int step = 0; step < plan->num_steps; step++) {
@@ -73,7 +76,7 @@ void tfr_slice_eval(const tfr_einsum_plan *plan, const int *sl, int ns, tfr_slic
     for (int i = 0; i < plan->node_count[r]; i++) size *= (double)e->extent[plan->node_labels[r][i]];
     size /= tfr_slice_factor(plan, sl, ns, plan->node_labels[r], plan->node_count[r]);
     if (size > f->largest) f->largest = size;
-    double now = operands + (ns ? output : 0) + live + size;
+    double now = operands + (held_output ? output : 0) + live + size;
     if (now > f->peak) {
       f->peak = now;
       f->peak_step = step;

@@ -638,7 +638,9 @@ tfr_status tfr_npy_load(const char *path, tfr_tensor **out) {
   *out = NULL;
   if (!path) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "npy_load: path is NULL");
   npy_ctx c = {"npy_load", path};
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO opens at once (no wait for a writer) and is then
+  // refused as not a regular file; regular files ignore the flag.
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return npy_errno(&c, errno, "cannot open");
   tfr_status st = TFR_OK;
   unsigned char *hdr = NULL;

@@ -226,6 +226,37 @@ static void test_errors(void **state) {
                    "f32", "f64");
   TFR_ASSERT_ERROR(tfr_einsum(env->session, NULL, 2, mv, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
                    "subscripts");
+  // A label repeated within one operand needs equal extents: extent 1 does
+  // not broadcast there (numpy refuses "ii->i" on shape (1, 3); #22), in the
+  // string and in the integer-label interface; across operands it does.
+  {
+    tfr_tensor *row = tfr_test_random_tensor(TFR_F64, 2, (int64_t[]){1, 3}, 3);
+    tfr_tensor *sq = tfr_test_random_tensor(TFR_F64, 2, (int64_t[]){3, 3}, 4);
+    tfr_tensor *one = tfr_test_random_tensor(TFR_F64, 1, (int64_t[]){1}, 5);
+    TFR_ASSERT_ERROR(tfr_einsum(env->session, "ii->i", 1, (const tfr_tensor *[]){row}, NULL, &r),
+                     TFR_ERR_INVALID_ARGUMENT, "operand 0", "axes 0 and 1", "1 and 3");
+    assert_null(r);
+    tfr_einsum_plan *lp = NULL;
+    TFR_ASSERT_ERROR(tfr_einsum_plan_create_labels(1, (int[]){2},
+                                                   (const int64_t *[]){(int64_t[]){3, 1}},
+                                                   (const int32_t *[]){(int32_t[]){7, 7}}, 1,
+                                                   (int32_t[]){7}, NULL, &lp),
+                     TFR_ERR_INVALID_ARGUMENT, "axes 0 and 1", "3 and 1");
+    assert_null(lp);
+    // "ii,i->i" on (3, 3) and (1,): the diagonal times the one element.
+    assert_int_equal(tfr_einsum(env->session, "ii,i->i", 2, (const tfr_tensor *[]){sq, one}, NULL,
+                                &r), TFR_OK);
+    double d[9], o, got[3];
+    assert_int_equal(tfr_tensor_read(sq, d, sizeof d), TFR_OK);
+    assert_int_equal(tfr_tensor_read(one, &o, sizeof o), TFR_OK);
+    assert_int_equal(tfr_tensor_read(r, got, sizeof got), TFR_OK);
+    for (int i = 0; i < 3; i++) assert_true(fabs(got[i] - d[4 * i] * o) <= 1e-15 * fabs(d[4 * i] * o));
+    tfr_tensor_release(r);
+    r = NULL;
+    tfr_tensor_release(row);
+    tfr_tensor_release(sq);
+    tfr_tensor_release(one);
+  }
   tfr_einsum_options big = {.path_kind = TFR_EINSUM_PATH_OPTIMAL};
   tfr_tensor *many[13];
   for (int i = 0; i < 13; i++) many[i] = v;

@@ -858,6 +858,11 @@ static void test_save_errors(void **state) {
   unlink(link_path);
   assert_int_equal(mkfifo(fifo, 0600), 0);
   TFR_ASSERT_ERROR(tfr_npy_save(fifo, t), TFR_ERR_IO, "not a regular file");
+  // Reading one is refused at once (opened without waiting for a writer; a
+  // blocking open hung here before, issue #22).
+  tfr_tensor *from_fifo = (tfr_tensor *)0x1;
+  TFR_ASSERT_ERROR(tfr_npy_load(fifo, &from_fifo), TFR_ERR_IO, "not a regular file");
+  assert_null(from_fifo);
   unlink(fifo);
   assert_int_equal(count_tmp_files(TMP_DIR), 0);
 

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tenferro/tenferro.h"
 
@@ -29,9 +30,28 @@ int tfr_cli_make_backend(const char *cmd, const char *name, int threads, tfr_bac
 // it when it is host memory already). Returns 0, or 1 with the error printed.
 int tfr_cli_to_host(tfr_session *s, const tfr_tensor *t, tfr_tensor **out);
 
-// Reads a whole file into a new NUL-terminated buffer (its length in
-// *len); NULL with errno set when it cannot be read.
-char *tfr_cli_read_file(const char *path, size_t *len);
+// Opens a file the user named for reading: a regular file only (a FIFO
+// or a device is refused at once, without waiting for a writer). NULL
+// with *why saying what was wrong (static text) when it cannot.
+FILE *tfr_cli_open_input(const char *path, const char **why);
+
+// Reads a whole regular file into a new NUL-terminated buffer (its length
+// in *len); NULL with *why set as tfr_cli_open_input does when it cannot.
+char *tfr_cli_read_file(const char *path, size_t *len, const char **why);
+
+// Called once at start: a file-size limit (SIGXFSZ) turns into a failed
+// write (EFBIG) that the writer cleans up, not a killed process.
+void tfr_cli_files_init(void);
+
+// tfr_npy_save with the catchable terminating signals (SIGINT, SIGTERM,
+// SIGHUP, ...) held off until the file is complete or its temporary file
+// removed; a signal that came meanwhile is raised then. Returns what
+// tfr_npy_save returns.
+TFR_NODISCARD tfr_status tfr_cli_npy_save(const char *path, const tfr_tensor *t);
+
+// Runs write(ctx) (a writer that removes its own temporary file on
+// failure) with the same signals held off; returns what it returns.
+int tfr_cli_write_held(int (*write)(void *ctx), void *ctx);
 
 // Prints a profile to stdout: one line per op record (step, kind, shapes,
 // calls, ms, GFLOP/s or GB/s, % of the profiled run), the 30 slowest first

@@ -6,12 +6,13 @@
 
 #include "cli.h"
 #include "conformance/conformance.h"
+#include "path_file.h"
 #include "tenferro/tenferro.h"
 
 static void tfr_conf_usage(FILE *f) {
   fprintf(f,
           "usage: tenferro conformance [--backend cpu|webgpu] [--op NAME]... [--case NAME]...\n"
-          "                            [--threads N] [--verbose] PATH...\n"
+          "                            [--threads N] [--max-memory BYTES] [--verbose] PATH...\n"
           "       tenferro conformance --tolerances\n\n"
           "Runs the conformance cases in PATH (.jsonl files, or folders of them) on a backend\n"
           "and compares each result with the expected one. A case whose op, dtype or attribute\n"
@@ -25,6 +26,11 @@ static void tfr_conf_usage(FILE *f) {
           "                 (\"chlo.erf\" or \"erf\"); repeatable\n"
           "  --case NAME    only the case called NAME; repeatable\n"
           "  --threads N    cpu backend threads (default: OpenMP's)\n"
+          "  --max-memory BYTES  what one case's values may take (its inputs and the\n"
+          "                 declared results of the ops the output depends on; K, M, G,\n"
+          "                 T or KiB .. TiB): a case that needs more fails before it\n"
+          "                 allocates; default: half the memory available. Ops whose\n"
+          "                 results nothing uses are not run\n"
           "  --verbose, -v  details of each failure (first differing index, got vs expected,\n"
           "                 tolerance, program) and a line per skipped case\n"
           "  --tolerances   print the tolerance table and exit\n");
@@ -54,6 +60,7 @@ int tfr_cli_conformance(int argc, char **argv) {
   const char *backend_name = "cpu";
   int threads = 0;
   bool verbose = false;
+  double max_memory = 0;
   // Filters and paths point into argv; at most argc of each.
   const char **ops = calloc((size_t)argc + 1, sizeof *ops);
   const char **cases = calloc((size_t)argc + 1, sizeof *cases);
@@ -81,6 +88,14 @@ int tfr_cli_conformance(int argc, char **argv) {
       ops[nops++] = argv[++i];
     } else if (strcmp(a, "--case") == 0 && has_value) {
       cases[ncases++] = argv[++i];
+    } else if (strcmp(a, "--max-memory") == 0 && has_value) {
+      max_memory = tfr_cli_parse_bytes(argv[++i]);
+      if (!(max_memory > 0)) {
+        fprintf(stderr, "tenferro conformance: --max-memory needs a positive number of bytes "
+                        "(e.g. 1GiB, 512M, 1e9), got '%s'\n", argv[i]);
+        rc = 2;
+        goto done;
+      }
     } else if (strcmp(a, "--threads") == 0 && has_value) {
       char *end;
       long v = strtol(argv[++i], &end, 10);
@@ -115,6 +130,7 @@ int tfr_cli_conformance(int argc, char **argv) {
   opt.ncases = ncases;
   opt.verbose = verbose;
   opt.log = stdout;
+  opt.max_memory = max_memory > 0 ? max_memory : tfr_cli_default_max_memory();
   tfr_conf_report *r = tfr_conf_report_create();
   if (!r) {
     fprintf(stderr, "tenferro conformance: out of memory\n");

@@ -41,11 +41,12 @@ static void tfr_einsum_usage(FILE *f) {
 
 // Reads "[[a, b], [c, d], ...]" from a file into int32 pairs.
 static int tfr_read_path_file(const char *file, int32_t **out, int *len) {
-  FILE *f = fopen(file, "r");
+  const char *why = NULL;
+  FILE *f = tfr_cli_open_input(file, &why);
   if (!f) {
     fprintf(stderr, "tenferro einsum: --path '%s' is neither an optimiser (auto, greedy, "
                     "random-greedy, dp, optimal, treesa, partition) nor a readable path file: %s\n", file,
-            strerror(errno));
+            why);
     return 1;
   }
   int cap = 64, n = 0;
@@ -207,7 +208,7 @@ int tfr_cli_einsum(int argc, char **argv) {
     if (prc != 0) goto done;
   }
   if (tfr_cli_to_host(s, result, &host_result) != 0) goto done;
-  if (tfr_npy_save(out_path, host_result) != TFR_OK) {
+  if (tfr_cli_npy_save(out_path, host_result) != TFR_OK) {
     rc = tfr_cli_fail("einsum");
     goto done;
   }

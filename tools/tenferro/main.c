@@ -33,77 +33,7 @@ static void tfr_cli_usage(FILE *f) {
   fprintf(f, "\n'tenferro <command> --help' describes a command.\n");
 }
 
-int tfr_cli_make_backend(const char *cmd, const char *name, int threads, tfr_backend **out,
-                         bool *unavailable) {
-  *out = NULL;
-  if (unavailable) *unavailable = false;
-  tfr_status st;
-  if (strcmp(name, "cpu") == 0) {
-    tfr_cpu_options o = {.num_threads = threads};
-    st = tfr_backend_create_cpu(&o, out);
-  } else if (strcmp(name, "webgpu") == 0) {
-    st = tfr_backend_create_webgpu(NULL, out);
-    if (unavailable) *unavailable = st == TFR_ERR_BACKEND_UNAVAILABLE;
-  } else {
-    fprintf(stderr, "tenferro %s: unknown backend '%s' (cpu or webgpu)\n", cmd, name);
-    return 2;
-  }
-  if (st) {
-    char what[64];
-    snprintf(what, sizeof what, "%s backend", name);
-    return tfr_cli_fail(what);
-  }
-  return 0;
-}
 
-int tfr_cli_to_host(tfr_session *s, const tfr_tensor *t, tfr_tensor **out) {
-  *out = NULL;
-  if (tfr_tensor_is_host(t)) {
-    tfr_tensor_retain((tfr_tensor *)t);
-    *out = (tfr_tensor *)t;
-    return 0;
-  }
-  return tfr_download(s, t, out) == TFR_OK ? 0 : tfr_cli_fail("download");
-}
-
-char *tfr_cli_read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap + 1);
-  while (buf) {
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (n < cap) break;
-    cap *= 2;
-    char *grown = realloc(buf, cap + 1);
-    if (!grown) {
-      free(buf);
-      buf = NULL;
-    }
-    buf = grown;
-  }
-  int err = ferror(f) ? errno : 0;
-  fclose(f);
-  if (buf && err) {
-    free(buf);
-    errno = err;
-    return NULL;
-  }
-  if (buf) buf[n] = '\0';
-  else errno = ENOMEM;
-  *len = n;
-  return buf;
-}
-
-int tfr_cli_fail(const char *what) {
-  // Library messages start with the op ("einsum: ..."): no need to say it twice.
-  const char *msg = tfr_last_error_message();
-  size_t n = strlen(what);
-  if (strncmp(msg, what, n) == 0 && msg[n] == ':') fprintf(stderr, "tenferro: %s\n", msg);
-  else fprintf(stderr, "tenferro: %s: %s\n", what, msg);
-  return 1;
-}
 
 // OpenBLAS reads its settings only while it loads, before main; two of them
 // the tool wants different, so it runs itself again with them set:
@@ -135,6 +65,7 @@ static void tfr_cli_blas_env(char **argv) {
 
 int main(int argc, char **argv) {
   tfr_cli_blas_env(argv);
+  tfr_cli_files_init();
   if (argc < 2) {
     tfr_cli_usage(stderr);
     return 2;

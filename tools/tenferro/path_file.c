@@ -14,6 +14,26 @@
 
 #include "cli.h"
 
+double tfr_cli_parse_bytes(const char *v) {
+  // A number of bytes, with an optional K, M, G, T (powers of 1024; KiB,
+  // MiB, GiB, TiB too).
+  char *end = NULL;
+  errno = 0;
+  double x = strtod(v, &end);
+  double unit = 1;
+  static const char *const units[] = {"K", "M", "G", "T"};
+  for (int u = 0; u < 4 && end && *end; u++) {
+    char with_ib[8];
+    snprintf(with_ib, sizeof with_ib, "%siB", units[u]);
+    if (strcmp(end, units[u]) == 0 || strcmp(end, with_ib) == 0) {
+      unit = ldexp(1.0, 10 * (u + 1));
+      end += strlen(end);
+    }
+  }
+  if (errno != 0 || end == v || (end && *end) || !(x > 0) || isinf(x * unit)) return -1;
+  return x * unit;
+}
+
 bool tfr_cli_path_io_option(int argc, char **argv, int *i, tfr_cli_path_io *io) {
   const char *arg = argv[*i];
   if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
@@ -24,24 +44,8 @@ bool tfr_cli_path_io_option(int argc, char **argv, int *i, tfr_cli_path_io *io) 
   if (strcmp(arg, "--save-path") == 0) io->save_path = argv[*i + 1];
   else if (strcmp(arg, "--path-file") == 0) io->path_file = argv[*i + 1];
   else if (strcmp(arg, "--max-memory") == 0) {
-    // A number of bytes, with an optional K, M, G, T (powers of 1024; KiB,
-    // MiB, GiB, TiB too).
-    const char *v = argv[*i + 1];
-    char *end = NULL;
-    errno = 0;
-    double x = strtod(v, &end);
-    double unit = 1;
-    static const char *const units[] = {"K", "M", "G", "T"};
-    for (int u = 0; u < 4 && end && *end; u++) {
-      char with_ib[8];
-      snprintf(with_ib, sizeof with_ib, "%siB", units[u]);
-      if (strcmp(end, units[u]) == 0 || strcmp(end, with_ib) == 0) {
-        unit = ldexp(1.0, 10 * (u + 1));
-        end += strlen(end);
-      }
-    }
-    io->max_memory_bad = errno != 0 || end == v || (end && *end) || !(x > 0) || isinf(x);
-    io->max_memory = x * unit;
+    io->max_memory = tfr_cli_parse_bytes(argv[*i + 1]);
+    io->max_memory_bad = !(io->max_memory > 0);
   } else {
     return false;
   }
@@ -84,12 +88,6 @@ void tfr_cli_path_io_usage(FILE *f) {
 // ---------------------------------------------------------------------------
 
 // A path read from a file.
-typedef struct tfr_path_read {
-  int32_t *pairs;
-  int len;
-  char *sliced;  // the sliced labels, concatenated ("" for none)
-} tfr_path_read;
-
 // Prints "tenferro CMD: FILE: <formatted>" and returns 1.
 __attribute__((format(printf, 3, 4))) static int tfr_path_error(const char *cmd, const char *file, const char *fmt, ...) {
   fprintf(stderr, "tenferro %s: %s: ", cmd, file);
@@ -246,10 +244,18 @@ static int tfr_path_read_file(const char *cmd, const char *file, const tfr_cli_n
                               tfr_path_read *p) {
   memset(p, 0, sizeof *p);
   size_t len;
-  char *text = tfr_cli_read_file(file, &len);
-  if (!text) return tfr_path_error(cmd, file, "cannot read the path file: %s", strerror(errno));
-  cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, NULL, 1);
+  const char *why = NULL;
+  char *text = tfr_cli_read_file(file, &len, &why);
+  if (!text) return tfr_path_error(cmd, file, "cannot read the path file: %s", why);
+  int rc = tfr_cli_path_parse(cmd, file, text, len, net, p);
   free(text);
+  return rc;
+}
+
+int tfr_cli_path_parse(const char *cmd, const char *file, const char *text, size_t len,
+                       const tfr_cli_network *net, tfr_path_read *p) {
+  memset(p, 0, sizeof *p);
+  cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, NULL, 1);
   if (!root)
     return tfr_path_error(cmd, file, "not valid JSON (a path file is a JSON object with a "
                                      "\"path\", or a pair list [[0, 1], ...])");
@@ -400,6 +406,17 @@ static int tfr_path_write_file(const char *cmd, const char *file, const tfr_cli_
   return rc;
 }
 
+typedef struct tfr_path_write_args {
+  const char *cmd, *file, *sliced;
+  const tfr_cli_network *net;
+  const tfr_einsum_plan *plan;
+} tfr_path_write_args;
+
+static int tfr_path_write_call(void *ctx) {
+  const tfr_path_write_args *w = ctx;
+  return tfr_path_write_file(w->cmd, w->file, w->net, w->plan, w->sliced);
+}
+
 // ---------------------------------------------------------------------------
 // Planning and progress
 // ---------------------------------------------------------------------------
@@ -531,7 +548,8 @@ int tfr_cli_plan(const char *cmd, const char *what, const tfr_cli_network *net,
   }
   if (io->save_path) {
     char *sliced = tfr_path_sliced_string(plan);
-    int w = sliced ? tfr_path_write_file(cmd, io->save_path, net, plan, sliced)
+    tfr_path_write_args wa = {cmd, io->save_path, sliced, net, plan};
+    int w = sliced ? tfr_cli_write_held(tfr_path_write_call, &wa)
                    : tfr_path_error(cmd, io->save_path, "--save-path: a sliced label has no "
                                     "character (an ellipsis axis) or out of memory");
     free(sliced);

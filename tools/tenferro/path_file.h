@@ -37,6 +37,22 @@ typedef struct tfr_cli_network {
   const int64_t *const *shapes;
 } tfr_cli_network;
 
+// A path file as read: the pairs (numpy/opt_einsum's pair list) and the
+// sliced labels.
+typedef struct tfr_path_read {
+  int32_t *pairs;
+  int len;
+  char *sliced;  // the sliced labels, concatenated ("" for none)
+} tfr_path_read;
+
+// Reads the text of a path file (`len` bytes, text[len] == '\0'; `file`
+// names it in messages, `cmd` is the subcommand) for network `net`: a
+// plain pair list, or an object of --save-path whose network must be `net`.
+// Returns 0 with *p filled (free p->pairs and p->sliced), or 1 with the
+// message printed and *p empty.
+int tfr_cli_path_parse(const char *cmd, const char *file, const char *text, size_t len,
+                       const tfr_cli_network *net, tfr_path_read *p);
+
 // Progress of a contraction on stderr: a bar redrawn at most 10 times a
 // second, carriage-return based, only when stderr is a terminal and not
 // --quiet.
@@ -56,6 +72,11 @@ double tfr_cli_mem_available(void);
 // Half the memory this machine has available (MemAvailable), in bytes, or
 // 0 when unknown: the default of --max-memory.
 double tfr_cli_default_max_memory(void);
+
+// A positive number of bytes as --max-memory takes it ("1e9", "512M",
+// "1GiB": K, M, G, T and KiB .. TiB are powers of 1024); -1 for anything
+// else (not a number, trailing text, zero, negative, infinite).
+double tfr_cli_parse_bytes(const char *v);
 
 // Plans `net` for subcommand `cmd`: with io->path_file, along the file's
 // path (checked against the network; the file's sliced labels applied)

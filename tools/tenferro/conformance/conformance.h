@@ -101,6 +101,7 @@ const char *tfr_conf_attr_string(const tfr_conf_instr *in, const char *key, char
 typedef struct tfr_conf_exec {
   tfr_session *session;
   const tfr_conf_case *c;
+  double max_memory;       // bytes the case's values may take (0: no limit)
   char msg[TFR_CONF_MSG];  // failure detail when a handler fails
 } tfr_conf_exec;
 
@@ -171,8 +172,11 @@ const char *tfr_conf_kind_name(const tfr_conf_dtype *dtype);
 const char *tfr_conf_skip_reason(const tfr_conf_case *c, char *buf);
 
 // Runs the program of `c` on `session` and downloads value `c->output` as a
-// compact host buffer (*out_data, *out_nbytes; caller frees). Returns false
-// with x->msg set when an op fails or returns a type other than declared.
+// compact host buffer (*out_data, *out_nbytes; caller frees). Only the
+// instructions the output depends on run (an unused value is never
+// computed), and only when their declared results together with the inputs
+// fit x->max_memory. Returns false with x->msg set when an op fails or
+// returns a type other than declared, or the values would not fit.
 bool tfr_conf_execute(tfr_conf_exec *x, unsigned char **out_data, size_t *out_nbytes);
 
 // ---------------------------------------------------------------------------
@@ -229,6 +233,7 @@ typedef struct tfr_conf_options {
   int ncases;
   bool verbose;
   FILE *log;                 // where FAIL / SKIP lines go
+  double max_memory;         // --max-memory: bytes one case's values may take
 } tfr_conf_options;
 
 // Runs every case of the .jsonl files in `paths` (files, or folders whose

@@ -148,18 +148,42 @@ static bool tfr_conf_check_result(tfr_conf_exec *x, const tfr_conf_instr *in,
                        got, in->result.dtype->name, decl);
 }
 
+// Marks the values the output depends on (live[v]) and returns the bytes
+// the inputs and the live instructions' declared results take together.
+static double tfr_conf_live_values(const tfr_conf_case *c, bool *live) {
+  live[c->output] = true;
+  for (int k = c->ninstrs - 1; k >= 0; k--) {
+    if (!live[c->ninputs + k]) continue;
+    const tfr_conf_instr *in = &c->instrs[k];
+    for (int j = 0; j < in->noperands; j++) live[in->operands[j]] = true;
+  }
+  double bytes = 0;
+  for (int v = 0; v < c->ninputs + c->ninstrs; v++)
+    if (live[v] || v < c->ninputs)
+      bytes += (double)c->types[v]->numel * (double)c->types[v]->dtype->size;
+  return bytes;
+}
+
 bool tfr_conf_execute(tfr_conf_exec *x, unsigned char **out_data, size_t *out_nbytes) {
   const tfr_conf_case *c = x->c;
   *out_data = NULL;
   *out_nbytes = 0;
   int nvalues = c->ninputs + c->ninstrs;
   tfr_tensor **vals = calloc((size_t)nvalues, sizeof *vals);
+  bool *live = calloc((size_t)nvalues + 1, sizeof *live);
   tfr_tensor **args = NULL;
   tfr_tensor *host = NULL;
-  bool ok = vals != NULL;
+  bool ok = vals && live;
   if (!ok) tfr_conf_fail(x, "out of memory");
+  if (ok) {
+    double need = tfr_conf_live_values(c, live);
+    if (x->max_memory > 0 && need > x->max_memory)
+      ok = tfr_conf_fail(x, "the program's values need %.4g bytes, more than --max-memory "
+                         "(%.4g bytes)", need, x->max_memory);
+  }
   for (int i = 0; ok && i < c->ninputs; i++) ok = tfr_conf_upload(x, &c->inputs[i], &vals[i]);
   for (int k = 0; ok && k < c->ninstrs; k++) {
+    if (!live[c->ninputs + k]) continue;  // nothing reads it
     const tfr_conf_instr *in = &c->instrs[k];
     const tfr_conf_op *op = tfr_conf_op_find(in->op, in->chlo);
     if (!op) {  // tfr_conf_skip_reason keeps such cases from getting here
@@ -200,6 +224,7 @@ bool tfr_conf_execute(tfr_conf_exec *x, unsigned char **out_data, size_t *out_nb
   if (vals)
     for (int v = 0; v < nvalues; v++) tfr_tensor_release(vals[v]);
   free(vals);
+  free(live);
   if (!ok) {
     free(*out_data);
     *out_data = NULL;

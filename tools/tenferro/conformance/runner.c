@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../cli.h"
 #include "conformance.h"
 
 static bool tfr_conf_in(const char *s, const char *const *list, int n) {
@@ -120,7 +121,7 @@ static tfr_conf_verdict tfr_conf_run_case(const tfr_conf_options *opt, const tfr
             tfr_last_error_message());
     return TFR_CONF_FAIL;
   }
-  tfr_conf_exec x = {.session = s, .c = c};
+  tfr_conf_exec x = {.session = s, .c = c, .max_memory = opt->max_memory};
   unsigned char *got = NULL;
   size_t nbytes = 0;
   bool ok = tfr_conf_execute(&x, &got, &nbytes);
@@ -170,9 +171,10 @@ static void tfr_conf_stem(const char *path, char *buf, size_t n) {
 }
 
 static bool tfr_conf_run_file(const tfr_conf_options *opt, const char *path, tfr_conf_report *r) {
-  FILE *f = fopen(path, "r");
+  const char *why = NULL;
+  FILE *f = tfr_cli_open_input(path, &why);
   if (!f) {
-    fprintf(stderr, "tenferro conformance: %s: %s\n", path, strerror(errno));
+    fprintf(stderr, "tenferro conformance: %s: %s\n", path, why);
     return false;
   }
   char stem[256];

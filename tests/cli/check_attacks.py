@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""The inputs of the first attack on the `tenferro` command (issue #22), each
+a regression test of what it found.
+
+usage: check_attacks.py TENFERRO_BINARY
+
+* an instance in every dtype the library has (by short and numpy name): the
+  result equals numpy.einsum on the saved operands exactly (integers, bool)
+  or to the dtype's rounding (floats), and the checksum line is the
+  result's sum (it wrote past a heap buffer for any dtype but f32, f64, c64
+  and c128);
+* a FIFO as an instance, an .npy operand, a path file and a conformance file:
+  refused at once as "not a regular file" (it blocked forever);
+* memory: a 128-byte .npy of shape (2^28, 0) reduced over its empty axis
+  needs a 2 GiB output, refused under --max-memory before anything is
+  allocated; a conformance case's unused 2^30-element iota is not computed
+  and a used one that does not fit fails before it allocates;
+* "ii->i" on shape (1, 3) is refused as numpy refuses it, and extent 1
+  still broadcasts across operands ("ii,i->i" on (3, 3) and (1,));
+* writes: under a file-size limit (SIGXFSZ) the write fails with "File too
+  large", leaving neither the output nor a temporary file; SIGTERM at many
+  moments of a run that writes a 128 MiB result never leaves a temporary file
+  or a partial output (a signal during the write is held until the file is
+  complete, then ends the process).
+Exits 0 when every check passes; prints each failure.
+"""
+import json
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+FAILURES = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print(f"FAIL: {what}")
+
+
+def run(binary, *args, timeout=600, **kw):
+    p = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout, **kw)
+    return p.returncode, p.stdout, p.stderr
+
+
+def leftovers(d):
+    return [f for f in os.listdir(d) if ".tmp" in f]
+
+
+# (name given in the instance, numpy dtype or None for bf16)
+DTYPES = [("f64", "float64"), ("float32", "float32"), ("c64", "complex64"),
+          ("complex128", "complex128"), ("f16", "float16"), ("bfloat16", None),
+          ("int8", "int8"), ("i16", "int16"), ("int32", "int32"), ("i64", "int64"),
+          ("uint8", "uint8"), ("u16", "uint16"), ("uint32", "uint32"), ("u64", "uint64"),
+          ("bool", "bool")]
+
+
+def every_dtype(binary, tmp):
+    # Diagonal, batch, contraction and a sum in one network.
+    inst = {"format_string": "abc,cd,dbe,aa->be", "shapes": [[3, 4, 5], [5, 6], [6, 4, 2], [3, 3]],
+            "num_tensors": 4}
+    for name, np_name in DTYPES:
+        path = os.path.join(tmp, f"inst-{name}.json")
+        json.dump({**inst, "dtype": name}, open(path, "w"))
+        d = os.path.join(tmp, f"ops-{name}")
+        out = os.path.join(tmp, f"res-{name}.npy")
+        args = ["contract", path, "--path", "greedy", "--seed", "5"]
+        if np_name:  # .npy has no bf16
+            args += ["--save-inputs", d, "-o", out]
+        rc, so, se = run(binary, *args)
+        check(rc == 0, f"instance dtype {name}: exit {rc}: {se.strip()}")
+        if rc != 0 or not np_name:
+            continue
+        ops = [np.load(os.path.join(d, f"operand_{i:03d}.npy")) for i in range(4)]
+        got = np.load(out)
+        check(all(o.dtype == np.dtype(np_name) for o in ops) and got.dtype == np.dtype(np_name),
+              f"instance dtype {name}: operands {[o.dtype for o in ops]}, result {got.dtype}")
+        kind = np.dtype(np_name).kind
+        if kind in "fc":
+            check(all(np.all(o != 0) for o in ops), f"instance dtype {name}: a zero operand value")
+            want = np.einsum(inst["format_string"], *[o.astype(np.complex128 if kind == "c" else
+                                                                 np.float64) for o in ops])
+            eps = float(np.finfo(np_name).eps)
+            err = float(np.max(np.abs(got.astype(want.dtype) - want)) / max(np.max(np.abs(want)),
+                                                                              1e-300))
+            check(err <= 64 * eps, f"instance dtype {name}: relative error {err:.3g}")
+        else:
+            want = np.einsum(inst["format_string"], *ops)
+            check(np.array_equal(got, want), f"instance dtype {name}: result differs from numpy")
+            lo, hi = (0, 1) if kind == "b" else ((1, 3) if kind == "u" else (-3, 3))
+            check(all(o.min() >= lo and o.max() <= hi for o in ops) and
+                  (kind == "b" or all(np.all(o != 0) for o in ops)),
+                  f"instance dtype {name}: operand values outside {lo}..{hi} or zero")
+        line = [l for l in so.splitlines() if l.startswith("result")]
+        wide = got.astype(np.complex128)
+        m = re.search(r"checksum sum (\S+?),? .*sum\|x\| (\S+)", line[0]) if line else None
+        check(m is not None and
+              abs(float(m.group(1)) - np.sum(wide).real) <= 1e-12 * np.sum(np.abs(wide)) and
+              abs(float(m.group(2)) - np.sum(np.abs(wide))) <= 1e-12 * np.sum(np.abs(wide)),
+              f"instance dtype {name}: checksum line {line} vs sum {np.sum(wide)}")
+    rc, _, se = run(binary, "contract", os.path.join(tmp, "inst-f64.json"), "--dtype", "q8")
+    check(rc == 2 and "'q8' is no dtype" in se, f"--dtype q8: exit {rc}: {se!r}")
+    bad = os.path.join(tmp, "inst-bad.json")
+    json.dump({**inst, "dtype": "float128"}, open(bad, "w"))
+    rc, _, se = run(binary, "contract", bad)
+    check(rc != 0 and "unknown \"dtype\"" in se, f"dtype float128: exit {rc}: {se!r}")
+
+
+def fifos(binary, tmp):
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    a = os.path.join(tmp, "a.npy")
+    np.save(a, np.ones((2, 3)))
+    out = os.path.join(tmp, "fifo-out.npy")
+    for args, what in ((["contract", fifo], "instance"),
+                       (["einsum", "ij->i", fifo, "-o", out], ".npy operand"),
+                       (["einsum", "ij->i", a, "-o", out, "--path-file", fifo], "--path-file"),
+                       (["einsum", "ij->i", a, "-o", out, "--path", fifo], "--path FILE"),
+                       (["conformance", fifo], "conformance file")):
+        try:
+            rc, _, se = run(binary, *args, timeout=20)
+        except subprocess.TimeoutExpired:
+            check(False, f"FIFO as {what}: still blocked after 20 s")
+            continue
+        check(rc != 0 and "not a regular file" in se, f"FIFO as {what}: exit {rc}: {se!r}")
+        check(not os.path.exists(out), f"FIFO as {what}: an output was written")
+
+
+def memory(binary, tmp):
+    e = os.path.join(tmp, "empty-axis.npy")
+    np.save(e, np.zeros((2 ** 28, 0)))
+    check(os.path.getsize(e) == 128, f"the (2^28, 0) .npy is {os.path.getsize(e)} bytes")
+    out = os.path.join(tmp, "big.npy")
+    for extra in (["--path", "greedy"], ["--path-file", os.path.join(tmp, "one.json")]):
+        json.dump([], open(os.path.join(tmp, "one.json"), "w"))
+        rc, _, se = run(binary, "einsum", "ij->i", e, "-o", out, "--max-memory", "1G", *extra)
+        check(rc != 0 and "the operands and the output alone" in se,
+              f"einsum over an empty axis into 2 GiB {extra}: exit {rc}: {se!r}")
+        check(not os.path.exists(out), "einsum over an empty axis: an output was written")
+    # The output's 2^28 elements within the budget: contracted as before.
+    small = os.path.join(tmp, "empty-small.npy")
+    np.save(small, np.zeros((1000, 0)))
+    rc, _, se = run(binary, "einsum", "ij->i", small, "-o", out, "--max-memory", "1M")
+    check(rc == 0 and np.array_equal(np.load(out), np.zeros(1000)) if rc == 0 else False,
+          f"einsum over an empty axis within the budget: exit {rc}: {se!r}")
+
+    iota = {"op": "iota", "operands": [], "iota_dimension": 0}
+    unused = {"name": "unused_iota", "source_op": "iota", "inputs": [],
+              "program": [{**iota, "result": {"dtype": "u8", "shape": [2, 3]}},
+                          {**iota, "result": {"dtype": "f32", "shape": [2 ** 30]}}],
+              "output": 0, "check": "eq",
+              "expected": {"dtype": "u8", "shape": [2, 3], "hex": "000000010101"}}
+    used = {"name": "used_iota", "source_op": "iota", "inputs": [],
+            "program": [{**iota, "result": {"dtype": "u8", "shape": [2 ** 30]}},
+                        {"op": "slice", "operands": [0], "result": {"dtype": "u8", "shape": [1]},
+                         "start_indices": [0], "limit_indices": [1], "strides": [1]}],
+            "output": 1, "check": "eq", "expected": {"dtype": "u8", "shape": [1], "hex": "00"}}
+    cases = os.path.join(tmp, "attack.jsonl")
+    with open(cases, "w") as f:
+        f.write(json.dumps(unused) + "\n" + json.dumps(used) + "\n")
+    rc, so, se = run(binary, "conformance", cases, "--max-memory", "64M", "-v")
+    check(rc == 1 and "1 passed, 1 failed" in so and "FAIL used_iota" in so and
+          "more than --max-memory" in so and "FAIL unused_iota" not in so,
+          f"conformance memory budget: exit {rc}:\n{so}{se}")
+    rc, _, se = run(binary, "conformance", cases, "--max-memory", "lots")
+    check(rc == 2 and "--max-memory" in se, f"conformance --max-memory lots: exit {rc}: {se!r}")
+
+
+def diagonals(binary, tmp):
+    a = os.path.join(tmp, "row.npy")
+    np.save(a, np.arange(1.0, 4.0).reshape(1, 3))
+    out = os.path.join(tmp, "diag.npy")
+    rc, _, se = run(binary, "einsum", "ii->i", a, "-o", out)
+    check(rc != 0 and "axes 0 and 1" in se and "(1 and 3)" in se and not os.path.exists(out),
+          f"ii->i on (1, 3): exit {rc}: {se!r}")
+    sq, one = os.path.join(tmp, "sq.npy"), os.path.join(tmp, "one.npy")
+    m = np.arange(1.0, 10.0).reshape(3, 3)
+    np.save(sq, m)
+    np.save(one, np.array([2.5]))
+    rc, _, se = run(binary, "einsum", "ii,i->i", sq, one, "-o", out)
+    check(rc == 0 and np.array_equal(np.load(out), np.einsum("ii,i->i", m, np.array([2.5]))),
+          f"ii,i->i on (3, 3) and (1,): exit {rc}: {se!r}")
+
+
+def writes(binary, tmp):
+    d = os.path.join(tmp, "writes")
+    os.mkdir(d)
+    a = os.path.join(tmp, "big-in.npy")
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((4096, 4096))
+    np.save(a, x)
+    out = os.path.join(d, "t.npy")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+
+    rc, _, se = run(binary, "einsum", "ij->ji", a, "-o", out, "--path", "greedy",
+                    preexec_fn=limit)
+    check(rc == 1 and "File too large" in se, f"file-size limit: exit {rc}: {se!r}")
+    check(not os.path.exists(out) and not leftovers(d),
+          f"file-size limit: left {os.listdir(d)}")
+    # --save-inputs and --save-path under the same limit: same promise.
+    inst = os.path.join(tmp, "inst-f64.json")
+    rc, _, se = run(binary, "contract", inst, "--path", "greedy", "--save-path",
+                    os.path.join(d, "p.json"), "--save-inputs", d, preexec_fn=limit)
+    check(rc == 0 and not leftovers(d), f"small writes under the limit: exit {rc}: {se!r}")
+
+    # SIGTERM at spread-out moments of a run whose write is a good part of
+    # it: never a temporary file, never a partial output.
+    want = x.T
+    t0 = time.monotonic()
+    rc, _, se = run(binary, "einsum", "ij->ji", a, "-o", out, "--path", "greedy", "-q")
+    full = time.monotonic() - t0
+    check(rc == 0 and np.array_equal(np.load(out), want), f"the 128 MiB transpose: exit {rc}: {se}")
+    held = 0
+    for k in range(12):
+        if os.path.exists(out):
+            os.remove(out)
+        p = subprocess.Popen([binary, "einsum", "ij->ji", a, "-o", out, "--path", "greedy", "-q"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(full * (0.3 + 0.06 * k))
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(timeout=600)
+        check(not leftovers(d), f"SIGTERM trial {k}: left {leftovers(d)}")
+        if os.path.exists(out):
+            check(np.array_equal(np.load(out), want), f"SIGTERM trial {k}: a partial output")
+            held += rc == -signal.SIGTERM
+        check(rc in (0, -signal.SIGTERM), f"SIGTERM trial {k}: exit {rc}")
+    print(f"SIGTERM: {held} of 12 trials arrived while the output was written (held, then ended)")
+
+
+def main():
+    binary = sys.argv[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        every_dtype(binary, tmp)
+        fifos(binary, tmp)
+        memory(binary, tmp)
+        diagonals(binary, tmp)
+        writes(binary, tmp)
+    if FAILURES:
+        print(f"{len(FAILURES)} check(s) failed")
+        return 1
+    print("all attack regressions passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
