@@ -18,7 +18,7 @@ build_dir="${BUILD_DIR:-build-fuzz}"
 seconds="${FUZZ_SECONDS:-60}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 
-"$root/scripts/install-deps.sh" --fuzz
+"$root/scripts/install-deps.sh" --clang
 CC=clang-14 cmake -S "$root" -B "$build_dir" -DTFR_FUZZ=ON -DTFR_BUILD_TESTS=OFF \
   -DTFR_BUILD_BENCH=OFF -DTFR_WEBGPU=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTFR_WERROR=ON
 cmake --build "$build_dir" --parallel "$jobs"

@@ -3,8 +3,10 @@
 # build and test tenferro. Safe to run again: when every package is already
 # installed it never touches apt (so it is quick and works offline).
 #
-# Usage: scripts/install-deps.sh [--fuzz]   (as root, or as a user with sudo)
-#   --fuzz   also clang and its libFuzzer runtime, for scripts/fuzz.sh
+# Usage: scripts/install-deps.sh [--clang]   (as root, or as a user with sudo)
+#   --clang  also clang-14 with its sanitizer, libFuzzer and OpenMP runtimes,
+#            for the fuzz targets (scripts/fuzz.sh) and the ThreadSanitizer
+#            build (.ci/run)
 set -euo pipefail
 
 # python3 + python3-numpy: the tests make their reference data with Debian's
@@ -24,10 +26,11 @@ packages=(
   python3
   python3-numpy
 )
-# clang-14 and libclang-rt-14-dev (libFuzzer, the sanitizer runtimes): only
-# the fuzz targets need them.
-if [ "${1:-}" = "--fuzz" ]; then
-  packages+=(clang-14 libclang-rt-14-dev)
+# clang-14, libclang-rt-14-dev (libFuzzer, the sanitizer runtimes) and
+# libomp-14-dev (LLVM's OpenMP, with Archer, its ThreadSanitizer annotations):
+# only the fuzz targets and the ThreadSanitizer build need them.
+if [ "${1:-}" = "--clang" ]; then
+  packages+=(clang-14 libclang-rt-14-dev libomp-14-dev)
 fi
 
 missing=()

@@ -816,9 +816,11 @@ static void test_plan_errors(void **state) {
                    "dot_plan_execute", "another backend instance");
   TFR_ASSERT_ERROR(tfr_dot_plan_pack(s2, plan, TFR_DOT_LHS, a), TFR_ERR_WRONG_BACKEND,
                    "dot_plan_pack");
+  TFR_ASSERT_OK(tfr_session_end(s2));
+  // The ended session, with none active on the thread (while s2 was, the
+  // allocator may have given s2 the ended session's address).
   TFR_ASSERT_ERROR(tfr_dot_plan_execute(s, plan, a, b, &out), TFR_ERR_NO_SESSION,
                    "dot_plan_execute");
-  TFR_ASSERT_OK(tfr_session_end(s2));
   tfr_backend_release(other);
   TFR_ASSERT_OK(tfr_session_begin(env->backend, &env->session));
   s = env->session;
