@@ -152,6 +152,8 @@ tfr_status tfr_backend_create_webgpu(const tfr_webgpu_options *options, tfr_back
   }
   b->p = procs;
   atomic_init(&b->lost, false);
+  atomic_init(&b->fault_buffers, -1);
+  atomic_init(&b->fault_maps, -1);
   atomic_init(&b->error_pending, false);
   b->pool.enabled = !o.disable_pool;
   b->pool.cap = o.pool_cap_bytes ? o.pool_cap_bytes : TFR_WGPU_DEFAULT_POOL_CAP;
@@ -265,6 +267,14 @@ tfr_status tfr_wgpu_test_expand(const char *variant, const char *tmpl, const cha
 }
 
 void tfr_wgpu_test_free(void *p) { tfr_free(p); }
+
+void tfr_wgpu_test_fail_buffers_after(tfr_backend *backend, long n) {
+  atomic_store(&tfr_wgpu_cast(backend)->fault_buffers, n);
+}
+
+void tfr_wgpu_test_fail_maps_after(tfr_backend *backend, long n) {
+  atomic_store(&tfr_wgpu_cast(backend)->fault_maps, n);
+}
 
 void tfr_wgpu_test_lose_device(tfr_backend *backend) {
   tfr_wgpu_backend *b = tfr_wgpu_cast(backend);

@@ -567,9 +567,20 @@ void tfr_wgpu_device_release(tfr_wgpu_backend *b) {
 // Buffers
 // ---------------------------------------------------------------------------
 
+bool tfr_wgpu_fault(atomic_long *countdown) {
+  long n = atomic_load(countdown);
+  while (n >= 0 && !atomic_compare_exchange_weak(countdown, &n, n - 1)) {
+  }
+  return n == 0;
+}
+
 tfr_status tfr_wgpu_buffer_create(tfr_wgpu_backend *b, uint64_t size, WGPUBufferUsage usage,
                                   const char *what, WGPUBuffer *out) {
   *out = NULL;
+  if (tfr_wgpu_fault(&b->fault_buffers))
+    return tfr_error(TFR_ERR_OUT_OF_MEMORY,
+                     "webgpu: cannot create a %llu-byte %s buffer on %s (injected failure)",
+                     (unsigned long long)size, what, b->info.name);
   WGPUBufferDescriptor d;
   memset(&d, 0, sizeof d);
   d.label = tfr_wgpu_str(what);

@@ -69,6 +69,7 @@ static tfr_status tfr_wgpu_upload_slot_wait(tfr_wgpu_backend *b, int i) {
   b->xfer.upload_pending[i] = false;
   tfr_status check = tfr_wgpu_check(b, "upload");
   if (check) st = check;
+  if (!st && tfr_wgpu_fault(&b->fault_maps)) b->xfer.upload_status[i] = 0;  // injected
   if (!st && b->xfer.upload_status[i] != WGPU_STATUS_SUCCESS)
     st = tfr_error(TFR_ERR_INTERNAL, "upload: webgpu: mapping a staging buffer failed (status %u)",
                    b->xfer.upload_status[i]);
@@ -114,6 +115,10 @@ static tfr_status tfr_wgpu_upload_staged(tfr_wgpu_backend *b, WGPUBuffer buf,
     int i = b->xfer.upload_next;
     b->xfer.upload_next = (i + 1) % TFR_WGPU_UPLOAD_SLOTS;
     if (!b->xfer.upload[i]) {
+      if (tfr_wgpu_fault(&b->fault_buffers))
+        return tfr_error(TFR_ERR_OUT_OF_MEMORY,
+                         "upload: webgpu: cannot create a %llu-byte staging buffer on %s "
+                         "(injected failure)", (unsigned long long)chunk, b->info.name);
       WGPUBufferDescriptor d;
       memset(&d, 0, sizeof d);
       d.label = tfr_wgpu_str("upload staging");
@@ -264,6 +269,10 @@ static tfr_status tfr_wgpu_read_buffer(tfr_wgpu_backend *b, WGPUBuffer buf, uint
     tfr_status check = tfr_wgpu_check(b, "download");
     if (check) st = check;
     if (st) break;
+    if (tfr_wgpu_fault(&b->fault_maps)) {  // injected: as a failed mapping
+      piece->result.status = 0;
+      snprintf(piece->result.message, sizeof piece->result.message, "injected failure");
+    }
     if (piece->result.status != WGPU_STATUS_SUCCESS) {
       st = tfr_error(TFR_ERR_INTERNAL,
                      "download: webgpu: mapping the staging buffer failed (status %u): %s",

@@ -68,6 +68,9 @@ typedef struct tfr_wgpu_backend {
   // final; an uncaptured error waits for the next check.
   pthread_mutex_t error_lock;
   atomic_bool lost;
+  // Fault injection for the tests (wgpu_testing.h): the n-th buffer creation
+  // or mapping from now fails as the device's would; -1: none.
+  atomic_long fault_buffers, fault_maps;
   bool destroying;                // our own release of the device: not a loss
   char lost_message[512];
   atomic_bool error_pending;
@@ -140,6 +143,10 @@ void tfr_wgpu_copy_view(char *dst, size_t cap, WGPUStringView v);
 // names it in messages.
 tfr_status tfr_wgpu_buffer_create(tfr_wgpu_backend *b, uint64_t size, WGPUBufferUsage usage,
                                   const char *what, WGPUBuffer *out);
+
+// Fault injection (wgpu_testing.h): true when this call is the one a test's
+// countdown (fault_buffers, fault_maps) makes fail.
+bool tfr_wgpu_fault(atomic_long *countdown);
 
 // ---------------------------------------------------------------------------
 // Recording and submission (queue.c)

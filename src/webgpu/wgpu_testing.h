@@ -27,6 +27,16 @@ void tfr_wgpu_test_free(void *p);
 // Destroys the device (wgpuDeviceDestroy) as a driver reset would lose it.
 void tfr_wgpu_test_lose_device(tfr_backend *backend);
 
+// Fault injection: after n more successful device-buffer creations (tensor,
+// staging, uniform buffers) the next one fails as an exhausted device's
+// would (TFR_ERR_OUT_OF_MEMORY); once, then creations succeed again. n < 0
+// turns it off.
+void tfr_wgpu_test_fail_buffers_after(tfr_backend *backend, long n);
+
+// Likewise for buffer mappings (uploads' and downloads' staging buffers):
+// the mapping completes with an error status.
+void tfr_wgpu_test_fail_maps_after(tfr_backend *backend, long n);
+
 // Whether the queue has finished all submitted work, asked without waiting.
 tfr_status tfr_wgpu_test_queue_idle(tfr_backend *backend, bool *idle);
 
