@@ -236,6 +236,49 @@ def writes(binary, tmp):
     print(f"SIGTERM: {held} of 12 trials arrived while the output was written (held, then ended)")
 
 
+def later_findings(binary, tmp):
+    """A second attack (a fresh user's): --save-path replaced FIFOs and
+    symbolic links with a regular file and forced mode 0644; an instance of
+    200000 shapes was read in quadratic time."""
+    d = os.path.join(tmp, "later")
+    os.mkdir(d)
+    a, b = os.path.join(d, "a.npy"), os.path.join(d, "b.npy")
+    np.save(a, np.ones((2, 3)))
+    np.save(b, np.ones((3, 4)))
+    out = os.path.join(d, "out.npy")
+    fifo, link = os.path.join(d, "fifo"), os.path.join(d, "link")
+    os.mkfifo(fifo)
+    os.symlink(os.path.join(d, "target.json"), link)
+    for target, kind in ((fifo, "a FIFO"), (link, "a symbolic link")):
+        rc, _, se = run(binary, "einsum", "ij,jk->ik", a, b, "-o", out, "--save-path", target,
+                        "-q")
+        check(rc != 0 and "not a regular file" in se, f"--save-path to {kind}: exit {rc}: {se!r}")
+        check(not os.path.isfile(target) or os.path.islink(target),
+              f"--save-path to {kind}: replaced by a regular file")
+    check(not os.path.exists(os.path.join(d, "target.json")), "--save-path followed the link")
+    priv = os.path.join(d, "priv.json")
+    open(priv, "w").write("{}")
+    os.chmod(priv, 0o600)
+    rc, _, se = run(binary, "einsum", "ij,jk->ik", a, b, "-o", out, "--save-path", priv, "-q")
+    check(rc == 0 and (os.stat(priv).st_mode & 0o777) == 0o600 and
+          json.load(open(priv)).get("path") == [[0, 1]],
+          f"--save-path over a 0600 file: exit {rc}, mode {oct(os.stat(priv).st_mode & 0o777)}: {se}")
+    fresh = os.path.join(d, "fresh.json")
+    rc, _, se = run(binary, "einsum", "ij,jk->ik", a, b, "-o", out, "--save-path", fresh, "-q",
+                    preexec_fn=lambda: os.umask(0o077))
+    check(rc == 0 and (os.stat(fresh).st_mode & 0o777) == 0o600,
+          f"--save-path under umask 077: exit {rc}, mode {oct(os.stat(fresh).st_mode & 0o777)}")
+    many = os.path.join(d, "many.json")
+    json.dump({"format_string": "i->", "shapes": [[1]] * 200000, "dtype": "f64"}, open(many, "w"))
+    rc, _, se = run(binary, "contract", many, "--path", "greedy", timeout=300)
+    check(rc != 0 and "200000" in se, f"200000 shapes for one term: exit {rc}: {se!r}")
+    lying = os.path.join(d, "lying.json")
+    json.dump({"format_string": "ij,jk->ik", "shapes": [[2, 3], [3, 4]], "dtype": "f64",
+               "paths": {"opt_flops": {"path": [[0, 1]] * 200000}}}, open(lying, "w"))
+    rc, _, se = run(binary, "contract", lying, "--path", "opt_flops", timeout=300)
+    check(rc != 0 and "200000 steps" in se, f"a stored path of 200000 steps: exit {rc}: {se!r}")
+
+
 def main():
     binary = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
@@ -244,6 +287,7 @@ def main():
         memory(binary, tmp)
         diagonals(binary, tmp)
         writes(binary, tmp)
+        later_findings(binary, tmp)
     if FAILURES:
         print(f"{len(FAILURES)} check(s) failed")
         return 1

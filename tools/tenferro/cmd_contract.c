@@ -54,6 +54,8 @@ static void tfr_contract_usage(FILE *f) {
           "                 and c128 instances run as f32 and c64; it has f32, c64, i32\n"
           "                 and bool)\n"
           "  --repeat N     timed repeats (default 1); the median is reported\n"
+          "  --threads N    cpu backend threads, 0 to 1024 (0, the default: OpenMP's,\n"
+          "                 i.e. OMP_NUM_THREADS or every core)\n"
           "  --warmup N     untimed runs before them (default 0): the first runs of a\n"
           "                 process pay for first-touch page faults, thread start-up and\n"
           "                 the buffer pool filling\n"
@@ -70,8 +72,8 @@ static void tfr_contract_usage(FILE *f) {
   tfr_cli_path_io_usage(f);
 }
 
-// Seeded operand (splitmix64) in the instance's dtype, made in f64 (c128 for
-// complex dtypes) and converted by the library (StableHLO convert): floats
+// Seeded operand (splitmix64) in the instance's dtype (f16 and bf16 made in
+// f32 and converted by the library, StableHLO convert): floats
 // uniform in [-1, 1) per real part, never zero in the dtype (f16 and bf16:
 // magnitudes from 2^-14); signed integers from {-3, .., 3} without 0,
 // unsigned from {1, 2, 3}; bool 0 or 1. `hs` is a cpu session. Returns 0, or
@@ -87,13 +89,16 @@ static int tfr_make_operand(tfr_session *hs, tfr_dtype dtype, int rank,
     }
   const tfr_dtype_info *di = tfr_dtype_get_info(dtype);
   bool complex = di->kind == TFR_KIND_COMPLEX;
-  tfr_dtype made = complex ? TFR_C128 : TFR_F64;
   int parts = complex ? 2 : 1;
   bool single = di->real == TFR_F32, narrow = di->real == TFR_F16 || di->real == TFR_BF16;
-  double *buf = malloc((size_t)n * (size_t)parts * sizeof(double) + 16);
+  // Written in the dtype itself (f16 and bf16: in f32, then converted by the
+  // library, which rounds once): no wider copy than the operand needs.
+  tfr_dtype made = narrow ? TFR_F32 : dtype;
+  size_t es = tfr_dtype_size(made) / (size_t)parts;  // one part
+  unsigned char *buf = malloc((size_t)n * (size_t)parts * es + 16);
   if (!buf) {
     fprintf(stderr, "tenferro contract: cannot allocate %.3g bytes for an operand\n",
-            (double)n * (double)parts * 8.0);
+            (double)n * (double)parts * (double)es);
     return 1;
   }
   uint64_t st = seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
@@ -107,21 +112,31 @@ static int tfr_make_operand(tfr_session *hs, tfr_dtype dtype, int rank,
       z ^= z >> 31;
       v = (double)(z >> 11) * 0x1.0p-52 - 1.0;
     } while (v == 0.0 || (single && (float)v == 0.0f) || (narrow && fabs(v) < 0x1.0p-14));
-    switch (di->kind) {
-      case TFR_KIND_BOOL: buf[i] = (double)(z >> 63); break;
-      case TFR_KIND_INT: buf[i] = (double)((int)((z >> 32) % 6) - 3 + ((z >> 32) % 6 >= 3)); break;
-      case TFR_KIND_UINT: buf[i] = (double)(1 + (z >> 32) % 3); break;
-      default: buf[i] = v;
+    int64_t q = (int64_t)((z >> 32) % 6);
+    int64_t sgn = q - 3 + (q >= 3), uns = 1 + (int64_t)((z >> 32) % 3);
+    void *at = buf + (size_t)i * es;
+    switch (made) {
+      case TFR_BOOL: *(uint8_t *)at = (uint8_t)(z >> 63); break;
+      case TFR_I8: *(int8_t *)at = (int8_t)sgn; break;
+      case TFR_I16: *(int16_t *)at = (int16_t)sgn; break;
+      case TFR_I32: *(int32_t *)at = (int32_t)sgn; break;
+      case TFR_I64: *(int64_t *)at = sgn; break;
+      case TFR_U8: *(uint8_t *)at = (uint8_t)uns; break;
+      case TFR_U16: *(uint16_t *)at = (uint16_t)uns; break;
+      case TFR_U32: *(uint32_t *)at = (uint32_t)uns; break;
+      case TFR_U64: *(uint64_t *)at = (uint64_t)uns; break;
+      case TFR_F32: case TFR_C64: *(float *)at = (float)v; break;
+      default: *(double *)at = v; break;  // f64, c128
     }
   }
-  tfr_tensor *wide = NULL;
-  tfr_status s = tfr_tensor_from_host(made, rank, shape, buf, &wide);
+  tfr_tensor *t = NULL;
+  tfr_status s = tfr_tensor_from_host(made, rank, shape, buf, &t);
   free(buf);
   if (s == TFR_OK && dtype != made) {
-    s = tfr_convert(hs, wide, dtype, out);
-    tfr_tensor_release(wide);
+    s = tfr_convert(hs, t, dtype, out);
+    tfr_tensor_release(t);
   } else {
-    *out = wide;
+    *out = t;
   }
   return s == TFR_OK ? 0 : tfr_cli_fail("making operands");
 }
@@ -465,9 +480,9 @@ int tfr_cli_contract(int argc, char **argv) {
       long v = strtol(argv[++i], &end, 10);
       bool rep = strcmp(arg, "--repeat") == 0, warm = strcmp(arg, "--warmup") == 0;
       long least = rep ? 1 : 0, most = rep || warm ? 100000 : TFR_CPU_MAX_THREADS;
-      if (*end || v < least || v > most) {
-        fprintf(stderr, "tenferro contract: %s needs an integer in [%ld, %ld]\n", arg, least,
-                most);
+      if (*end || end == argv[i] || argv[i][0] == ' ' || v < least || v > most) {
+        fprintf(stderr, "tenferro contract: %s needs an integer in [%ld, %ld], got '%s'\n",
+                arg, least, most, argv[i]);
         return 2;
       }
       if (rep) a.repeat = (int)v;

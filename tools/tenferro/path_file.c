@@ -138,8 +138,8 @@ static int tfr_path_check_network(const char *cmd, const char *file, const cJSON
   if (cJSON_GetArraySize(shapes) != net->n)
     return tfr_path_error(cmd, file, "\"shapes\" lists %d operands, the network has %d",
                           cJSON_GetArraySize(shapes), net->n);
-  for (int i = 0; i < net->n; i++) {
-    const cJSON *sh = cJSON_GetArrayItem(shapes, i);
+  const cJSON *sh = shapes->child;  // walked by its links: by index is quadratic
+  for (int i = 0; i < net->n; i++, sh = sh->next) {
     bool same = cJSON_IsArray(sh) && cJSON_GetArraySize(sh) == net->ranks[i];
     for (int k = 0; same && k < net->ranks[i]; k++)
       same = tfr_json_int(cJSON_GetArrayItem(sh, k), 0, 9e18, &d) &&
@@ -178,8 +178,8 @@ static int tfr_path_read_pairs(const char *cmd, const char *file, const cJSON *l
   }
   for (int i = 0; i < n; i++) ids[i] = i;
   int rc = 1;
-  for (int s = 0; s < len; s++) {
-    const cJSON *pair = cJSON_GetArrayItem(list, s);
+  const cJSON *pair = list->child, *t = tree ? tree->child : NULL;  // by links, as above
+  for (int s = 0; s < len; s++, pair = pair->next, t = t ? t->next : NULL) {
     int alive = n - s;
     double a, b;
     if (!cJSON_IsArray(pair) || cJSON_GetArraySize(pair) != 2 ||
@@ -198,7 +198,6 @@ static int tfr_path_read_pairs(const char *cmd, const char *file, const cJSON *l
     p->pairs[2 * s] = x;
     p->pairs[2 * s + 1] = y;
     if (tree) {
-      const cJSON *t = cJSON_GetArrayItem(tree, s);
       double ta, tb;
       if (!cJSON_IsArray(t) || cJSON_GetArraySize(t) != 2 ||
           !tfr_json_int(cJSON_GetArrayItem(t, 0), 0, 2e9, &ta) ||
@@ -378,6 +377,18 @@ static bool tfr_path_print(FILE *f, const tfr_cli_network *net, const tfr_einsum
 // Writes the path to a temporary file next to `file`, then renames it.
 static int tfr_path_write_file(const char *cmd, const char *file, const tfr_cli_network *net,
                                const tfr_einsum_plan *plan, const char *sliced) {
+  // The rename would turn a device, a FIFO or a symbolic link into a
+  // regular file: only a regular file (or nothing) may stand at `file`, as
+  // for -o. An existing file keeps its permission bits; a new one gets
+  // 0666 less the umask, as any new file.
+  struct stat old;
+  bool have_old = lstat(file, &old) == 0;
+  if (have_old && !S_ISREG(old.st_mode))
+    return tfr_path_error(cmd, file, "--save-path: is not a regular file (a device, FIFO, "
+                                     "directory or symbolic link); not replaced");
+  mode_t mask = umask(0);
+  umask(mask);
+  mode_t mode = have_old ? old.st_mode & 07777 : 0666 & ~mask;
   size_t n = strlen(file);
   char *tmp = malloc(n + 16);
   if (!tmp) return tfr_path_error(cmd, file, "--save-path: out of memory");
@@ -398,7 +409,7 @@ static int tfr_path_write_file(const char *cmd, const char *file, const tfr_cli_
   if (!printed || err) {
     rc = tfr_path_error(cmd, file, "--save-path: writing failed: %s",
                         err ? strerror(err) : "out of memory");
-  } else if (chmod(tmp, 0644) != 0 || rename(tmp, file) != 0) {
+  } else if (chmod(tmp, mode) != 0 || rename(tmp, file) != 0) {
     rc = tfr_path_error(cmd, file, "--save-path: %s", strerror(errno));
   }
   if (rc) unlink(tmp);
