@@ -113,7 +113,9 @@ TFR_API TFR_NODISCARD tfr_status tfr_npy_load_buffer(const void *data, size_t nb
 //   t     a host tensor of any dtype, rank, shape and strides (views,
 //         negative and zero strides included); always written in C order
 //         ('fortran_order': False), elements in row-major order. Borrowed.
-// Errors: TFR_ERR_INVALID_ARGUMENT (NULL path or t),
+// Errors: TFR_ERR_INVALID_ARGUMENT (NULL path or t; an empty tensor whose
+//         non-zero extents multiply to more than 2^50, a header the reader
+//         refuses), TFR_ERR_UNSUPPORTED_DTYPE (bf16),
 //         TFR_ERR_WRONG_BACKEND (a device tensor: tfr_download it first),
 //         TFR_ERR_IO (cannot create, write, sync or rename the file; the
 //         message has errno's text and the file name),
@@ -128,8 +130,10 @@ TFR_API TFR_NODISCARD tfr_status tfr_npy_save(const char *path, const tfr_tensor
 //   capacity     the size of `dst` in bytes (ignored when dst is NULL).
 //   out_nbytes   receives the size of the .npy image in bytes; set also when
 //                `capacity` is too small (so a caller can retry).
-// Errors: TFR_ERR_INVALID_ARGUMENT (NULL t or out_nbytes, capacity smaller
-//         than the image; nothing is written to dst then),
+// Errors: TFR_ERR_INVALID_ARGUMENT (NULL t or out_nbytes, an empty tensor
+//         whose non-zero extents multiply to more than 2^50 as for
+//         tfr_npy_save, capacity smaller than the image; nothing is written
+//         to dst then), TFR_ERR_UNSUPPORTED_DTYPE (bf16),
 //         TFR_ERR_WRONG_BACKEND (a device tensor).
 // Messages start with "npy_save_buffer: ".
 TFR_API TFR_NODISCARD tfr_status tfr_npy_save_buffer(const tfr_tensor *t, void *dst,

@@ -74,6 +74,13 @@ void tfr_compact_strides(int rank, const int64_t *shape, int64_t *strides);
 // names the op for the message.
 tfr_status tfr_shape_numel(const char *what, int rank, const int64_t *shape, int64_t *out);
 
+// Checks that every element of a layout (shape, strides, offset; `numel`
+// its element count) lies in storage elements [0, capacity): strides within
+// +-TFR_MAX_NUMEL, and no reach that overflows int64. `what` names the op.
+tfr_status tfr_check_layout(const char *what, int rank, const int64_t *shape,
+                            const int64_t *strides, int64_t offset, int64_t numel,
+                            int64_t capacity);
+
 // Host pointer to element (0,..,0) of a host tensor.
 static inline char *tfr_tensor_host_ptr(const tfr_tensor *t) {
   return (char *)t->storage->data + t->offset * (int64_t)tfr_dtype_size(t->dtype);

@@ -56,8 +56,11 @@ static void win_unravel(int64_t k, int r, const int64_t *w, int64_t *idx) {
 }
 
 // The view of `src` holding, for every window, its element at window offset
-// idx: start idx * dilation, step window stride, extents `shape`.
-// dilation/stride NULL mean all 1.
+// idx: start idx * dilation, step window stride, extents `shape` (at least 1
+// window per axis). dilation/stride NULL mean all 1. The element offsets lie
+// inside `src`, so they fit; an axis of one window keeps src's stride, since
+// a window stride beyond the extent (any value is valid there) times src's
+// stride may overflow and would fail the view's stride limit.
 static tfr_status win_offset_view(const tfr_tensor *src, int r, const int64_t *shape,
                                   const int64_t *idx, const int64_t *dilation,
                                   const int64_t *stride, tfr_tensor **out) {
@@ -65,7 +68,7 @@ static tfr_status win_offset_view(const tfr_tensor *src, int r, const int64_t *s
   int64_t off = src->offset;
   for (int k = 0; k < r; k++) {
     off += idx[k] * (dilation ? dilation[k] : 1) * src->strides[k];
-    strides[k] = src->strides[k] * (stride ? stride[k] : 1);
+    strides[k] = shape[k] > 1 ? src->strides[k] * (stride ? stride[k] : 1) : src->strides[k];
   }
   return tfr_tensor_view(src, r, r ? shape : NULL, r ? strides : NULL, off, out);
 }
@@ -94,6 +97,16 @@ static tfr_status win_filled(tfr_session *s, const tfr_tensor *value, int r,
   tfr_tensor_release(b);
   if (!st) *out = t;
   return st;
+}
+
+// The number of positions in a window: the product of its extents, or
+// INT64_MAX when that overflows (then the padded operand, which holds a
+// window, has more than 2^50 elements and cannot be made).
+static int64_t win_positions(int r, const int64_t *window_dimensions) {
+  int64_t n = 1;
+  for (int k = 0; k < r; k++)
+    if (!tfr_mul_i64(n, window_dimensions[k], &n)) return INT64_MAX;
+  return n;
 }
 
 static bool win_any_padding(int r, const int64_t *padding) {
@@ -143,8 +156,7 @@ tfr_status tfr_reduce_window(tfr_session *s, const tfr_tensor *operand,
     tfr_tensor_retain(src);
   }
   if (!st) st = win_broadcast(init_value, r, shape, &init_b);
-  int64_t nwin = 1;
-  for (int k = 0; k < r; k++) nwin *= window_dimensions[k];
+  int64_t nwin = win_positions(r, window_dimensions);
   int64_t idx[TFR_MAX_RANK];
   for (int64_t w = 0; !st && w < nwin; w++) {
     win_unravel(w, r, window_dimensions, idx);
@@ -253,8 +265,7 @@ tfr_status tfr_select_and_scatter(tfr_session *s, const tfr_tensor *operand,
     zero[k] = 0;
     pshape[k] = lo[k] + operand->shape[k] + hi[k];
   }
-  int64_t nwin = 1;
-  for (int k = 0; k < r; k++) nwin *= window_dimensions[k];
+  int64_t nwin = win_positions(r, window_dimensions);
   tfr_tensor *src = NULL, *valid = NULL, *bools = NULL, *tview = NULL, *fview = NULL,
              *tb = NULL, *res = NULL, *ids = NULL, *best = NULL, *choice = NULL, *have = NULL,
              *v0 = NULL, *result = NULL;

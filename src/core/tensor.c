@@ -199,23 +199,24 @@ tfr_status tfr_tensor_zeros_host(tfr_dtype dtype, int rank, const int64_t *shape
 }
 
 // The lowest and highest element offsets (relative to element 0) a layout
-// reaches. Only for non-empty shapes.
-static void tfr_layout_extent(int rank, const int64_t *shape, const int64_t *strides,
+// reaches. Only for non-empty shapes. False when they pass int64: extents
+// and strides up to 2^50 each multiply to far more.
+static bool tfr_layout_extent(int rank, const int64_t *shape, const int64_t *strides,
                               int64_t *lo, int64_t *hi) {
   int64_t l = 0, h = 0;
   for (int k = 0; k < rank; k++) {
-    int64_t reach = (shape[k] - 1) * strides[k];
-    if (reach < 0) l += reach; else h += reach;
+    int64_t reach;
+    if (!tfr_mul_i64(shape[k] - 1, strides[k], &reach)) return false;
+    if (!tfr_add_i64(reach < 0 ? l : h, reach, reach < 0 ? &l : &h)) return false;
   }
   *lo = l;
   *hi = h;
+  return true;
 }
 
-// Checks that every element of the layout lies in storage elements
-// [0, capacity). Strides are bounded so that the products cannot overflow.
-static tfr_status tfr_check_layout(const char *what, int rank, const int64_t *shape,
-                                   const int64_t *strides, int64_t offset, int64_t numel,
-                                   int64_t capacity) {
+tfr_status tfr_check_layout(const char *what, int rank, const int64_t *shape,
+                            const int64_t *strides, int64_t offset, int64_t numel,
+                            int64_t capacity) {
   for (int k = 0; k < rank; k++) {
     if (strides[k] > TFR_MAX_NUMEL || strides[k] < -TFR_MAX_NUMEL)
       return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: stride %" PRId64 " of axis %d is too large",
@@ -228,13 +229,18 @@ static tfr_status tfr_check_layout(const char *what, int rank, const int64_t *sh
                        what, offset, capacity);
     return TFR_OK;
   }
-  int64_t lo, hi;
-  tfr_layout_extent(rank, shape, strides, &lo, &hi);
-  if (offset < 0 || offset + lo < 0 || offset + hi >= capacity)
+  int64_t lo, hi, first, last;
+  if (!tfr_layout_extent(rank, shape, strides, &lo, &hi) || !tfr_add_i64(offset, lo, &first) ||
+      !tfr_add_i64(offset, hi, &last))
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "%s: the view reaches storage elements beyond int64 offsets (offset %" PRId64
+                     ", extents times strides overflow), outside [0, %" PRId64 ")",
+                     what, offset, capacity);
+  if (offset < 0 || first < 0 || last >= capacity)
     return tfr_error(TFR_ERR_INVALID_ARGUMENT,
                      "%s: the view reaches storage elements [%" PRId64 ", %" PRId64
                      "], outside [0, %" PRId64 ")",
-                     what, offset + lo, offset + hi, capacity);
+                     what, first, last, capacity);
   return TFR_OK;
 }
 

@@ -99,30 +99,8 @@ tfr_status tfr_tensor_view(const tfr_tensor *t, int rank, const int64_t *shape,
     tfr_compact_strides(rank, shape, compact);
     strides = compact;
   }
-  for (int k = 0; k < rank; k++) {
-    if (strides[k] > TFR_MAX_NUMEL || strides[k] < -TFR_MAX_NUMEL)
-      return tfr_error(TFR_ERR_INVALID_ARGUMENT,
-                       "tensor_view: stride %" PRId64 " of axis %d is too large", strides[k], k);
-  }
-  int64_t cap = tfr_storage_elements(t);
-  if (numel == 0) {
-    if (offset < 0 || offset > cap)
-      return tfr_error(TFR_ERR_INVALID_ARGUMENT,
-                       "tensor_view: offset %" PRId64 " is outside the storage of %" PRId64
-                       " elements",
-                       offset, cap);
-  } else {
-    int64_t lo = 0, hi = 0;
-    for (int k = 0; k < rank; k++) {
-      int64_t reach = (shape[k] - 1) * strides[k];
-      if (reach < 0) lo += reach; else hi += reach;
-    }
-    if (offset + lo < 0 || offset + hi >= cap)
-      return tfr_error(TFR_ERR_INVALID_ARGUMENT,
-                       "tensor_view: the view reaches storage elements [%" PRId64 ", %" PRId64
-                       "], outside [0, %" PRId64 ")",
-                       offset + lo, offset + hi, cap);
-  }
+  TFR_RETURN_IF_ERROR(tfr_check_layout("tensor_view", rank, shape, strides, offset, numel,
+                                       tfr_storage_elements(t)));
   return tfr_tensor_header(t->storage, t->dtype, rank, shape, strides, offset, out);
 }
 
@@ -159,6 +137,7 @@ tfr_status tfr_tensor_view_slice(const tfr_tensor *t, const int64_t *start, cons
                      start ? "limit_indices" : "start_indices");
   int64_t shape[TFR_MAX_RANK], st[TFR_MAX_RANK];
   int64_t offset = t->offset;
+  bool empty = false;
   for (int k = 0; k < t->rank; k++) {
     int64_t step = strides ? strides[k] : 1;
     if (step < 1)
@@ -169,14 +148,23 @@ tfr_status tfr_tensor_view_slice(const tfr_tensor *t, const int64_t *start, cons
                        "slice: axis %d needs 0 <= start (%" PRId64 ") <= limit (%" PRId64
                        ") <= extent (%" PRId64 ")",
                        k, start[k], limit[k], t->shape[k]);
-    shape[k] = (limit[k] - start[k] + step - 1) / step;
-    if (shape[k] > 0) offset += start[k] * t->strides[k];
-    // With two or more elements, step < extent, so the product stays within
-    // the storage's reach; with fewer the stride does not matter.
-    st[k] = shape[k] > 1 ? t->strides[k] * step : t->strides[k];
+    // (limit - start + step - 1) / step without overflow for a huge step.
+    shape[k] = limit[k] == start[k] ? 0 : (limit[k] - start[k] - 1) / step + 1;
+    if (shape[k] == 0) empty = true;
   }
-  for (int k = 0; k < t->rank; k++)
-    if (shape[k] == 0) offset = t->offset;  // empty: keep a valid offset
+  for (int k = 0; k < t->rank; k++) {
+    // A non-empty result takes elements of a non-empty operand, whose reach
+    // fits in int64: start * stride and, with two or more elements (step <
+    // extent), stride * step stay within it. An empty result keeps the
+    // operand's offset and strides (an empty operand's compact strides
+    // saturate at 2^50, so the products could overflow).
+    if (empty) {
+      st[k] = t->strides[k];
+      continue;
+    }
+    offset += start[k] * t->strides[k];
+    st[k] = shape[k] > 1 ? t->strides[k] * (strides ? strides[k] : 1) : t->strides[k];
+  }
   return tfr_tensor_header(t->storage, t->dtype, t->rank, shape, st, offset, out);
 }
 

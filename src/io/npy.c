@@ -778,6 +778,20 @@ static tfr_status npy_check_save_arg(const npy_ctx *c, const tfr_tensor *t) {
                     "dtype %s has no numpy dtype string (numpy has no bfloat16); convert it to "
                     "f32 first",
                     tfr_dtype_name(t->dtype));
+  // An empty tensor may have non-zero extents whose product passes 2^50
+  // (even int64): the reader refuses such a header, so do not write one.
+  int64_t span = 1;
+  for (int k = 0; k < t->rank; k++) {
+    int64_t d = t->shape[k];
+    if (d != 0 && (!tfr_mul_i64(span, d, &span) || span > TFR_MAX_NUMEL)) {
+      char sh[1600];
+      npy_format_shape(t->rank, t->shape, sh, sizeof sh);
+      return npy_fail(c, TFR_ERR_INVALID_ARGUMENT,
+                      "shape %s: its non-zero extents multiply to more than 2^50 (the limit is "
+                      "reached at dimension %d); .npy readers refuse that header",
+                      sh, k);
+    }
+  }
   return TFR_OK;
 }
 

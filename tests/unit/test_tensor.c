@@ -281,6 +281,51 @@ static void test_views(void **state) {
   tfr_tensor_release(a);
 }
 
+// Extents and strides within their limits (2^50 each) whose products or
+// sums with the offset pass int64 are refused, not computed with signed
+// overflow (found by fuzz_api: a view of extent 2^40 and stride -2^40; a
+// slice of an empty tensor with saturated strides).
+static void test_view_reach_overflow(void **state) {
+  (void)state;
+  tfr_tensor *a = tfr_iota_f64(1, (int64_t[]){12});
+  tfr_tensor *v = NULL;
+  const int64_t big = INT64_C(1) << 40;
+  TFR_ASSERT_ERROR(tfr_tensor_view(a, 1, (int64_t[]){big}, (int64_t[]){-big}, 0, &v),
+                   TFR_ERR_INVALID_ARGUMENT, "tensor_view: ", "overflow", "outside [0, 12)");
+  assert_null(v);
+  // Each axis alone fits in int64, their sum does not.
+  TFR_ASSERT_ERROR(tfr_tensor_view(a, 2, (int64_t[]){INT64_C(1) << 25, INT64_C(1) << 25},
+                                   (int64_t[]){INT64_C(1) << 50, INT64_C(1) << 50}, 0, &v),
+                   TFR_ERR_INVALID_ARGUMENT, "overflow");
+  // The offset plus the reach passes int64, either way.
+  TFR_ASSERT_ERROR(tfr_tensor_view(a, 1, (int64_t[]){3}, (int64_t[]){1}, INT64_MAX, &v),
+                   TFR_ERR_INVALID_ARGUMENT, "overflow");
+  TFR_ASSERT_ERROR(tfr_tensor_view(a, 1, (int64_t[]){3}, (int64_t[]){-1}, INT64_MIN, &v),
+                   TFR_ERR_INVALID_ARGUMENT, "overflow");
+  assert_null(v);
+  float buf[4] = {0};
+  TFR_ASSERT_ERROR(tfr_tensor_wrap_host(TFR_F32, 2, (int64_t[]){big, 2}, (int64_t[]){big, 1}, buf,
+                                        sizeof buf, NULL, NULL, &v),
+                   TFR_ERR_INVALID_ARGUMENT, "tensor_wrap_host: ", "overflow");
+  assert_null(v);
+  // Slices: a step near INT64_MAX takes one element; an empty operand whose
+  // compact strides saturate at 2^50 gives an empty slice.
+  TFR_ASSERT_OK(tfr_tensor_view_slice(a, (int64_t[]){2}, (int64_t[]){12}, (int64_t[]){INT64_MAX},
+                                      &v));
+  tfr_expect_values(v, (double[]){2}, 1);
+  tfr_tensor_release(v);
+  tfr_tensor *e = NULL;
+  TFR_ASSERT_OK(tfr_tensor_zeros_host(TFR_F32, 3, (int64_t[]){big << 10, big << 10, 0}, &e));
+  TFR_ASSERT_OK(tfr_tensor_view_slice(e, (int64_t[]){(big << 10) - 1, 0, 0},
+                                      (int64_t[]){big << 10, big << 10, 0},
+                                      (int64_t[]){1, 3, 1}, &v));
+  assert_int_equal(tfr_tensor_numel(v), 0);
+  assert_int_equal(tfr_tensor_shape(v)[1], ((big << 10) + 2) / 3);
+  tfr_tensor_release(v);
+  tfr_tensor_release(e);
+  tfr_tensor_release(a);
+}
+
 static void test_host_data_of_views(void **state) {
   (void)state;
   tfr_tensor *a = tfr_iota_f64(1, (int64_t[]){10});
@@ -302,6 +347,7 @@ int main(void) {
       cmocka_unit_test(test_from_host_errors),
       cmocka_unit_test(test_wrap_host),
       cmocka_unit_test(test_views),
+      cmocka_unit_test(test_view_reach_overflow),
       cmocka_unit_test(test_host_data_of_views),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -409,6 +409,58 @@ static void test_select_and_scatter_errors(void **state) {
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) tfr_tensor_release(all[i]);
 }
 
+// Huge window attributes that the spec allows (found by fuzz_api): a window
+// stride beyond the extent (one window on that axis) gave an overflowing
+// view stride, and window extents whose product passes int64 were
+// multiplied unchecked.
+static void test_window_huge_attributes(void **state) {
+  tfr_test_env *env = *state;
+  tfr_session *s = env->session;
+  int64_t sh[2] = {2, 6}, huge = INT64_C(1) << 62;
+  tfr_tensor *x = tfr_test_random_tensor(TFR_F32, 2, sh, 1);
+  tfr_tensor *zero = NULL, *out = NULL;
+  TFR_ASSERT_OK(tfr_tensor_zeros_host(TFR_F32, 0, NULL, &zero));
+  float xv[12], ov[12];
+  TFR_ASSERT_OK(tfr_tensor_read(x, xv, sizeof xv));
+  // Window 1x1, stride 2^62 on axis 0: one window there, row 0 of x.
+  int64_t wd[2] = {1, 1}, ws[2] = {huge, 1};
+  TFR_ASSERT_OK(tfr_reduce_window(s, x, zero, TFR_REDUCE_ADD, wd, ws, NULL, NULL, NULL, &out));
+  assert_int_equal(tfr_tensor_shape(out)[0], 1);
+  assert_int_equal(tfr_tensor_shape(out)[1], 6);
+  TFR_ASSERT_OK(tfr_tensor_read(out, ov, 6 * sizeof(float)));
+  for (int i = 0; i < 6; i++) assert_true(ov[i] == xv[i]);
+  tfr_tensor_release(out);
+  // select_and_scatter: each source element lands on row 0.
+  int64_t ssh[2] = {1, 6};
+  tfr_tensor *src = tfr_test_random_tensor(TFR_F32, 2, ssh, 2);
+  float sv[6];
+  TFR_ASSERT_OK(tfr_tensor_read(src, sv, sizeof sv));
+  TFR_ASSERT_OK(
+      tfr_select_and_scatter(s, x, src, zero, TFR_GE, TFR_REDUCE_ADD, wd, ws, NULL, &out));
+  TFR_ASSERT_OK(tfr_tensor_read(out, ov, sizeof ov));
+  for (int i = 0; i < 12; i++) assert_true(ov[i] == (i < 6 ? sv[i] : 0.0f));
+  tfr_tensor_release(out);
+  tfr_tensor_release(src);
+  // Windows of 2^40 x 2^40 positions: none fit a 2x6 operand (an empty
+  // source, the result is init_value everywhere); with padding 2^40 they
+  // do, but the padded operand has more than 2^50 elements.
+  int64_t big = INT64_C(1) << 40, wbig[2] = {big, big}, pad[4] = {0, big, 0, big}, esh[2] = {0, 0};
+  tfr_tensor *empty = NULL;
+  TFR_ASSERT_OK(tfr_tensor_zeros_host(TFR_F32, 2, esh, &empty));
+  TFR_ASSERT_OK(
+      tfr_select_and_scatter(s, x, empty, zero, TFR_GE, TFR_REDUCE_ADD, wbig, NULL, NULL, &out));
+  TFR_ASSERT_OK(tfr_tensor_read(out, ov, sizeof ov));
+  for (int i = 0; i < 12; i++) assert_true(ov[i] == 0.0f);
+  tfr_tensor_release(out);
+  TFR_ASSERT_ERROR(
+      tfr_reduce_window(s, x, zero, TFR_REDUCE_ADD, wbig, NULL, NULL, NULL, pad, &out),
+      TFR_ERR_INVALID_ARGUMENT, "2^50");
+  assert_null(out);
+  tfr_tensor_release(empty);
+  tfr_tensor_release(zero);
+  tfr_tensor_release(x);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reference),
@@ -416,6 +468,7 @@ int main(void) {
       cmocka_unit_test(test_bitcast_errors),
       cmocka_unit_test(test_reduce_window_errors),
       cmocka_unit_test(test_select_and_scatter_errors),
+      cmocka_unit_test(test_window_huge_attributes),
   };
   return cmocka_run_group_tests(tests, tfr_test_setup_cpu, tfr_test_teardown_cpu);
 }
