@@ -14,6 +14,8 @@ set -euo pipefail
 # libopenblas0-pthread: the threaded OpenBLAS, so that libblas.so.3 (used by
 # numpy) and -lopenblas both resolve to it rather than to the reference BLAS.
 # libmetis-dev: METIS, the graph partitioner of the `partition` path optimiser.
+# libopenmpi-dev, openmpi-bin: Open MPI, for tenferro_mpi and `mpirun ... tenferro
+# contract` (slices across ranks) and their tests.
 packages=(
   build-essential
   cmake
@@ -25,6 +27,8 @@ packages=(
   libmetis-dev
   python3
   python3-numpy
+  libopenmpi-dev
+  openmpi-bin
 )
 # clang-14, libclang-rt-14-dev (libFuzzer, the sanitizer runtimes) and
 # libomp-14-dev (LLVM's OpenMP, with Archer, its ThreadSanitizer annotations):

@@ -343,6 +343,11 @@ TFR_API const tfr_einsum_path_info *tfr_einsum_plan_info(const tfr_einsum_plan *
 // borrowed, valid while the plan lives.
 TFR_API const int32_t *tfr_einsum_plan_path(const tfr_einsum_plan *plan);
 
+// The output's shape: returns its rank and, when `shape` is not NULL, writes
+// its extents to shape[0 .. rank-1] (room for TFR_MAX_RANK). -1 for a NULL
+// plan.
+TFR_API int tfr_einsum_plan_output_shape(const tfr_einsum_plan *plan, int64_t *shape);
+
 // ---------------------------------------------------------------------------
 // Slicing: the network is contracted once per value of the sliced labels
 // (cotengra's and tenferro-rs's "slicing"), along the plan's path, each

@@ -94,6 +94,13 @@ const tfr_einsum_path_info *tfr_einsum_plan_info(const tfr_einsum_plan *plan) { 
 
 const int32_t *tfr_einsum_plan_path(const tfr_einsum_plan *plan) { return plan->path; }
 
+int tfr_einsum_plan_output_shape(const tfr_einsum_plan *plan, int64_t *shape) {
+  if (!plan) return -1;
+  for (int k = 0; shape && k < plan->expr.num_out; k++)
+    shape[k] = plan->expr.extent[plan->expr.out_labels[k]];
+  return plan->expr.num_out;
+}
+
 void tfr_einsum_plan_release(tfr_einsum_plan *plan) {
   if (!plan) return;
   tfr_einsum_expr_free(&plan->expr);

@@ -1,0 +1,515 @@
+// tfr_mpi_plan_execute: a sliced plan's slices spread over the ranks of a
+// communicator, their results combined on the root (tenferro/mpi.h).
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mpi/mpi_impl.h"
+#include "tenferro/ops.h"
+
+// The chunks of a deterministic execution: at most this many.
+enum { TFR_MPI_MAX_CHUNKS = 64 };
+
+typedef struct tfr_mpi_run {
+  MPI_Comm comm;
+  int rank, size, root;
+  tfr_session *session;
+  const tfr_einsum_plan *plan;
+  const tfr_tensor *const *operands;
+  tfr_dtype dtype;
+  int out_rank;
+  int64_t out_shape[64];
+  int64_t num_slices;
+  int64_t units;             // slices, or chunks when deterministic
+  double comm_seconds;
+  double compute_seconds;
+  int64_t slices_done;
+  double bytes_sent;
+  MPI_Win counter_win;       // dynamic schedule: the root's next unit
+  int64_t *counter;
+} tfr_mpi_run;
+
+static double tfr_mpi_now(void) { return MPI_Wtime(); }
+
+// A tensor of zeros of the output's shape on the session's backend.
+static tfr_status tfr_mpi_zeros(const tfr_mpi_run *r, tfr_tensor **out) {
+  tfr_tensor *h = NULL;
+  tfr_status st = tfr_tensor_zeros_host(r->dtype, r->out_rank, r->out_shape, &h);
+  if (st == TFR_OK) st = tfr_upload(r->session, h, out);
+  tfr_tensor_release(h);
+  return st == TFR_OK ? TFR_OK : tfr_mpi_fail_lib(st, "a zero output");
+}
+
+// acc += part (OR for bool), in place; both of the output's shape or `acc`
+// a view of the block.
+static tfr_status tfr_mpi_add_into(const tfr_mpi_run *r, tfr_tensor *acc, const tfr_tensor *part) {
+  tfr_binary_op op = r->dtype == TFR_BOOL ? TFR_OR : TFR_ADD;
+  tfr_status st = tfr_binary_into(r->session, op, acc, part, acc);
+  return st == TFR_OK ? TFR_OK : tfr_mpi_fail_lib(st, "adding a partial result");
+}
+
+// Contracts slice k and adds its block into `acc` (the output's shape).
+static tfr_status tfr_mpi_slice_into(tfr_mpi_run *r, int64_t k, tfr_tensor *acc) {
+  int64_t start[64], limit[64];
+  tfr_tensor *block = NULL, *view = NULL;
+  double t0 = tfr_mpi_now();
+  tfr_status st = tfr_einsum_plan_execute_slice(r->session, r->plan, r->operands, k, start, &block);
+  if (st != TFR_OK) return tfr_mpi_fail_lib(st, "contracting a slice");
+  const int64_t *bs = tfr_tensor_shape(block);
+  for (int a = 0; a < r->out_rank; a++) limit[a] = start[a] + bs[a];
+  st = tfr_tensor_view_slice(acc, start, limit, NULL, &view);
+  if (st != TFR_OK) st = tfr_mpi_fail_lib(st, "the block of a slice");
+  else st = tfr_mpi_add_into(r, view, block);
+  tfr_tensor_release(view);
+  tfr_tensor_release(block);
+  r->compute_seconds += tfr_mpi_now() - t0;
+  if (st == TFR_OK) r->slices_done++;
+  return st;
+}
+
+// The slices of unit u: one slice, or chunk u's consecutive slices.
+static void tfr_mpi_unit_slices(const tfr_mpi_run *r, bool deterministic, int64_t u, int64_t *first,
+                                int64_t *end) {
+  if (!deterministic) {
+    *first = u;
+    *end = u + 1;
+    return;
+  }
+  // Chunk u of C: slices [u S / C, (u + 1) S / C) (S, C < 2^63: computed
+  // without overflow as S / C * u plus the remainder's share).
+  int64_t S = r->num_slices, C = r->units;
+  int64_t q = S / C, rem = S % C;
+  *first = q * u + (rem * u) / C;
+  *end = q * (u + 1) + (rem * (u + 1)) / C;
+}
+
+// The next unit this rank contracts, or -1 when none is left.
+static tfr_status tfr_mpi_next_unit(tfr_mpi_run *r, tfr_mpi_schedule schedule, int64_t *next,
+                                    int64_t *u) {
+  if (schedule == TFR_MPI_SCHEDULE_STATIC) {
+    // Rank r's units: [r U / N, (r + 1) U / N), computed as in the chunks.
+    int64_t U = r->units, N = r->size, q = U / N, rem = U % N;
+    int64_t first = q * r->rank + (rem * r->rank) / N;
+    int64_t end = q * (r->rank + 1) + (rem * (r->rank + 1)) / N;
+    if (*next < first) *next = first;
+    *u = *next < end ? (*next)++ : -1;
+    return TFR_OK;
+  }
+  double t0 = tfr_mpi_now();
+  int64_t one = 1, got = -1;
+  int e = MPI_Win_lock(MPI_LOCK_SHARED, r->root, 0, r->counter_win);
+  if (e == MPI_SUCCESS) e = MPI_Fetch_and_op(&one, &got, MPI_INT64_T, r->root, 0, MPI_SUM, r->counter_win);
+  if (e == MPI_SUCCESS) e = MPI_Win_unlock(r->root, r->counter_win);
+  r->comm_seconds += tfr_mpi_now() - t0;
+  if (e != MPI_SUCCESS) return tfr_mpi_call_failed("MPI_Fetch_and_op (dynamic schedule)", e);
+  *u = got < r->units ? got : -1;
+  return TFR_OK;
+}
+
+// FNV-1a over bytes.
+static uint64_t tfr_mpi_hash(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+// Fails on every rank unless every rank has the same plan and operand shapes.
+static tfr_status tfr_mpi_check_same(tfr_mpi_run *r, int n) {
+  uint64_t h = 14695981039346656037ull;
+  const tfr_einsum_path_info *info = tfr_einsum_plan_info(r->plan);
+  int32_t sliced[TFR_EINSUM_MAX_SLICED];
+  int ns = tfr_einsum_plan_sliced_labels(r->plan, sliced);
+  h = tfr_mpi_hash(h, &info->num_steps, sizeof info->num_steps);
+  if (info->num_steps > 0)
+    h = tfr_mpi_hash(h, tfr_einsum_plan_path(r->plan), sizeof(int32_t) * 2 * (size_t)info->num_steps);
+  h = tfr_mpi_hash(h, &ns, sizeof ns);
+  h = tfr_mpi_hash(h, sliced, sizeof(int32_t) * (size_t)ns);
+  h = tfr_mpi_hash(h, &r->num_slices, sizeof r->num_slices);
+  h = tfr_mpi_hash(h, &info->flops, sizeof info->flops);
+  h = tfr_mpi_hash(h, &r->out_rank, sizeof r->out_rank);
+  h = tfr_mpi_hash(h, r->out_shape, sizeof(int64_t) * (size_t)r->out_rank);
+  h = tfr_mpi_hash(h, &n, sizeof n);
+  for (int i = 0; i < n; i++) {
+    tfr_dtype d = tfr_tensor_dtype(r->operands[i]);
+    int rk = tfr_tensor_rank(r->operands[i]);
+    h = tfr_mpi_hash(h, &d, sizeof d);
+    h = tfr_mpi_hash(h, &rk, sizeof rk);
+    if (rk > 0) h = tfr_mpi_hash(h, tfr_tensor_shape(r->operands[i]), sizeof(int64_t) * (size_t)rk);
+  }
+  uint64_t both[2] = {h, ~h}, most[2];
+  double t0 = tfr_mpi_now();
+  int e = MPI_Allreduce(both, most, 2, MPI_UINT64_T, MPI_MAX, r->comm);
+  r->comm_seconds += tfr_mpi_now() - t0;
+  if (e != MPI_SUCCESS) return tfr_mpi_call_failed("MPI_Allreduce (plan check)", e);
+  if (most[0] != h || ~most[1] != h)
+    return tfr_mpi_fail(TFR_ERR_INVALID_ARGUMENT,
+                        "tfr_mpi_plan_execute: the ranks hold different plans or operand shapes "
+                        "(share one with tfr_mpi_einsum_plan_share)");
+  return TFR_OK;
+}
+
+// The MPI type that adds (ORs, for bool) the dtype's elements exactly as
+// the library does, or MPI_DATATYPE_NULL (f16, bf16: no MPI type).
+static MPI_Datatype tfr_mpi_type(tfr_dtype d, MPI_Op *op) {
+  *op = d == TFR_BOOL ? MPI_BOR : MPI_SUM;
+  switch (d) {
+    // Signed integers as unsigned ones: two's complement wrapping sums are
+    // the same bits, without signed overflow.
+    case TFR_BOOL: case TFR_I8: case TFR_U8: return MPI_UINT8_T;
+    case TFR_I16: case TFR_U16: return MPI_UINT16_T;
+    case TFR_I32: case TFR_U32: return MPI_UINT32_T;
+    case TFR_I64: case TFR_U64: return MPI_UINT64_T;
+    case TFR_F32: return MPI_FLOAT;
+    case TFR_F64: return MPI_DOUBLE;
+    case TFR_C64: return MPI_C_FLOAT_COMPLEX;
+    case TFR_C128: return MPI_C_DOUBLE_COMPLEX;
+    default: return MPI_DATATYPE_NULL;
+  }
+}
+
+// A host copy of `t` (the session's), compact; *data points at its bytes.
+static tfr_status tfr_mpi_host(const tfr_mpi_run *r, const tfr_tensor *t, tfr_tensor **host,
+                               void **data) {
+  tfr_status st = tfr_download(r->session, t, host);
+  if (st == TFR_OK && !tfr_tensor_is_contiguous(*host)) {
+    tfr_tensor *c = NULL;
+    // A cpu session: the download is `t` itself, which may be a view.
+    st = tfr_copy(r->session, *host, &c);
+    tfr_tensor_release(*host);
+    *host = c;
+  }
+  if (st == TFR_OK) st = tfr_tensor_host_data(*host, data);
+  if (st != TFR_OK) {
+    tfr_tensor_release(*host);
+    *host = NULL;
+    return tfr_mpi_fail_lib(st, "reading a partial result");
+  }
+  return TFR_OK;
+}
+
+// `bytes` of the root's buffer as a tensor of the output's shape on the
+// session's backend (a copy).
+static tfr_status tfr_mpi_from_bytes(const tfr_mpi_run *r, const void *bytes, tfr_tensor **out) {
+  tfr_tensor *h = NULL;
+  tfr_status st = tfr_tensor_from_host(r->dtype, r->out_rank, r->out_shape, bytes, &h);
+  if (st == TFR_OK) st = tfr_upload(r->session, h, out);
+  tfr_tensor_release(h);
+  return st == TFR_OK ? TFR_OK : tfr_mpi_fail_lib(st, "a received partial result");
+}
+
+static size_t tfr_mpi_out_bytes(const tfr_mpi_run *r) {
+  size_t n = tfr_dtype_size(r->dtype);
+  for (int a = 0; a < r->out_rank; a++) n *= (size_t)r->out_shape[a];
+  return n;
+}
+
+// MPI counts are int: messages of more than 2^30 bytes go in pieces.
+enum { TFR_MPI_PIECE = 1 << 30 };
+
+static int tfr_mpi_send(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm) {
+  for (size_t off = 0; off < bytes || off == 0; off += TFR_MPI_PIECE) {
+    size_t n = bytes - off < TFR_MPI_PIECE ? bytes - off : TFR_MPI_PIECE;
+    int e = MPI_Send((const char *)buf + off, (int)n, MPI_BYTE, dest, tag, comm);
+    if (e != MPI_SUCCESS || bytes == 0) return e;
+  }
+  return MPI_SUCCESS;
+}
+
+// As many pieces as tfr_mpi_send sends for `bytes`, each empty.
+static int tfr_mpi_send_empty(size_t bytes, int dest, int tag, MPI_Comm comm) {
+  char none = 0;
+  for (size_t off = 0; off < bytes || off == 0; off += TFR_MPI_PIECE) {
+    int e = MPI_Send(&none, 0, MPI_BYTE, dest, tag, comm);
+    if (e != MPI_SUCCESS || bytes == 0) return e;
+  }
+  return MPI_SUCCESS;
+}
+
+static int tfr_mpi_recv(void *buf, size_t bytes, int src, int tag, MPI_Comm comm) {
+  for (size_t off = 0; off < bytes || off == 0; off += TFR_MPI_PIECE) {
+    size_t n = bytes - off < TFR_MPI_PIECE ? bytes - off : TFR_MPI_PIECE;
+    int e = MPI_Recv((char *)buf + off, (int)n, MPI_BYTE, src, tag, comm, MPI_STATUS_IGNORE);
+    if (e != MPI_SUCCESS || bytes == 0) return e;
+  }
+  return MPI_SUCCESS;
+}
+
+// Deterministic combination: each chunk's sum, in chunk order, added on the
+// root into a zero result. chunk_owner[c]: the rank that holds chunk c's
+// sum; mine[c]: this rank's sum of chunk c (NULL for others' chunks).
+static tfr_status tfr_mpi_combine_chunks(tfr_mpi_run *r, const int *chunk_owner, tfr_tensor **mine,
+                                         tfr_tensor **out) {
+  size_t bytes = tfr_mpi_out_bytes(r);
+  double t0 = tfr_mpi_now();
+  tfr_tensor *res = NULL;
+  char *buf = NULL;
+  tfr_status st = TFR_OK;
+  if (r->rank == r->root) {
+    st = tfr_mpi_zeros(r, &res);
+    if (st == TFR_OK && !(buf = malloc(bytes ? bytes : 1)))
+      st = tfr_mpi_fail(TFR_ERR_OUT_OF_MEMORY, "tfr_mpi_plan_execute: out of memory");
+  }
+  // Nothing is sent unless the root can receive it all.
+  st = tfr_mpi_agree(r->comm, st);
+  for (int64_t c = 0; st == TFR_OK && c < r->units && r->rank != r->root; c++) {
+    if (!mine[c]) continue;
+    tfr_tensor *h = NULL;
+    void *data = NULL;
+    tfr_status hs = tfr_mpi_host(r, mine[c], &h, &data);
+    // A rank that cannot read its sum still sends (empty pieces), so that
+    // the root is not left waiting; the status travels in the agreement
+    // after.
+    int e = hs == TFR_OK ? tfr_mpi_send(data, bytes, r->root, (int)c, r->comm)
+                         : tfr_mpi_send_empty(bytes, r->root, (int)c, r->comm);
+    if (hs != TFR_OK) st = hs;
+    else if (e == MPI_SUCCESS) r->bytes_sent += (double)bytes;
+    if (e != MPI_SUCCESS && st == TFR_OK) st = tfr_mpi_call_failed("MPI_Send (chunk)", e);
+    tfr_tensor_release(h);
+  }
+  for (int64_t c = 0; buf && c < r->units; c++) {
+    // Every chunk is received even after a failure here, so that no rank
+    // stays blocked in its send.
+    if (chunk_owner[c] == r->rank) {
+      if (st == TFR_OK) st = tfr_mpi_add_into(r, res, mine[c]);
+      continue;
+    }
+    int e = tfr_mpi_recv(buf, bytes, chunk_owner[c], (int)c, r->comm);
+    if (e != MPI_SUCCESS) {
+      if (st == TFR_OK) st = tfr_mpi_call_failed("MPI_Recv (chunk)", e);
+      continue;
+    }
+    tfr_tensor *part = NULL;
+    if (st == TFR_OK) st = tfr_mpi_from_bytes(r, buf, &part);
+    if (st == TFR_OK) st = tfr_mpi_add_into(r, res, part);
+    tfr_tensor_release(part);
+  }
+  free(buf);
+  r->comm_seconds += tfr_mpi_now() - t0;
+  if (st != TFR_OK) tfr_tensor_release(res), res = NULL;
+  *out = res;
+  return st;
+}
+
+// Plain combination: every rank's sum of its slices, added by MPI_Reduce
+// (or, for f16 and bf16, received and added on the root in rank order).
+static tfr_status tfr_mpi_combine_sums(tfr_mpi_run *r, tfr_tensor *acc, tfr_tensor **out) {
+  if (r->size == 1) {
+    tfr_tensor_retain(acc);
+    *out = acc;
+    return TFR_OK;
+  }
+  size_t bytes = tfr_mpi_out_bytes(r), elem = tfr_dtype_size(r->dtype), count = bytes / elem;
+  MPI_Op op;
+  MPI_Datatype type = tfr_mpi_type(r->dtype, &op);
+  tfr_tensor *h = NULL, *res = NULL;
+  void *data = NULL;
+  char *recv = NULL;
+  double t0 = tfr_mpi_now();
+  tfr_status st = tfr_mpi_host(r, acc, &h, &data);
+  if (st == TFR_OK && r->rank == r->root) {
+    if (!(recv = malloc(bytes ? bytes : 1)))
+      st = tfr_mpi_fail(TFR_ERR_OUT_OF_MEMORY, "tfr_mpi_plan_execute: out of memory");
+    else if (type == MPI_DATATYPE_NULL && (st = tfr_copy(r->session, acc, &res)) != TFR_OK)
+      st = tfr_mpi_fail_lib(st, "copying the root's partial result");
+  }
+  // Nothing is sent unless every rank has its bytes and the root its buffer.
+  st = tfr_mpi_agree(r->comm, st);
+  if (st == TFR_OK && type != MPI_DATATYPE_NULL) {
+    // In pieces of at most 2^30 elements (MPI counts are int).
+    for (size_t off = 0; st == TFR_OK && (off < count || off == 0); off += TFR_MPI_PIECE) {
+      size_t n = count - off < TFR_MPI_PIECE ? count - off : TFR_MPI_PIECE;
+      int e = MPI_Reduce((char *)data + off * elem, recv ? recv + off * elem : NULL, (int)n, type, op,
+                         r->root, r->comm);
+      if (e != MPI_SUCCESS) st = tfr_mpi_call_failed("MPI_Reduce (partial results)", e);
+      if (count == 0) break;
+    }
+    if (r->rank != r->root) r->bytes_sent += (double)bytes;
+    if (st == TFR_OK && r->rank == r->root) st = tfr_mpi_from_bytes(r, recv, &res);
+  } else if (st == TFR_OK && r->rank != r->root) {
+    int e = tfr_mpi_send(data, bytes, r->root, 0, r->comm);
+    if (e != MPI_SUCCESS) st = tfr_mpi_call_failed("MPI_Send (partial result)", e);
+    r->bytes_sent += (double)bytes;
+  } else if (st == TFR_OK) {
+    // f16, bf16: the root adds the others' sums in rank order, receiving
+    // every one even after a failure (no rank stays blocked in its send).
+    for (int src = 0; src < r->size; src++) {
+      if (src == r->root) continue;
+      int e = tfr_mpi_recv(recv, bytes, src, 0, r->comm);
+      if (e != MPI_SUCCESS) {
+        if (st == TFR_OK) st = tfr_mpi_call_failed("MPI_Recv (partial result)", e);
+        continue;
+      }
+      tfr_tensor *part = NULL;
+      if (st == TFR_OK) st = tfr_mpi_from_bytes(r, recv, &part);
+      if (st == TFR_OK) st = tfr_mpi_add_into(r, res, part);
+      tfr_tensor_release(part);
+    }
+  }
+  free(recv);
+  tfr_tensor_release(h);
+  r->comm_seconds += tfr_mpi_now() - t0;
+  if (st == TFR_OK && r->rank == r->root) *out = res;
+  else tfr_tensor_release(res);
+  return st;
+}
+
+// The report's root fields, from every rank's own.
+static tfr_status tfr_mpi_fill_report(tfr_mpi_run *r, tfr_mpi_report *rep) {
+  memset(rep, 0, sizeof *rep);
+  rep->num_ranks = r->size;
+  rep->num_slices = r->num_slices;
+  rep->slices = r->slices_done;
+  rep->compute_seconds = r->compute_seconds;
+  rep->communication_seconds = r->comm_seconds;
+  rep->bytes_sent = r->bytes_sent;
+  double mine[4] = {(double)r->slices_done, r->compute_seconds, r->comm_seconds, r->bytes_sent};
+  double *all = NULL;
+  if (r->rank == r->root && !(all = malloc(sizeof(double) * 4 * (size_t)r->size)))
+    return tfr_mpi_fail(TFR_ERR_OUT_OF_MEMORY, "tfr_mpi_plan_execute: out of memory (report)");
+  int e = MPI_Gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, r->root, r->comm);
+  if (e != MPI_SUCCESS) {
+    free(all);
+    return tfr_mpi_call_failed("MPI_Gather (report)", e);
+  }
+  if (all) {
+    rep->min_slices = INT64_MAX;
+    double sum = 0;
+    for (int i = 0; i < r->size; i++) {
+      int64_t s = (int64_t)all[4 * i];
+      if (s < rep->min_slices) rep->min_slices = s;
+      if (s > rep->max_slices) rep->max_slices = s;
+      if (all[4 * i + 1] > rep->max_compute_seconds) rep->max_compute_seconds = all[4 * i + 1];
+      if (all[4 * i + 2] > rep->max_communication_seconds) rep->max_communication_seconds = all[4 * i + 2];
+      sum += all[4 * i + 1];
+      rep->total_bytes_sent += all[4 * i + 3];
+    }
+    rep->mean_compute_seconds = sum / r->size;
+    rep->load_balance = rep->max_compute_seconds > 0 ? rep->mean_compute_seconds / rep->max_compute_seconds : 1.0;
+    free(all);
+  }
+  return TFR_OK;
+}
+
+tfr_status tfr_mpi_plan_execute(MPI_Comm comm, tfr_session *session, const tfr_einsum_plan *plan,
+                                const tfr_tensor *const *operands, const tfr_mpi_options *options,
+                                tfr_tensor **out, tfr_mpi_report *report) {
+  tfr_mpi_options o = {TFR_MPI_SCHEDULE_STATIC, false, 0};
+  if (options) o = *options;
+  if (out) *out = NULL;
+  tfr_mpi_run r;
+  memset(&r, 0, sizeof r);
+  r.comm = comm;
+  int e;
+  if ((e = MPI_Comm_rank(comm, &r.rank)) != MPI_SUCCESS || (e = MPI_Comm_size(comm, &r.size)) != MPI_SUCCESS)
+    return tfr_mpi_call_failed("MPI_Comm_rank", e);
+  // Arguments: every rank checks its own, then all agree.
+  tfr_status st = TFR_OK;
+  int n = 0;
+  if (o.root < 0 || o.root >= r.size)
+    st = tfr_mpi_fail(TFR_ERR_INVALID_ARGUMENT, "tfr_mpi_plan_execute: root %d is not a rank (size %d)",
+                      o.root, r.size);
+  else if (o.schedule != TFR_MPI_SCHEDULE_STATIC && o.schedule != TFR_MPI_SCHEDULE_DYNAMIC)
+    st = tfr_mpi_fail(TFR_ERR_INVALID_ARGUMENT, "tfr_mpi_plan_execute: unknown schedule %d", (int)o.schedule);
+  else if (!session || !plan || !operands || !out)
+    st = tfr_mpi_fail(TFR_ERR_INVALID_ARGUMENT, "tfr_mpi_plan_execute: NULL argument");
+  else {
+    // The operand count is the path's steps + 1.
+    n = tfr_einsum_plan_info(plan)->num_steps + 1;
+    for (int i = 0; i < n && st == TFR_OK; i++)
+      if (!operands[i]) st = tfr_mpi_fail(TFR_ERR_INVALID_ARGUMENT, "tfr_mpi_plan_execute: operand %d is NULL", i);
+  }
+  r.root = o.root < 0 || o.root >= r.size ? 0 : o.root;
+  st = tfr_mpi_agree(comm, st);
+  if (st != TFR_OK) return st;
+  r.session = session;
+  r.plan = plan;
+  r.operands = operands;
+  r.dtype = tfr_tensor_dtype(operands[0]);
+  r.out_rank = tfr_einsum_plan_output_shape(plan, r.out_shape);
+  r.num_slices = tfr_einsum_plan_num_slices(plan);
+  r.units = o.deterministic ? (r.num_slices < TFR_MPI_MAX_CHUNKS ? r.num_slices : TFR_MPI_MAX_CHUNKS)
+                            : r.num_slices;
+  if ((st = tfr_mpi_check_same(&r, n)) != TFR_OK) return st;
+  double t0 = tfr_mpi_now();
+  if (o.schedule == TFR_MPI_SCHEDULE_DYNAMIC) {
+    e = MPI_Win_allocate(r.rank == r.root ? (MPI_Aint)sizeof(int64_t) : 0, (int)sizeof(int64_t),
+                         MPI_INFO_NULL, comm, &r.counter, &r.counter_win);
+    if (e != MPI_SUCCESS) return tfr_mpi_call_failed("MPI_Win_allocate (dynamic schedule)", e);
+    if (r.rank == r.root) {
+      MPI_Win_lock(MPI_LOCK_EXCLUSIVE, r.root, 0, r.counter_win);
+      *r.counter = 0;
+      MPI_Win_unlock(r.root, r.counter_win);
+    }
+    e = MPI_Barrier(comm);
+    if (e != MPI_SUCCESS) {
+      MPI_Win_free(&r.counter_win);
+      return tfr_mpi_call_failed("MPI_Barrier", e);
+    }
+  }
+  r.comm_seconds += tfr_mpi_now() - t0;
+
+  // Contract this rank's units: into one sum, or into one sum per chunk.
+  tfr_tensor *acc = NULL;
+  tfr_tensor **chunk_sum = NULL;
+  int *chunk_owner = NULL;
+  if (o.deterministic) {
+    chunk_sum = calloc((size_t)(r.units ? r.units : 1), sizeof *chunk_sum);
+    chunk_owner = calloc((size_t)(r.units ? r.units : 1), sizeof *chunk_owner);
+    if (!chunk_sum || !chunk_owner) st = tfr_mpi_fail(TFR_ERR_OUT_OF_MEMORY, "tfr_mpi_plan_execute: out of memory");
+  } else {
+    st = tfr_mpi_zeros(&r, &acc);
+  }
+  int64_t next = 0, u = -1;
+  while (st == TFR_OK) {
+    st = tfr_mpi_next_unit(&r, o.schedule, &next, &u);
+    if (st != TFR_OK || u < 0) break;
+    int64_t first, end;
+    tfr_mpi_unit_slices(&r, o.deterministic, u, &first, &end);
+    tfr_tensor *into = acc;
+    if (o.deterministic) {
+      st = tfr_mpi_zeros(&r, &chunk_sum[u]);
+      into = chunk_sum[u];
+    }
+    for (int64_t k = first; k < end && st == TFR_OK; k++) st = tfr_mpi_slice_into(&r, k, into);
+  }
+  if (o.schedule == TFR_MPI_SCHEDULE_DYNAMIC) {
+    // Collective: every rank reaches it, failed or not.
+    double t1 = tfr_mpi_now();
+    MPI_Win_free(&r.counter_win);
+    r.comm_seconds += tfr_mpi_now() - t1;
+  }
+  if (st == TFR_OK) {
+    st = tfr_session_synchronize(session);
+    if (st != TFR_OK) st = tfr_mpi_fail_lib(st, "contracting the slices");
+  }
+  double t2 = tfr_mpi_now();
+  st = tfr_mpi_agree(comm, st);
+  if (st == TFR_OK && o.deterministic) {
+    // Who holds each chunk: every rank marks its own, the maximum wins.
+    for (int64_t c = 0; c < r.units; c++) chunk_owner[c] = chunk_sum[c] ? r.rank : -1;
+    e = MPI_Allreduce(MPI_IN_PLACE, chunk_owner, (int)r.units, MPI_INT, MPI_MAX, comm);
+    if (e != MPI_SUCCESS) st = tfr_mpi_call_failed("MPI_Allreduce (chunk owners)", e);
+  }
+  r.comm_seconds += tfr_mpi_now() - t2;
+  tfr_tensor *res = NULL;
+  if (st == TFR_OK) {
+    st = o.deterministic ? tfr_mpi_combine_chunks(&r, chunk_owner, chunk_sum, &res)
+                         : tfr_mpi_combine_sums(&r, acc, &res);
+    st = tfr_mpi_agree(comm, st);
+  }
+  tfr_mpi_report rep;
+  if (st == TFR_OK) st = tfr_mpi_agree(comm, tfr_mpi_fill_report(&r, &rep));
+  if (st == TFR_OK && report) *report = rep;
+  tfr_tensor_release(acc);
+  for (int64_t c = 0; chunk_sum && c < r.units; c++) tfr_tensor_release(chunk_sum[c]);
+  free(chunk_sum);
+  free(chunk_owner);
+  if (st != TFR_OK) {
+    tfr_tensor_release(res);
+    return st;
+  }
+  if (r.rank == r.root) *out = res;
+  else tfr_tensor_release(res);
+  return TFR_OK;
+}
