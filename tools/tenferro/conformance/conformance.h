@@ -102,6 +102,7 @@ typedef struct tfr_conf_exec {
   tfr_session *session;
   const tfr_conf_case *c;
   double max_memory;       // bytes the case's values may take (0: no limit)
+  bool max_memory_default; // that is the default budget (messages say so)
   char msg[TFR_CONF_MSG];  // failure detail when a handler fails
 } tfr_conf_exec;
 
@@ -234,6 +235,7 @@ typedef struct tfr_conf_options {
   bool verbose;
   FILE *log;                 // where FAIL / SKIP lines go
   double max_memory;         // --max-memory: bytes one case's values may take
+  bool max_memory_default;   // max_memory is the default budget, not --max-memory
 } tfr_conf_options;
 
 // Runs every case of the .jsonl files in `paths` (files, or folders whose

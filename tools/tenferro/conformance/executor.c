@@ -178,8 +178,10 @@ bool tfr_conf_execute(tfr_conf_exec *x, unsigned char **out_data, size_t *out_nb
   if (ok) {
     double need = tfr_conf_live_values(c, live);
     if (x->max_memory > 0 && need > x->max_memory)
-      ok = tfr_conf_fail(x, "the program's values need %.4g bytes, more than --max-memory "
-                         "(%.4g bytes)", need, x->max_memory);
+      ok = tfr_conf_fail(x, "the program's values need %.4g bytes, more than %s (%.4g bytes)",
+                         need, x->max_memory_default
+                                   ? "the default budget (half of available memory)"
+                                   : "--max-memory", x->max_memory);
   }
   for (int i = 0; ok && i < c->ninputs; i++) ok = tfr_conf_upload(x, &c->inputs[i], &vals[i]);
   for (int k = 0; ok && k < c->ninstrs; k++) {
