@@ -282,16 +282,16 @@ def later_findings(binary, tmp):
 
 
 def peak_rss_kib(binary, *args):
-    """Runs the tool in a fresh child and returns (exit, stderr, its peak RSS
-    in KiB): the children's maximum of this process would include earlier
+    """Runs the tool in a fresh child and returns (exit, stdout and stderr,
+    its peak RSS in KiB): the children's maximum of this process would include earlier
     runs."""
     code = ("import resource, subprocess, sys\n"
             "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-            "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
-            "sys.stderr.write(p.stderr)\n")
+            "sys.stderr.write(p.stdout + p.stderr)\n"
+            "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
     p = subprocess.run([sys.executable, "-c", code, binary, *args], capture_output=True,
                        text=True, timeout=600)
-    rc, rss = p.stdout.split()
+    rc, rss = p.stdout.split()[-2:]
     return int(rc), p.stderr, int(rss)
 
 
@@ -427,6 +427,32 @@ def third_findings(binary, tmp):
     rc, so, _ = run(binary, "conformance", cases, "-v")
     check(rc == 1 and "more than the default budget (half of available memory)" in so,
           f"conformance over the default budget: exit {rc}: {so}")
+    # Conformance cases whose attributes imply a larger result than they
+    # declare: refused from the library's `_shape` form before the op runs
+    # (a pad of 2^30 declared as one element allocated 4 GiB; an outer
+    # product of two 2^14 vectors 1 GiB, a concatenation of one 8 MiB
+    # operand with itself 64 times 512 MiB).
+    f32 = {"dtype": "f32", "shape": [1], "hex": "0000803f"}
+    vec = {"dtype": "f32", "shape": [2 ** 14], "hex": "00" * 4 * 2 ** 14}
+    big = {"dtype": "u8", "shape": [2 ** 23], "hex": "00" * 2 ** 23}
+    implied = [
+        ("pad_2e30", [f32, {"dtype": "f32", "shape": [], "hex": "00000000"}],
+         {"op": "pad", "operands": [0, 1], "edge_padding_low": [2 ** 30],
+          "edge_padding_high": [0], "interior_padding": [0]}, f32),
+        ("outer_2e28", [vec, vec],
+         {"op": "dot_general", "operands": [0, 1], "lhs_batching_dims": [],
+          "rhs_batching_dims": [], "lhs_contracting_dims": [], "rhs_contracting_dims": []},
+         {"dtype": "f32", "shape": [2 ** 14], "hex": "00" * 4 * 2 ** 14}),
+        ("concat_64", [big], {"op": "concatenate", "operands": [0] * 64, "dimension": 0}, big),
+    ]
+    for name, inputs, op, result in implied:
+        case = {"name": name, "source_op": op["op"], "inputs": inputs,
+                "program": [{**op, "result": {"dtype": result["dtype"], "shape": result["shape"]}}],
+                "output": len(inputs), "check": "eq", "expected": result}
+        open(cases, "w").write(json.dumps(case) + "\n")
+        rc, so, rss = peak_rss_kib(binary, "conformance", cases, "-v", "--max-memory", "1G")
+        check(rc == 1 and "refused before it is computed" in so and rss < 200 * 1024,
+              f"conformance {name}: exit {rc}, peak RSS {rss} KiB")
     # A missing conformance path: one line, nothing on stdout.
     rc, so, se = run(binary, "conformance", os.path.join(d, "missing.jsonl"))
     check(rc == 2 and se.count("\n") == 1 and "No such file" in se and so == "",
