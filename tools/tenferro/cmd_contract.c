@@ -161,12 +161,14 @@ static void tfr_contract_input_name(const char *dir, int i, char *name) {
   snprintf(name, 4096, "%s/operand_%03d.npy", dir, i);
 }
 
-// Checks -o, --save-path and --save-inputs (for n operands) before the run.
+// Checks -o, --save-path and --save-inputs (for n operands) before the run;
+// with --plan-only only --save-path, the one written then.
 static int tfr_contract_check_outputs(const tfr_contract_args *a, int n) {
-  if (a->out_path && tfr_cli_check_output("contract", "-o", a->out_path) != 0) return 1;
   if (a->io.save_path && tfr_cli_check_output("contract", "--save-path", a->io.save_path) != 0)
     return 1;
-  if (!a->save_dir || a->plan_only) return 0;
+  if (a->plan_only) return 0;
+  if (a->out_path && tfr_cli_check_output("contract", "-o", a->out_path) != 0) return 1;
+  if (!a->save_dir) return 0;
   char *names = malloc((size_t)n * 4096);
   const char **list = calloc((size_t)n + 1, sizeof *list);
   int rc = 1;
