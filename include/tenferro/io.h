@@ -55,7 +55,9 @@
 #ifndef TENFERRO_IO_H_
 #define TENFERRO_IO_H_
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tenferro/status.h"
 #include "tenferro/tensor.h"
@@ -87,6 +89,33 @@ extern "C" {
 // Messages about the file start with "npy_load: <path>: " and say where the
 // fault is (the byte offset in the header, the dimension, the element).
 TFR_API TFR_NODISCARD tfr_status tfr_npy_load(const char *path, tfr_tensor **out);
+
+// What a .npy file holds, read from its header alone (tfr_npy_read_info).
+typedef struct tfr_npy_info {
+  tfr_dtype dtype;
+  int rank;
+  int64_t shape[TFR_MAX_RANK];  // shape[0..rank); the rest 0
+  bool fortran_order;           // the header's 'fortran_order'
+  size_t data_bytes;            // numel * the dtype's size: the bytes after the header
+} tfr_npy_info;
+
+// Reads and checks the preamble and header of a .npy file without reading
+// its data: what tfr_npy_load would make of it, for planning (memory, shapes)
+// before anything large is read. The checks are tfr_npy_load's (the same
+// parser), including the file's size against the shape (the data must be
+// exactly data_bytes long); only the data's own checks (a bool byte other
+// than 0 or 1) are left to tfr_npy_load. A file that changes between this
+// call and tfr_npy_load is checked again there.
+//   path  NUL-terminated file name; must be a regular file (a FIFO is refused
+//         without waiting for a writer).
+//   out   receives the dtype, rank, shape, order and data size; zeroed on
+//         error. Nothing is allocated for the caller.
+// Errors: TFR_ERR_INVALID_ARGUMENT (NULL path or out), and as tfr_npy_load:
+//         TFR_ERR_IO, TFR_ERR_FORMAT (but the data's bool bytes),
+//         TFR_ERR_UNSUPPORTED_DTYPE, TFR_ERR_OUT_OF_MEMORY (the header's
+//         buffer, at most 1 MiB).
+// Messages start with "npy_read_info: <path>: ".
+TFR_API TFR_NODISCARD tfr_status tfr_npy_read_info(const char *path, tfr_npy_info *out);
 
 // Reads the bytes of a .npy file from memory; the same parser and the same
 // rules as tfr_npy_load (the buffer plays the file: its size is the file size,

@@ -15,6 +15,12 @@
 //     self-overlap). `out` may be one of the inputs exactly (same storage,
 //     offset and strides: in place); any other overlap with an input is
 //     rejected. On error `out` is unchanged.
+//   * A `_shape` form (ops whose result size depends on attributes: pad,
+//     concatenate, gather, dot_general, reduce_window) checks its arguments
+//     exactly as the op does (the same errors, the same messages, which name
+//     the op) and writes the result's shape, without allocating or computing
+//     anything: a caller can bound the result's memory before asking for it.
+//     On error the shape is unspecified.
 //   * Common errors, not repeated per function:
 //       TFR_ERR_INVALID_ARGUMENT  a NULL argument; shapes that differ (the
 //                                 message gives both); an axis out of range.
@@ -433,6 +439,13 @@ typedef struct tfr_dot_config {
 TFR_API TFR_NODISCARD tfr_status tfr_dot_general(tfr_session *session, const tfr_tensor *lhs,
                                                  const tfr_tensor *rhs,
                                                  const tfr_dot_config *config, tfr_tensor **out);
+// tfr_dot_general's result shape (the `_shape` form): *out_rank and
+// out_shape[TFR_MAX_RANK] ([batch..., lhs free..., rhs free...]).
+TFR_API TFR_NODISCARD tfr_status tfr_dot_general_shape(tfr_session *session,
+                                                       const tfr_tensor *lhs,
+                                                       const tfr_tensor *rhs,
+                                                       const tfr_dot_config *config,
+                                                       int *out_rank, int64_t *out_shape);
 
 // The accumulating form: out = alpha * dot_general(lhs, rhs) + beta * out.
 //   alpha, beta  pointers to one value of the operands' dtype (e.g. a
@@ -494,12 +507,24 @@ TFR_API TFR_NODISCARD tfr_status tfr_pad(tfr_session *session, const tfr_tensor 
                                          const int64_t *edge_padding_low,
                                          const int64_t *edge_padding_high,
                                          const int64_t *interior_padding, tfr_tensor **out);
+// tfr_pad's result shape (the `_shape` form): out_shape[rank of operand].
+TFR_API TFR_NODISCARD tfr_status tfr_pad_shape(tfr_session *session, const tfr_tensor *operand,
+                                               const tfr_tensor *padding_value,
+                                               const int64_t *edge_padding_low,
+                                               const int64_t *edge_padding_high,
+                                               const int64_t *interior_padding,
+                                               int64_t *out_shape);
 
 // StableHLO `concatenate` of n >= 1 tensors along `dimension`: same dtype,
 // same extents except along `dimension`.
 TFR_API TFR_NODISCARD tfr_status tfr_concatenate(tfr_session *session, int n,
                                                  const tfr_tensor *const *inputs, int dimension,
                                                  tfr_tensor **out);
+// tfr_concatenate's result shape (the `_shape` form): out_shape[rank of
+// the inputs] (the sum of their extents along `dimension`).
+TFR_API TFR_NODISCARD tfr_status tfr_concatenate_shape(tfr_session *session, int n,
+                                                       const tfr_tensor *const *inputs,
+                                                       int dimension, int64_t *out_shape);
 
 // StableHLO `gather` dimension numbers (all arrays borrowed for the call).
 typedef struct tfr_gather_config {
@@ -524,6 +549,12 @@ typedef struct tfr_gather_config {
 TFR_API TFR_NODISCARD tfr_status tfr_gather(tfr_session *session, const tfr_tensor *operand,
                                             const tfr_tensor *start_indices,
                                             const tfr_gather_config *config, tfr_tensor **out);
+// tfr_gather's result shape (the `_shape` form): *out_rank and
+// out_shape[TFR_MAX_RANK].
+TFR_API TFR_NODISCARD tfr_status tfr_gather_shape(tfr_session *session, const tfr_tensor *operand,
+                                                  const tfr_tensor *start_indices,
+                                                  const tfr_gather_config *config, int *out_rank,
+                                                  int64_t *out_shape);
 
 // Scatter combiners (the body of StableHLO `scatter` reduced to one op).
 typedef enum tfr_scatter_combiner {
@@ -606,6 +637,14 @@ TFR_API TFR_NODISCARD tfr_status tfr_reduce_window(
     tfr_reduce_combiner combiner, const int64_t *window_dimensions,
     const int64_t *window_strides, const int64_t *base_dilations,
     const int64_t *window_dilations, const int64_t *padding, tfr_tensor **out);
+// tfr_reduce_window's result shape (the `_shape` form): out_shape[rank of
+// operand], the number of windows per axis. (The op itself may also hold the
+// padded, base-dilated operand while it runs.)
+TFR_API TFR_NODISCARD tfr_status tfr_reduce_window_shape(
+    tfr_session *session, const tfr_tensor *operand, const tfr_tensor *init_value,
+    tfr_reduce_combiner combiner, const int64_t *window_dimensions,
+    const int64_t *window_strides, const int64_t *base_dilations,
+    const int64_t *window_dilations, const int64_t *padding, int64_t *out_shape);
 
 // StableHLO `select_and_scatter` (the gradient of max/min pooling) with a
 // compare select body and a one-op scatter body. In each window of the padded

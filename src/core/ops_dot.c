@@ -10,6 +10,15 @@
 // One-shot forms
 // ---------------------------------------------------------------------------
 
+tfr_status tfr_dot_general_shape(tfr_session *s, const tfr_tensor *lhs, const tfr_tensor *rhs,
+                                 const tfr_dot_config *config, int *out_rank,
+                                 int64_t *out_shape) {
+  if (!out_rank || !out_shape)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "dot_general: out_rank or out_shape is NULL");
+  tfr_dot_desc d;
+  return tfr_validate_dot("dot_general", s, lhs, rhs, config, &d, out_rank, out_shape);
+}
+
 tfr_status tfr_dot_general(tfr_session *s, const tfr_tensor *lhs, const tfr_tensor *rhs,
                            const tfr_dot_config *config, tfr_tensor **out) {
   if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "dot_general: out is NULL");

@@ -271,6 +271,36 @@ tfr_status tfr_pad(tfr_session *s, const tfr_tensor *operand, const tfr_tensor *
   return st;
 }
 
+// The `_shape` forms (ops.h): the op's own validation, which writes the shape.
+#define IX_CHECK_SHAPE(op, p)                                                        \
+  do {                                                                               \
+    if (!(p)) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: " #p " is NULL", op); \
+  } while (0)
+
+tfr_status tfr_pad_shape(tfr_session *s, const tfr_tensor *operand,
+                         const tfr_tensor *padding_value, const int64_t *edge_padding_low,
+                         const int64_t *edge_padding_high, const int64_t *interior_padding,
+                         int64_t *out_shape) {
+  IX_CHECK_SHAPE("pad", out_shape);
+  return tfr_validate_pad(s, operand, padding_value, edge_padding_low, edge_padding_high,
+                          interior_padding, out_shape);
+}
+
+tfr_status tfr_concatenate_shape(tfr_session *s, int n, const tfr_tensor *const *inputs,
+                                 int dimension, int64_t *out_shape) {
+  IX_CHECK_SHAPE("concatenate", out_shape);
+  return tfr_validate_concatenate(s, n, inputs, dimension, out_shape);
+}
+
+tfr_status tfr_gather_shape(tfr_session *s, const tfr_tensor *operand,
+                            const tfr_tensor *start_indices, const tfr_gather_config *config,
+                            int *out_rank, int64_t *out_shape) {
+  IX_CHECK_SHAPE("gather", out_rank);
+  IX_CHECK_SHAPE("gather", out_shape);
+  tfr_gather_desc d;
+  return tfr_validate_gather(s, operand, start_indices, config, &d, out_rank, out_shape);
+}
+
 tfr_status tfr_concatenate(tfr_session *s, int n, const tfr_tensor *const *inputs, int dimension,
                            tfr_tensor **out) {
   IX_CHECK_OUT("concatenate");

@@ -119,6 +119,19 @@ static bool win_any_padding(int r, const int64_t *padding) {
 // reduce_window
 // ---------------------------------------------------------------------------
 
+tfr_status tfr_reduce_window_shape(tfr_session *s, const tfr_tensor *operand,
+                                   const tfr_tensor *init_value, tfr_reduce_combiner combiner,
+                                   const int64_t *window_dimensions,
+                                   const int64_t *window_strides, const int64_t *base_dilations,
+                                   const int64_t *window_dilations, const int64_t *padding,
+                                   int64_t *out_shape) {
+  if (!out_shape)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "reduce_window: out_shape is NULL");
+  return tfr_validate_reduce_window(s, operand, init_value, combiner, window_dimensions,
+                                    window_strides, base_dilations, window_dilations, padding,
+                                    out_shape);
+}
+
 tfr_status tfr_reduce_window(tfr_session *s, const tfr_tensor *operand,
                              const tfr_tensor *init_value, tfr_reduce_combiner combiner,
                              const int64_t *window_dimensions, const int64_t *window_strides,

@@ -633,57 +633,88 @@ static tfr_status npy_pread_all(const npy_ctx *c, int fd, void *buf, size_t n, u
   return TFR_OK;
 }
 
-tfr_status tfr_npy_load(const char *path, tfr_tensor **out) {
-  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "npy_load: out is NULL");
-  *out = NULL;
-  if (!path) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "npy_load: path is NULL");
-  npy_ctx c = {"npy_load", path};
+// Opens `path` (a regular file only) and reads and checks its preamble and
+// header into *h; on success *fd is open (the caller closes it) and
+// *data_offset is where the data starts. On error *fd is -1.
+static tfr_status npy_open_header(const npy_ctx *c, const char *path, int *fd, npy_header *h,
+                                  uint64_t *data_offset) {
   // O_NONBLOCK: a FIFO opens at once (no wait for a writer) and is then
   // refused as not a regular file; regular files ignore the flag.
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return npy_errno(&c, errno, "cannot open");
+  *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (*fd < 0) return npy_errno(c, errno, "cannot open");
   tfr_status st = TFR_OK;
   unsigned char *hdr = NULL;
-  tfr_tensor *t = NULL;
   struct stat sb;
-  if (fstat(fd, &sb) != 0) {
-    st = npy_errno(&c, errno, "cannot stat");
-    goto cleanup;
+  if (fstat(*fd, &sb) != 0) {
+    st = npy_errno(c, errno, "cannot stat");
+    goto done;
   }
   if (!S_ISREG(sb.st_mode)) {
-    st = npy_fail(&c, TFR_ERR_IO, "not a regular file");
-    goto cleanup;
+    st = npy_fail(c, TFR_ERR_IO, "not a regular file");
+    goto done;
   }
   uint64_t total = (uint64_t)sb.st_size;
   unsigned char pre[12];
   size_t npre = total < sizeof pre ? (size_t)total : sizeof pre;
   npy_preamble pr;
-  if ((st = npy_pread_all(&c, fd, pre, npre, 0)) != TFR_OK) goto cleanup;
-  if ((st = npy_read_preamble(&c, pre, npre, total, &pr)) != TFR_OK) goto cleanup;
+  if ((st = npy_pread_all(c, *fd, pre, npre, 0)) != TFR_OK) goto done;
+  if ((st = npy_read_preamble(c, pre, npre, total, &pr)) != TFR_OK) goto done;
   hdr = tfr_alloc(pr.header_len);
   if (!hdr) {
-    st = npy_fail(&c, TFR_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes for the header",
+    st = npy_fail(c, TFR_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes for the header",
                   pr.header_len);
-    goto cleanup;
+    goto done;
   }
-  if ((st = npy_pread_all(&c, fd, hdr, pr.header_len, pr.header_offset)) != TFR_OK) goto cleanup;
-  uint64_t data_offset = pr.header_offset + pr.header_len;
-  npy_header h = {0};
-  if ((st = npy_check(&c, hdr, &pr, total - data_offset, &h)) != TFR_OK) goto cleanup;
+  if ((st = npy_pread_all(c, *fd, hdr, pr.header_len, pr.header_offset)) != TFR_OK) goto done;
+  *data_offset = pr.header_offset + pr.header_len;
+  memset(h, 0, sizeof *h);
+  st = npy_check(c, hdr, &pr, total - *data_offset, h);
+done:
   tfr_free(hdr);
-  hdr = NULL;
-  if ((st = npy_alloc_tensor(&c, &h, &t)) != TFR_OK) goto cleanup;
-  if ((st = npy_pread_all(&c, fd, t->storage->data, h.data_bytes, data_offset)) != TFR_OK)
-    goto cleanup;
-  st = npy_finish(&c, &h, t);
-cleanup:
+  if (st) {
+    close(*fd);
+    *fd = -1;
+  }
+  return st;
+}
+
+tfr_status tfr_npy_load(const char *path, tfr_tensor **out) {
+  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "npy_load: out is NULL");
+  *out = NULL;
+  if (!path) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "npy_load: path is NULL");
+  npy_ctx c = {"npy_load", path};
+  int fd;
+  npy_header h;
+  uint64_t data_offset = 0;
+  TFR_RETURN_IF_ERROR(npy_open_header(&c, path, &fd, &h, &data_offset));
+  tfr_tensor *t = NULL;
+  tfr_status st = npy_alloc_tensor(&c, &h, &t);
+  if (!st) st = npy_pread_all(&c, fd, t->storage->data, h.data_bytes, data_offset);
+  if (!st) st = npy_finish(&c, &h, t);
   close(fd);
-  tfr_free(hdr);
   if (st) {
     tfr_tensor_release(t);
     return st;
   }
   *out = t;
+  return TFR_OK;
+}
+
+tfr_status tfr_npy_read_info(const char *path, tfr_npy_info *out) {
+  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "npy_read_info: out is NULL");
+  memset(out, 0, sizeof *out);
+  if (!path) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "npy_read_info: path is NULL");
+  npy_ctx c = {"npy_read_info", path};
+  int fd;
+  npy_header h;
+  uint64_t data_offset = 0;
+  TFR_RETURN_IF_ERROR(npy_open_header(&c, path, &fd, &h, &data_offset));
+  close(fd);
+  out->dtype = h.dtype;
+  out->rank = h.rank;
+  memcpy(out->shape, h.shape, sizeof h.shape);
+  out->fortran_order = h.fortran;
+  out->data_bytes = h.data_bytes;
   return TFR_OK;
 }
 

@@ -21,7 +21,9 @@ usage: check_attacks.py TENFERRO_BINARY
   large", leaving neither the output nor a temporary file; SIGTERM at many
   moments of a run that writes a 128 MiB result never leaves a temporary file
   or a partial output (a signal during the write is held until the file is
-  complete, then ends the process).
+  complete, then ends the process);
+* a third attack (third_findings): outputs checked before the run, headers
+  before data, NUL and repeated keys in JSON, --max-memory values.
 Exits 0 when every check passes; prints each failure.
 """
 import json
@@ -279,6 +281,184 @@ def later_findings(binary, tmp):
     check(rc != 0 and "200000 steps" in se, f"a stored path of 200000 steps: exit {rc}: {se!r}")
 
 
+def peak_rss_kib(binary, *args):
+    """Runs the tool in a fresh child and returns (exit, stdout and stderr,
+    its peak RSS in KiB): the children's maximum of this process would include earlier
+    runs."""
+    code = ("import resource, subprocess, sys\n"
+            "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+            "sys.stderr.write(p.stdout + p.stderr)\n"
+            "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    p = subprocess.run([sys.executable, "-c", code, binary, *args], capture_output=True,
+                       text=True, timeout=600)
+    rc, rss = p.stdout.split()[-2:]
+    return int(rc), p.stderr, int(rss)
+
+
+def third_findings(binary, tmp):
+    """A third attack: a run failing late (-o into a missing folder) had
+    already written --save-inputs and --save-path; a NUL inside an instance's
+    string was read up to the NUL; einsum read its .npy operands whole
+    before the memory check; --max-memory took 0x10 and 1e-300 and refused
+    1GB; a missing conformance path gave two messages."""
+    d = os.path.join(tmp, "third")
+    os.mkdir(d)
+    inst = os.path.join(d, "inst.json")
+    json.dump({"format_string": "ab,bc->ac", "shapes": [[2, 3], [3, 4]], "dtype": "f64"},
+              open(inst, "w"))
+    a, b = os.path.join(d, "a.npy"), os.path.join(d, "b.npy")
+    np.save(a, np.ones((2, 3)))
+    np.save(b, np.ones((3, 4)))
+    os.mkdir(os.path.join(d, "folder"))
+    os.mkfifo(os.path.join(d, "fifo"))
+    saved, spath = os.path.join(d, "saved"), os.path.join(d, "p.json")
+    out = os.path.join(d, "out.npy")
+    files = [(os.path.join(d, "none", "out.npy"), "No such file"),
+             (os.path.join(d, "folder"), "not a regular file"),
+             (os.path.join(d, "folder") + "/", "names a folder"),
+             (os.path.join(d, "fifo"), "not a regular file"),
+             (os.path.join(a, "out.npy"), "Not a directory")]
+    folders = [(os.path.join(d, "none", "saved"), "No such file"),
+               (os.path.join(d, "fifo"), "is not a folder"),
+               (a, "is not a folder")]
+    runs = []
+    for target, why in files:
+        runs += [(["contract", inst, "--save-inputs", saved, "--save-path", spath, "-o", target],
+                  why),
+                 (["contract", inst, "--save-inputs", saved, "--save-path", target, "-o", out],
+                  why),
+                 (["einsum", "ab,bc->ac", a, b, "--save-path", spath, "-o", target], why),
+                 (["einsum", "ab,bc->ac", a, b, "--save-path", target, "-o", out], why)]
+    for target, why in folders:
+        runs.append((["contract", inst, "--save-inputs", target, "--save-path", spath, "-o", out],
+                     why))
+    for args, why in runs:
+        rc, _, se = run(binary, *args, "--path", "greedy", "-q")
+        check(rc == 1 and why in se and se.count("\n") == 1,
+              f"{args[0]} {args[-4:]}: exit {rc}: {se!r}")
+        left = sorted(set(os.listdir(d)) - {"inst.json", "a.npy", "b.npy", "folder", "fifo"})
+        check(not left and not os.listdir(os.path.join(d, "folder")),
+              f"{args[0]} {args[-4:]}: left {left}")
+    # --save-inputs into a folder whose entries cannot be replaced.
+    os.mkdir(saved)
+    os.mkdir(os.path.join(saved, "operand_001.npy"))
+    rc, _, se = run(binary, "contract", inst, "--save-inputs", saved, "-q")
+    check(rc == 1 and "operand_001.npy" in se and os.listdir(saved) == ["operand_001.npy"],
+          f"--save-inputs over a folder entry: exit {rc}: {se!r}, {os.listdir(saved)}")
+    os.rmdir(os.path.join(saved, "operand_001.npy"))
+    os.rmdir(saved)
+    # A run that fails after planning (operands of two dtypes) writes nothing.
+    np.save(os.path.join(d, "b32.npy"), np.ones((3, 4), dtype=np.float32))
+    rc, _, se = run(binary, "einsum", "ab,bc->ac", a, os.path.join(d, "b32.npy"), "--save-path",
+                    spath, "-o", out, "-q")
+    check(rc == 1 and not os.path.exists(spath) and not os.path.exists(out),
+          f"einsum failing after planning: exit {rc}, left {os.listdir(d)}: {se!r}")
+    os.remove(os.path.join(d, "b32.npy"))
+    # --plan-only still writes --save-path.
+    rc, _, se = run(binary, "contract", inst, "--plan-only", "--save-path", spath)
+    check(rc == 0 and json.load(open(spath)).get("path") == [[0, 1]],
+          f"--plan-only --save-path: exit {rc}: {se!r}")
+    os.remove(spath)
+
+    # NUL in a string, and repeated keys: refused, naming the field.
+    for text, why in (('{"format_string": "ab\\u0000->a", "shapes": [[2, 3]], "dtype": "f64"}',
+                       'the value of "format_string" holds a NUL'),
+                      ('{"format_string": "ab->a", "shapes": [[2, 3]], "dtype": "f\\u000064"}',
+                       'the value of "dtype" holds a NUL'),
+                      ('{"format_string": "ab->a", "shapes": [[2, 3]], "dtype": "f64", '
+                       '"dtype": "i8"}', 'the key "dtype" appears twice')):
+        bad = os.path.join(d, "bad.json")
+        open(bad, "w").write(text)
+        rc, _, se = run(binary, "contract", bad, "--plan-only")
+        check(rc == 1 and why in se, f"instance {text}: exit {rc}: {se!r}")
+    # An escaped backslash before u0000 is no NUL.
+    open(os.path.join(d, "bs.json"), "w").write(
+        '{"format_string": "ab\\\\u0000->a", "shapes": [[2, 3]], "dtype": "f64"}')
+    rc, _, se = run(binary, "contract", os.path.join(d, "bs.json"), "--plan-only")
+    check(rc == 1 and "NUL" not in se and "label" in se, f"escaped backslash: exit {rc}: {se!r}")
+    pf = os.path.join(d, "pf.json")
+    open(pf, "w").write('{"path": [[0, 1]], "subscripts": "ab,bc->ac\\u0000x"}')
+    rc, _, se = run(binary, "einsum", "ab,bc->ac", a, b, "-o", os.path.join(d, "out.npy"),
+                    "--path-file", pf)
+    check(rc == 1 and 'the value of "subscripts" holds a NUL' in se,
+          f"path file with a NUL: exit {rc}: {se!r}")
+    cases = os.path.join(d, "nul.jsonl")
+    open(cases, "w").write('{"name": "n", "source_op": "add", "inputs": [], "program": [], '
+                           '"output": 0, "check": "e\\u0000q"}\n')
+    rc, so, se = run(binary, "conformance", cases, "-v")
+    check(rc == 1 and 'the value of "check" holds a NUL' in so + se,
+          f"conformance line with a NUL: exit {rc}: {so}{se}")
+    for f in ("bad.json", "bs.json", "pf.json", "nul.jsonl", "out.npy"):
+        if os.path.exists(os.path.join(d, f)):
+            os.remove(os.path.join(d, f))
+
+    # einsum plans from the .npy headers: a 1 GiB operand (a sparse file)
+    # refused under --max-memory 100M is never read.
+    big = os.path.join(d, "big.npy")
+    with open(big, "wb") as f:
+        np.lib.format.write_array_header_1_0(
+            f, {"descr": "<f8", "fortran_order": False, "shape": (2 ** 14, 2 ** 13)})
+        off = f.tell()
+    os.truncate(big, off + 2 ** 30)
+    rc, se, rss = peak_rss_kib(binary, "einsum", "ij->i", big, "-o", os.path.join(d, "o.npy"),
+                               "--max-memory", "100M")
+    check(rc == 1 and "the operands and the output alone" in se and rss < 100 * 1024,
+          f"einsum on a 1 GiB .npy under 100M: exit {rc}, peak RSS {rss} KiB: {se!r}")
+    os.remove(big)
+
+    # --max-memory: binary units with or without B / iB; no hex, no sign,
+    # nothing below one byte.
+    for v in ("1GB", "1GiB", "1G", "512m", "1e9", "4096"):
+        rc, _, se = run(binary, "einsum", "ab,bc->ac", a, b, "-o", out, "--max-memory", v)
+        check(rc == 0, f"--max-memory {v}: exit {rc}: {se!r}")
+    for v in ("0x10", "1e-300", "0.5", "inf", "nan", "-5", "1Gb", "3Q", "1 G", ""):
+        for cmd in (["einsum", "ab,bc->ac", a, b, "-o", out], ["conformance", d]):
+            rc, _, se = run(binary, *cmd, "--max-memory", v)
+            check(rc == 2 and f"--max-memory '{v}' is not a number of bytes" in se,
+                  f"{cmd[0]} --max-memory {v!r}: exit {rc}: {se!r}")
+    # The default budget is named as such, not as --max-memory.
+    huge = {"name": "huge", "source_op": "iota", "inputs": [],
+            "program": [{"op": "iota", "operands": [], "iota_dimension": 0,
+                         "result": {"dtype": "u8", "shape": [2 ** 50]}},
+                        {"op": "slice", "operands": [0], "result": {"dtype": "u8", "shape": [1]},
+                         "start_indices": [0], "limit_indices": [1], "strides": [1]}],
+            "output": 1, "check": "eq", "expected": {"dtype": "u8", "shape": [1], "hex": "00"}}
+    open(cases, "w").write(json.dumps(huge) + "\n")
+    rc, so, _ = run(binary, "conformance", cases, "-v")
+    check(rc == 1 and "more than the default budget (half of available memory)" in so,
+          f"conformance over the default budget: exit {rc}: {so}")
+    # Conformance cases whose attributes imply a larger result than they
+    # declare: refused from the library's `_shape` form before the op runs
+    # (a pad of 2^30 declared as one element allocated 4 GiB; an outer
+    # product of two 2^14 vectors 1 GiB, a concatenation of one 8 MiB
+    # operand with itself 64 times 512 MiB).
+    f32 = {"dtype": "f32", "shape": [1], "hex": "0000803f"}
+    vec = {"dtype": "f32", "shape": [2 ** 14], "hex": "00" * 4 * 2 ** 14}
+    big = {"dtype": "u8", "shape": [2 ** 23], "hex": "00" * 2 ** 23}
+    implied = [
+        ("pad_2e30", [f32, {"dtype": "f32", "shape": [], "hex": "00000000"}],
+         {"op": "pad", "operands": [0, 1], "edge_padding_low": [2 ** 30],
+          "edge_padding_high": [0], "interior_padding": [0]}, f32),
+        ("outer_2e28", [vec, vec],
+         {"op": "dot_general", "operands": [0, 1], "lhs_batching_dims": [],
+          "rhs_batching_dims": [], "lhs_contracting_dims": [], "rhs_contracting_dims": []},
+         {"dtype": "f32", "shape": [2 ** 14], "hex": "00" * 4 * 2 ** 14}),
+        ("concat_64", [big], {"op": "concatenate", "operands": [0] * 64, "dimension": 0}, big),
+    ]
+    for name, inputs, op, result in implied:
+        case = {"name": name, "source_op": op["op"], "inputs": inputs,
+                "program": [{**op, "result": {"dtype": result["dtype"], "shape": result["shape"]}}],
+                "output": len(inputs), "check": "eq", "expected": result}
+        open(cases, "w").write(json.dumps(case) + "\n")
+        rc, so, rss = peak_rss_kib(binary, "conformance", cases, "-v", "--max-memory", "1G")
+        check(rc == 1 and "refused before it is computed" in so and rss < 200 * 1024,
+              f"conformance {name}: exit {rc}, peak RSS {rss} KiB")
+    # A missing conformance path: one line, nothing on stdout.
+    rc, so, se = run(binary, "conformance", os.path.join(d, "missing.jsonl"))
+    check(rc == 2 and se.count("\n") == 1 and "No such file" in se and so == "",
+          f"conformance on a missing path: exit {rc}: {so!r} {se!r}")
+
+
 def main():
     binary = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
@@ -288,6 +468,7 @@ def main():
         diagonals(binary, tmp)
         writes(binary, tmp)
         later_findings(binary, tmp)
+        third_findings(binary, tmp)
     if FAILURES:
         print(f"{len(FAILURES)} check(s) failed")
         return 1

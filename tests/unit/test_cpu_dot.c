@@ -356,6 +356,19 @@ static void test_validation_errors(void **state) {
   assert_null(out);
   TFR_ASSERT_ERROR(tfr_dot_general(s, a, c, &mm, NULL), TFR_ERR_INVALID_ARGUMENT,
                    "dot_general: out is NULL");
+  // The `_shape` form: the result's shape, or the op's own refusal.
+  int rank = 0;
+  int64_t shape[TFR_MAX_RANK];
+  TFR_ASSERT_OK(tfr_dot_general_shape(s, a, c, &mm, &rank, shape));
+  assert_int_equal(rank, 2);
+  assert_int_equal(shape[0], 2);
+  assert_int_equal(shape[1], 5);
+  TFR_ASSERT_ERROR(tfr_dot_general_shape(s, a, c, NULL, &rank, shape), TFR_ERR_INVALID_ARGUMENT,
+                   "dot_general: config is NULL");
+  TFR_ASSERT_ERROR(tfr_dot_general_shape(s, a, c, &mm, NULL, shape), TFR_ERR_INVALID_ARGUMENT,
+                   "dot_general: out_rank or out_shape is NULL");
+  TFR_ASSERT_ERROR(tfr_dot_general_shape(s, c, b, &mm, &rank, shape), TFR_ERR_INVALID_ARGUMENT,
+                   "dot_general");
   TFR_ASSERT_ERROR(tfr_dot_general(NULL, a, c, &mm, &out), TFR_ERR_INVALID_ARGUMENT,
                    "session is NULL");
   TFR_ASSERT_ERROR(tfr_dot_general(s, NULL, c, &mm, &out), TFR_ERR_INVALID_ARGUMENT,

@@ -410,6 +410,18 @@ static bool ix_starts(ix_run *run, tfr_tensor **starts) {
   return true;
 }
 
+// The `_shape` form of an op (status sst, rank, shape) agrees with the op
+// itself (status st, result *out): the same status, and on success the
+// result's shape.
+static tfr_status ix_same_shape(tfr_status sst, int rank, const int64_t *shape, tfr_status st,
+                                tfr_tensor *const *out) {
+  assert_int_equal(sst, st);
+  if (st != TFR_OK) return st;
+  assert_int_equal(rank, tfr_tensor_rank(*out));
+  for (int k = 0; k < rank; k++) assert_int_equal(shape[k], tfr_tensor_shape(*out)[k]);
+  return st;
+}
+
 static tfr_status ix_exec(ix_run *run, tfr_tensor **out) {
   const ix_case *c = run->c;
   tfr_session *s = run->s;
@@ -423,9 +435,14 @@ static tfr_status ix_exec(ix_run *run, tfr_tensor **out) {
     return tfr_reverse(s, ix_input(run, "operand"), a->n, a->v, out);
   }
   if (strcmp(op, "pad") == 0) {
-    return tfr_pad(s, ix_input(run, "operand"), ix_input(run, "padding"),
-                   ix_attr_get(c, "low")->v, ix_attr_get(c, "high")->v,
-                   ix_attr_get(c, "interior")->v, out);
+    int64_t shape[TFR_MAX_RANK];
+    tfr_status sst = tfr_pad_shape(s, ix_input(run, "operand"), ix_input(run, "padding"),
+                                   ix_attr_get(c, "low")->v, ix_attr_get(c, "high")->v,
+                                   ix_attr_get(c, "interior")->v, shape);
+    tfr_status st = tfr_pad(s, ix_input(run, "operand"), ix_input(run, "padding"),
+                            ix_attr_get(c, "low")->v, ix_attr_get(c, "high")->v,
+                            ix_attr_get(c, "interior")->v, out);
+    return ix_same_shape(sst, tfr_tensor_rank(ix_input(run, "operand")), shape, st, out);
   }
   if (strcmp(op, "concatenate") == 0) {
     int n = (int)ix_attr_get(c, "n")->v[0];
@@ -435,7 +452,11 @@ static tfr_status ix_exec(ix_run *run, tfr_tensor **out) {
       snprintf(role, sizeof role, "input%d", i);
       ins[i] = ix_input(run, role);
     }
-    return tfr_concatenate(s, n, ins, (int)ix_attr_get(c, "dim")->v[0], out);
+    int dim = (int)ix_attr_get(c, "dim")->v[0];
+    int64_t shape[TFR_MAX_RANK];
+    tfr_status sst = tfr_concatenate_shape(s, n, ins, dim, shape);
+    tfr_status st = tfr_concatenate(s, n, ins, dim, out);
+    return ix_same_shape(sst, tfr_tensor_rank(ins[0]), shape, st, out);
   }
   if (strcmp(op, "dynamic_slice") == 0) {
     tfr_tensor *starts[TFR_MAX_RANK];
@@ -473,7 +494,11 @@ static tfr_status ix_exec(ix_run *run, tfr_tensor **out) {
         .index_vector_dim = ix_attr_get(c, "index_vector_dim")->v[0],
         .slice_sizes = ix_attr_get(c, "slice_sizes")->v,
     };
-    return tfr_gather(s, ix_input(run, "operand"), idx, &cfg, out);
+    int rank = -1;
+    int64_t shape[TFR_MAX_RANK];
+    tfr_status sst = tfr_gather_shape(s, ix_input(run, "operand"), idx, &cfg, &rank, shape);
+    tfr_status st = tfr_gather(s, ix_input(run, "operand"), idx, &cfg, out);
+    return ix_same_shape(sst, rank, shape, st, out);
   }
   if (strcmp(op, "scatter") == 0) {
     tfr_tensor *idx = ix_indices(run);
@@ -1145,6 +1170,29 @@ static void test_other_errors(void **state) {
   tfr_tensor *sv = tfr_test_tensor(TFR_I64, 1, &one, &one);
   float onef = 1;
   tfr_tensor *sf = tfr_test_tensor(TFR_F32, 0, NULL, &onef);
+
+  // The `_shape` forms: a result far beyond memory is only a shape; NULL
+  // outputs and the op's own refusals.
+  int64_t shape[TFR_MAX_RANK];
+  TFR_ASSERT_OK(tfr_pad_shape(s, x, p, (int64_t[]){INT64_C(1) << 40, 0}, (int64_t[]){0, 0},
+                              (int64_t[]){0, 0}, shape));
+  assert_int_equal(shape[0], (INT64_C(1) << 40) + 3);
+  assert_int_equal(shape[1], 4);
+  TFR_ASSERT_ERROR(tfr_pad_shape(s, x, p, (int64_t[]){0, 0}, (int64_t[]){0, 0},
+                                 (int64_t[]){0, 0}, NULL), E, "pad: out_shape is NULL");
+  TFR_ASSERT_ERROR(tfr_pad_shape(s, x, pf, (int64_t[]){0, 0}, (int64_t[]){0, 0},
+                                 (int64_t[]){0, 0}, shape), E, "pad");
+  const tfr_tensor *many[64];
+  for (int i = 0; i < 64; i++) many[i] = x;
+  TFR_ASSERT_OK(tfr_concatenate_shape(s, 64, many, 1, shape));
+  assert_int_equal(shape[0], 3);
+  assert_int_equal(shape[1], 256);
+  TFR_ASSERT_ERROR(tfr_concatenate_shape(s, 1, many, 0, NULL), E,
+                   "concatenate: out_shape is NULL");
+  TFR_ASSERT_ERROR(tfr_concatenate_shape(s, 1, many, 2, shape), E, "concatenate");
+  int rank;
+  TFR_ASSERT_ERROR(tfr_gather_shape(s, x, v, NULL, &rank, shape), E, "gather");
+  TFR_ASSERT_ERROR(tfr_gather_shape(s, x, v, NULL, NULL, shape), E, "gather: out_rank is NULL");
 
   // slice
   TFR_ASSERT_ERROR(tfr_slice(s, x, (int64_t[]){0, 0}, (int64_t[]){1, 1}, NULL, NULL), E,

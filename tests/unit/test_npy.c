@@ -764,6 +764,77 @@ static void test_bad_files(void **state) {
   free(good);
 }
 
+// tfr_npy_read_info: what tfr_npy_load would make of a file, from its header
+// alone; the same refusals (a truncated or longer file included), nothing
+// allocated for the caller, and no read of the data (a bool byte other than
+// 0 or 1 is only tfr_npy_load's to find).
+static void test_read_info(void **state) {
+  (void)state;
+  tfr_npy_info info;
+  TFR_ASSERT_OK(tfr_npy_read_info(REF_DIR "c_f8.npy", &info));
+  assert_int_equal(info.dtype, TFR_F64);
+  assert_int_equal(info.rank, 2);
+  assert_int_equal(info.shape[0], 3);
+  assert_int_equal(info.shape[1], 4);
+  assert_int_equal(info.shape[2], 0);
+  assert_false(info.fortran_order);
+  assert_int_equal(info.data_bytes, 96);
+  TFR_ASSERT_OK(tfr_npy_read_info(REF_DIR "v2_f_i8.npy", &info));
+  assert_int_equal(info.dtype, TFR_I64);
+  assert_true(info.fortran_order);
+  assert_int_equal(info.data_bytes, 96);
+  TFR_ASSERT_OK(tfr_npy_read_info(REF_DIR "r0_b1.npy", &info));
+  assert_int_equal(info.dtype, TFR_BOOL);
+  assert_int_equal(info.rank, 0);
+  assert_int_equal(info.data_bytes, 1);
+  TFR_ASSERT_OK(tfr_npy_read_info(REF_DIR "e_i8.npy", &info));
+  assert_int_equal(info.rank, 3);
+  assert_int_equal(info.data_bytes, 0);
+  // The same as tfr_npy_load, for the same files.
+  tfr_tensor *t = NULL;
+  TFR_ASSERT_OK(tfr_npy_load(REF_DIR "f3_c16.npy", &t));
+  TFR_ASSERT_OK(tfr_npy_read_info(REF_DIR "f3_c16.npy", &info));
+  assert_int_equal(info.dtype, tfr_tensor_dtype(t));
+  assert_int_equal(info.rank, tfr_tensor_rank(t));
+  for (int k = 0; k < info.rank; k++) assert_int_equal(info.shape[k], tfr_tensor_shape(t)[k]);
+  assert_int_equal(info.data_bytes, tfr_tensor_nbytes(t));
+  tfr_tensor_release(t);
+
+  TFR_ASSERT_ERROR(tfr_npy_read_info(NULL, &info), TFR_ERR_INVALID_ARGUMENT,
+                   "npy_read_info: path is NULL");
+  TFR_ASSERT_ERROR(tfr_npy_read_info("x.npy", NULL), TFR_ERR_INVALID_ARGUMENT,
+                   "npy_read_info: out is NULL");
+  make_dir(TMP_DIR);
+  TFR_ASSERT_ERROR(tfr_npy_read_info(TMP_DIR, &info), TFR_ERR_IO, "not a regular file");
+  assert_int_equal(info.rank, 0);
+  size_t n;
+  unsigned char *good = read_whole(REF_DIR "c_f8.npy", &n);
+  const char *cut = TMP_DIR "/info.npy";
+  write_whole(cut, good, n - 1);
+  TFR_ASSERT_ERROR(tfr_npy_read_info(cut, &info), TFR_ERR_FORMAT,
+                   "npy_read_info: " TMP_DIR "/info.npy: ",
+                   "truncated data: 95 bytes after the header, shape (3, 4) of f64 needs 96");
+  write_whole(cut, good, 100);
+  TFR_ASSERT_ERROR(tfr_npy_read_info(cut, &info), TFR_ERR_FORMAT,
+                   "reaches beyond the end of the file");
+  // A bool file with a byte 2: its header is fine, its data is not.
+  unsigned char *b = read_whole(REF_DIR "r0_b1.npy", &n);
+  b[n - 1] = 2;
+  write_whole(cut, b, n);
+  TFR_ASSERT_OK(tfr_npy_read_info(cut, &info));
+  TFR_ASSERT_ERROR(tfr_npy_load(cut, &t), TFR_ERR_FORMAT, "byte value 2");
+  // Allocation failures: the header's buffer only.
+  for (long k = 0; k < 4; k++) {
+    tfr_alloc_fail_after(k);
+    tfr_status st = tfr_npy_read_info(REF_DIR "c_f8.npy", &info);
+    tfr_alloc_fail_after(-1);
+    assert_true(st == TFR_OK || st == TFR_ERR_OUT_OF_MEMORY);
+  }
+  unlink(cut);
+  free(b);
+  free(good);
+}
+
 // Every prefix of a valid file is refused, and random edits of the preamble
 // and header give a tensor or a clean error, never a crash (the buffers are
 // exactly sized, so ASan builds catch any read past the end).
@@ -1123,6 +1194,7 @@ int main(void) {
       cmocka_unit_test(test_bad_shape),
       cmocka_unit_test(test_bad_data),
       cmocka_unit_test(test_bad_files),
+      cmocka_unit_test(test_read_info),
       cmocka_unit_test(test_mutations),
       cmocka_unit_test(test_save_errors),
       cmocka_unit_test(test_save_empty_huge_extents),

@@ -132,6 +132,11 @@ static void test_reference(void **state) {
       tfr_reduce_combiner c = (tfr_reduce_combiner)combiner_of(a);
       TFR_ASSERT_OK(tfr_reduce_window(s, x, init, c, wd, ws, bd, wdl, pad, &got));
       assert_matches(name, got, want, tol);
+      // The `_shape` form gives the result's shape without computing it.
+      int64_t shape[TFR_MAX_RANK];
+      TFR_ASSERT_OK(tfr_reduce_window_shape(s, x, init, c, wd, ws, bd, wdl, pad, shape));
+      for (int k = 0; k < tfr_tensor_rank(got); k++)
+        assert_int_equal(shape[k], tfr_tensor_shape(got)[k]);
       tfr_tensor_release(got);
       got = NULL;
       if (tfr_tensor_rank(x) > 0 && tfr_tensor_numel(x) > 0) {
@@ -335,6 +340,20 @@ static void test_reduce_window_errors(void **state) {
                    TFR_ERR_INVALID_ARGUMENT, "base_dilations[1] = 0", "(C9)");
   TFR_ASSERT_ERROR(tfr_reduce_window(s, x, init, TFR_REDUCE_ADD, wd, ws, bd, bad, pad, &out),
                    TFR_ERR_INVALID_ARGUMENT, "window_dilations[1] = 0", "(C11)");
+  // The `_shape` form refuses what the op refuses, with the same message.
+  int64_t shape[2];
+  TFR_ASSERT_ERROR(tfr_reduce_window_shape(s, x, init, TFR_REDUCE_ADD, wd, ws, bad, wdl, pad,
+                                           shape),
+                   TFR_ERR_INVALID_ARGUMENT, "base_dilations[1] = 0", "(C9)");
+  TFR_ASSERT_ERROR(tfr_reduce_window_shape(s, x, init, TFR_REDUCE_ADD, wd, ws, bd, wdl, pad, NULL),
+                   TFR_ERR_INVALID_ARGUMENT, "reduce_window: out_shape is NULL");
+  // A result far beyond memory is only a shape here: (4 - 1) * 2^40 + 1
+  // rows of windows of one.
+  int64_t huge_bd[2] = {INT64_C(1) << 40, 1}, ones[2] = {1, 1};
+  TFR_ASSERT_OK(tfr_reduce_window_shape(s, x, init, TFR_REDUCE_ADD, ones, ws, huge_bd, wdl, pad,
+                                        shape));
+  assert_int_equal(shape[0], 3 * (INT64_C(1) << 40) + 1);
+  assert_int_equal(shape[1], 5);
   int64_t negpad[4] = {0, 0, -3, -3};
   TFR_ASSERT_ERROR(tfr_reduce_window(s, x, init, TFR_REDUCE_ADD, wd, ws, bd, wdl, negpad, &out),
                    TFR_ERR_INVALID_ARGUMENT, "reduce_window", "axis 1", "-1 is negative");

@@ -18,6 +18,10 @@ int tfr_cli_einsum(int argc, char **argv);
 // Prints "tenferro: <what>: <library message>" to stderr; returns 1.
 int tfr_cli_fail(const char *what);
 
+// Prints "tenferro CMD: WHERE: <formatted>" and a newline to stderr;
+// returns 1. `where` names the file or option at fault.
+int tfr_cli_errorf(const char *cmd, const char *where, const char *fmt, ...) TFR_PRINTF(3, 4);
+
 // Creates the backend called `name`: "cpu" (`threads` threads, 0 = all
 // cores) or "webgpu", for subcommand `cmd` (messages name it). Returns 0; 2
 // for an unknown name; 1 when creation failed, with the library's message
@@ -38,6 +42,23 @@ FILE *tfr_cli_open_input(const char *path, const char **why);
 // Reads a whole regular file into a new NUL-terminated buffer (its length
 // in *len); NULL with *why set as tfr_cli_open_input does when it cannot.
 char *tfr_cli_read_file(const char *path, size_t *len, const char **why);
+
+// Checks, before anything is computed, that a result can be written to
+// `path` (`option` names it in messages: "-o", "--save-path"): nothing but a
+// regular file stands there (a directory, FIFO, device or symbolic link is
+// refused, as the writers refuse it), and the folder it goes into exists,
+// is a folder and may be written. Returns 0, or 1 with one line "tenferro
+// CMD: OPTION PATH: why" on stderr. A write can still fail later (disk full,
+// a file-size limit, the folder changed meanwhile).
+int tfr_cli_check_output(const char *cmd, const char *option, const char *path);
+
+// The same for a folder of results (--save-inputs DIR): `dir` is a folder
+// (or a symbolic link to one), each of its n entries `names` (full paths in
+// it) passing tfr_cli_check_output; or nothing stands at `dir` and its own
+// folder may be written (it is made when the results are written). Returns
+// 0, or 1 with the message on stderr.
+int tfr_cli_check_output_dir(const char *cmd, const char *option, const char *dir,
+                             const char *const *names, int n);
 
 // Called once at start: a file-size limit (SIGXFSZ) turns into a failed
 // write (EFBIG) that the writer cleans up, not a killed process.

@@ -1,8 +1,10 @@
 // `tenferro conformance`: runs the StableHLO conformance corpus
 // (tests/conformance/stablehlo/*.jsonl) through the public API on one backend.
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "conformance/conformance.h"
@@ -91,8 +93,7 @@ int tfr_cli_conformance(int argc, char **argv) {
     } else if (strcmp(a, "--max-memory") == 0 && has_value) {
       max_memory = tfr_cli_parse_bytes(argv[++i]);
       if (!(max_memory > 0)) {
-        fprintf(stderr, "tenferro conformance: --max-memory needs a positive number of bytes "
-                        "(e.g. 1GiB, 512M, 1e9), got '%s'\n", argv[i]);
+        tfr_cli_bad_max_memory("conformance", argv[i]);
         rc = 2;
         goto done;
       }
@@ -121,6 +122,15 @@ int tfr_cli_conformance(int argc, char **argv) {
     goto done;
   }
 
+  // A path that is not there: one line, before any work or output.
+  for (int i = 0; i < npaths; i++) {
+    struct stat sb;
+    if (stat(paths[i], &sb) != 0) {
+      fprintf(stderr, "tenferro conformance: %s: %s\n", paths[i], strerror(errno));
+      rc = 2;
+      goto done;
+    }
+  }
   tfr_conf_options opt = {0};
   rc = tfr_conf_make_backend(backend_name, threads, &opt.backend_kind, &opt.backend);
   if (rc) goto done;
@@ -131,6 +141,7 @@ int tfr_cli_conformance(int argc, char **argv) {
   opt.verbose = verbose;
   opt.log = stdout;
   opt.max_memory = max_memory > 0 ? max_memory : tfr_cli_default_max_memory();
+  opt.max_memory_default = !(max_memory > 0);
   tfr_conf_report *r = tfr_conf_report_create();
   if (!r) {
     fprintf(stderr, "tenferro conformance: out of memory\n");
@@ -138,7 +149,7 @@ int tfr_cli_conformance(int argc, char **argv) {
   } else {
     printf("tenferro conformance: backend %s, tenferro %s\n", backend_name, tfr_version_string());
     bool read_ok = tfr_conf_run_paths(&opt, npaths, paths, r);
-    if (tfr_conf_report_total(r) == 0)
+    if (read_ok && tfr_conf_report_total(r) == 0)
       fprintf(stderr, "tenferro conformance: no case %s\n",
               nops || ncases ? "matches the filters" : "found");
     tfr_conf_report_print(r, stdout);

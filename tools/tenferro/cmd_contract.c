@@ -156,10 +156,53 @@ typedef struct tfr_contract_args {
   tfr_cli_path_io io;         // --save-path, --path-file, --quiet
 } tfr_contract_args;
 
+// The file --save-inputs writes operand i to (name[4096]).
+static void tfr_contract_input_name(const char *dir, int i, char *name) {
+  snprintf(name, 4096, "%s/operand_%03d.npy", dir, i);
+}
+
+// Checks -o, --save-path and --save-inputs (for n operands) before the run;
+// with --plan-only only --save-path, the one written then.
+static int tfr_contract_check_outputs(const tfr_contract_args *a, int n) {
+  if (a->io.save_path && tfr_cli_check_output("contract", "--save-path", a->io.save_path) != 0)
+    return 1;
+  if (a->plan_only) return 0;
+  if (a->out_path && tfr_cli_check_output("contract", "-o", a->out_path) != 0) return 1;
+  if (!a->save_dir) return 0;
+  char *names = malloc((size_t)n * 4096);
+  const char **list = calloc((size_t)n + 1, sizeof *list);
+  int rc = 1;
+  if (!names || !list) {
+    fprintf(stderr, "tenferro contract: --save-inputs: out of memory\n");
+  } else {
+    for (int i = 0; i < n; i++) {
+      tfr_contract_input_name(a->save_dir, i, names + (size_t)i * 4096);
+      list[i] = names + (size_t)i * 4096;
+    }
+    rc = tfr_cli_check_output_dir("contract", "--save-inputs", a->save_dir, list, n);
+  }
+  free(names);
+  free(list);
+  return rc;
+}
+
+// Writes the n host operands to DIR/operand_<iii>.npy, making DIR if needed.
+static int tfr_contract_save_inputs(const char *dir, int n, tfr_tensor *const *ops) {
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "tenferro contract: --save-inputs %s: %s\n", dir, strerror(errno));
+    return 1;
+  }
+  for (int i = 0; i < n; i++) {
+    char name[4096];
+    tfr_contract_input_name(dir, i, name);
+    if (tfr_cli_npy_save(name, ops[i]) != TFR_OK) return tfr_cli_fail("--save-inputs");
+  }
+  return 0;
+}
+
 static int tfr_contract_run(const tfr_contract_args *a) {
   if (a->io.max_memory_bad) {
-    fprintf(stderr, "tenferro contract: --max-memory needs a positive number of bytes (e.g. "
-                    "1GiB, 512M, 1e9)\n");
+    tfr_cli_bad_max_memory("contract", a->io.max_memory_text);
     return 2;
   }
   if (a->io.path_file && a->path_set) {
@@ -189,6 +232,12 @@ static int tfr_contract_run(const tfr_contract_args *a) {
     tfr_instance_free(&in);
     return 1;
   }
+  // Every target is checked before anything is computed or written: a run
+  // that fails leaves no output at all (docs/cli.md, "Outputs").
+  if (tfr_contract_check_outputs(a, in.n) != 0) {
+    tfr_instance_free(&in);
+    return 1;
+  }
   tfr_dtype dtype = a->have_dtype ? a->dtype : in.dtype;
   // On webgpu an f64 / c128 instance runs in single precision.
   bool narrowed = false;
@@ -211,6 +260,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   tfr_backend *host_backend = NULL;
   tfr_session *hs = NULL, *hs_own = NULL;
   tfr_tensor **ops = NULL, *result = NULL, *host_result = NULL, *wide_result = NULL;
+  tfr_tensor **saved = NULL;  // --save-inputs: the host operands (cpu: ops' own)
   double *times = NULL;
   double t0 = tfr_cli_seconds();
   tfr_cli_network net = {in.subscripts, in.n, in.ranks, (const int64_t *const *)in.shapes};
@@ -239,7 +289,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
            max_memory / 1048576.0);
   }
   if (a->plan_only) {
-    rc = 0;
+    rc = a->io.save_path ? tfr_cli_save_path("contract", a->io.save_path, &net, plan) : 0;
     goto done;
   }
   // Refuse before allocating when the largest intermediate (of one slice)
@@ -297,23 +347,19 @@ static int tfr_contract_run(const tfr_contract_args *a) {
     hs = s;
   }
   ops = calloc((size_t)in.n, sizeof *ops);
+  saved = calloc((size_t)in.n, sizeof *saved);
   times = calloc((size_t)a->repeat, sizeof *times);
-  if (!ops || !times) goto done;
-  if (a->save_dir && mkdir(a->save_dir, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, "tenferro contract: %s: %s\n", a->save_dir, strerror(errno));
-    goto done;
-  }
+  if (!ops || !saved || !times) goto done;
   for (int i = 0; i < in.n; i++) {
     if (tfr_make_operand(hs, dtype, in.ranks[i], in.shapes[i], a->search.seed + (uint64_t)i,
                          &ops[i]) != 0)
       goto done;
-    if (a->save_dir) {
-      char name[4096];
-      snprintf(name, sizeof name, "%s/operand_%03d.npy", a->save_dir, i);
-      if (tfr_cli_npy_save(name, ops[i]) != TFR_OK) {
-        rc = tfr_cli_fail("--save-inputs");
-        goto done;
-      }
+    // Saved once the run has succeeded: the host copies are kept until then.
+    if (a->save_dir && device) {
+      tfr_tensor_retain(ops[i]);
+      saved[i] = ops[i];
+    } else if (a->save_dir) {
+      saved[i] = ops[i];
     }
   }
   if (device) {
@@ -432,6 +478,11 @@ static int tfr_contract_run(const tfr_contract_args *a) {
     if (complex) printf(" %+.17gi", im);
     printf(", sum|x| %.17g\n", mag);
   }
+  // The writes, last: --save-path, --save-inputs, -o. Only a failing write
+  // (disk full, a file-size limit) can leave the earlier ones written.
+  if (a->io.save_path && tfr_cli_save_path("contract", a->io.save_path, &net, plan) != 0)
+    goto done;
+  if (a->save_dir && tfr_contract_save_inputs(a->save_dir, in.n, saved) != 0) goto done;
   if (a->out_path && tfr_cli_npy_save(a->out_path, host_result) != TFR_OK) {
     rc = tfr_cli_fail("-o");
     goto done;
@@ -439,8 +490,12 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   rc = 0;
 done:
   if (ops)
-    for (int i = 0; i < in.n; i++) tfr_tensor_release(ops[i]);
+    for (int i = 0; i < in.n; i++) {
+      if (device && saved) tfr_tensor_release(saved[i]);
+      tfr_tensor_release(ops[i]);
+    }
   free(ops);
+  free(saved);
   free(times);
   tfr_tensor_release(result);
   tfr_tensor_release(host_result);

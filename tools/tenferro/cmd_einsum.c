@@ -135,8 +135,7 @@ int tfr_cli_einsum(int argc, char **argv) {
     return 2;
   }
   if (io.max_memory_bad) {
-    fprintf(stderr, "tenferro einsum: --max-memory needs a positive number of bytes (e.g. 1GiB, "
-                    "512M, 1e9)\n");
+    tfr_cli_bad_max_memory("einsum", io.max_memory_text);
     free(files);
     return 2;
   }
@@ -144,6 +143,13 @@ int tfr_cli_einsum(int argc, char **argv) {
     fprintf(stderr, "tenferro einsum: --path and --path-file exclude each other\n");
     free(files);
     return 2;
+  }
+  // Every target is checked before anything is read or computed: a run
+  // that fails leaves no output at all (docs/cli.md, "Outputs").
+  if (tfr_cli_check_output("einsum", "-o", out_path) != 0 ||
+      (io.save_path && tfr_cli_check_output("einsum", "--save-path", io.save_path) != 0)) {
+    free(files);
+    return 1;
   }
   int32_t *path = NULL;
   if (!io.path_file && tfr_einsum_path_kind_from_name(path_arg, &opts.path_kind) != TFR_OK) {
@@ -158,24 +164,42 @@ int tfr_cli_einsum(int argc, char **argv) {
   tfr_tensor **ops = calloc((size_t)nfiles, sizeof *ops);
   int *ranks = calloc((size_t)nfiles, sizeof *ranks);
   const int64_t **shapes = calloc((size_t)nfiles, sizeof *shapes);
+  tfr_npy_info *infos = calloc((size_t)nfiles, sizeof *infos);
   tfr_tensor *result = NULL, *host_result = NULL;
   tfr_backend *be = NULL;
   tfr_session *s = NULL;
   tfr_einsum_plan *plan = NULL;
   tfr_cli_progress prog;
-  if (!ops || !ranks || !shapes) goto done;
+  if (!ops || !ranks || !shapes || !infos) goto done;
+  // The headers first: the plan and the memory check need only the shapes,
+  // and a run refused for memory has read no data.
+  for (int i = 0; i < nfiles; i++) {
+    if (tfr_npy_read_info(files[i], &infos[i]) != TFR_OK) {
+      rc = tfr_cli_fail("einsum");
+      goto done;
+    }
+    ranks[i] = infos[i].rank;
+    shapes[i] = infos[i].shape;
+  }
+  tfr_cli_network net = {expr, nfiles, ranks, (const int64_t *const *)shapes};
+  double max_memory = io.max_memory > 0 ? io.max_memory : tfr_cli_default_max_memory();
+  size_t es = tfr_dtype_size(infos[0].dtype);
+  if (tfr_cli_plan("einsum", expr, &net, &io, max_memory, es, &opts, &prog, &plan) != 0) goto done;
   for (int i = 0; i < nfiles; i++) {
     if (tfr_npy_load(files[i], &ops[i]) != TFR_OK) {
       rc = tfr_cli_fail("einsum");
       goto done;
     }
-    ranks[i] = tfr_tensor_rank(ops[i]);
-    shapes[i] = tfr_tensor_shape(ops[i]);
+    // The file changed since its header was read: the plan is not for it.
+    const int64_t *sh = tfr_tensor_shape(ops[i]);
+    bool same = tfr_tensor_rank(ops[i]) == infos[i].rank &&
+                tfr_tensor_dtype(ops[i]) == infos[i].dtype;
+    for (int k = 0; same && k < infos[i].rank; k++) same = sh[k] == infos[i].shape[k];
+    if (!same) {
+      fprintf(stderr, "tenferro einsum: %s: the file changed while it was read\n", files[i]);
+      goto done;
+    }
   }
-  tfr_cli_network net = {expr, nfiles, ranks, (const int64_t *const *)shapes};
-  double max_memory = io.max_memory > 0 ? io.max_memory : tfr_cli_default_max_memory();
-  size_t es = nfiles > 0 ? tfr_dtype_size(tfr_tensor_dtype(ops[0])) : 8;
-  if (tfr_cli_plan("einsum", expr, &net, &io, max_memory, es, &opts, &prog, &plan) != 0) goto done;
   if (tfr_cli_make_backend("einsum", backend, 0, &be, NULL) != 0) goto done;
   if (tfr_session_begin(be, &s) != TFR_OK) {
     rc = tfr_cli_fail("session");
@@ -208,6 +232,8 @@ int tfr_cli_einsum(int argc, char **argv) {
     if (prc != 0) goto done;
   }
   if (tfr_cli_to_host(s, result, &host_result) != 0) goto done;
+  // The writes, last: only a failing -o (disk full) leaves --save-path written.
+  if (io.save_path && tfr_cli_save_path("einsum", io.save_path, &net, plan) != 0) goto done;
   if (tfr_cli_npy_save(out_path, host_result) != TFR_OK) {
     rc = tfr_cli_fail("einsum");
     goto done;
@@ -218,6 +244,7 @@ done:
   free(ops);
   free(ranks);
   free(shapes);
+  free(infos);
   tfr_einsum_plan_release(plan);
   tfr_tensor_release(result);
   tfr_tensor_release(host_result);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 
 static const char tfr_cli_not_regular[] =
     "not a regular file (a directory, FIFO, socket or device)";
+static const char tfr_cli_not_regular_out[] =
+    "not a regular file (a directory, FIFO, socket, device or symbolic link)";
 
 FILE *tfr_cli_open_input(const char *path, const char **why) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
@@ -68,6 +71,67 @@ char *tfr_cli_read_file(const char *path, size_t *len, const char **why) {
   buf[n] = '\0';
   *len = n;
   return buf;
+}
+
+// ---------------------------------------------------------------------------
+// Output targets, checked before anything is computed
+// ---------------------------------------------------------------------------
+
+// The folder a new entry `path` goes into: "." when it names none.
+static int tfr_cli_check_folder(const char *cmd, const char *option, const char *path) {
+  char *dir = strdup(path);
+  if (!dir) return tfr_cli_errorf(cmd, path, "%s: out of memory", option);
+  char *slash = strrchr(dir, '/');
+  const char *d = !slash ? "." : slash == dir ? "/" : (*slash = '\0', dir);
+  struct stat sb;
+  int rc = 0;
+  if (stat(d, &sb) != 0)
+    rc = tfr_cli_errorf(cmd, path, "%s: its folder '%s': %s", option, d, strerror(errno));
+  else if (!S_ISDIR(sb.st_mode))
+    rc = tfr_cli_errorf(cmd, path, "%s: '%s' is not a folder", option, d);
+  else if (access(d, W_OK | X_OK) != 0)
+    rc = tfr_cli_errorf(cmd, path, "%s: cannot write in its folder '%s': %s", option, d,
+                              strerror(errno));
+  free(dir);
+  return rc;
+}
+
+int tfr_cli_check_output(const char *cmd, const char *option, const char *path) {
+  size_t n = strlen(path);
+  if (n == 0) return tfr_cli_errorf(cmd, "''", "%s: an empty file name", option);
+  if (path[n - 1] == '/')
+    return tfr_cli_errorf(cmd, path, "%s: names a folder, not a file", option);
+  struct stat sb;
+  if (lstat(path, &sb) == 0) {
+    // The writers replace the target by a rename: only a regular file may
+    // be replaced (a rename would turn anything else into one).
+    if (!S_ISREG(sb.st_mode))
+      return tfr_cli_errorf(cmd, path, "%s: %s; not replaced", option, tfr_cli_not_regular_out);
+  } else if (errno != ENOENT) {
+    return tfr_cli_errorf(cmd, path, "%s: %s", option, strerror(errno));
+  }
+  return tfr_cli_check_folder(cmd, option, path);
+}
+
+int tfr_cli_check_output_dir(const char *cmd, const char *option, const char *dir,
+                             const char *const *names, int n) {
+  struct stat sb;
+  if (dir[0] == '\0') return tfr_cli_errorf(cmd, "''", "%s: an empty folder name", option);
+  if (stat(dir, &sb) != 0) {
+    if (errno != ENOENT) return tfr_cli_errorf(cmd, dir, "%s: %s", option, strerror(errno));
+    // Made when the results are written: its own folder must take it. A
+    // trailing '/' names the same folder.
+    char *d = strdup(dir);
+    if (!d) return tfr_cli_errorf(cmd, dir, "%s: out of memory", option);
+    for (size_t k = strlen(d); k > 1 && d[k - 1] == '/'; k--) d[k - 1] = '\0';
+    int rc = tfr_cli_check_folder(cmd, option, d);
+    free(d);
+    return rc;
+  }
+  if (!S_ISDIR(sb.st_mode)) return tfr_cli_errorf(cmd, dir, "%s: is not a folder", option);
+  for (int i = 0; i < n; i++)
+    if (tfr_cli_check_output(cmd, option, names[i]) != 0) return 1;
+  return 0;
 }
 
 // ---------------------------------------------------------------------------

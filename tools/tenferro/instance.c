@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json_check.h"
 
 void tfr_instance_free(tfr_instance *in) {
   for (int i = 0; in->shapes && i < in->n; i++) free(in->shapes[i]);
@@ -44,6 +45,11 @@ int tfr_instance_parse(const char *file, const char *text, size_t len, const cha
   cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, NULL, 1);
   if (!root) return tfr_instance_error(file, "not valid JSON");
   int rc = 1;
+  char why[160];
+  if (tfr_cli_json_check(text, len, root, why, sizeof why) != 0) {
+    tfr_instance_error(file, why);
+    goto done;
+  }
   const cJSON *fs = cJSON_GetObjectItemCaseSensitive(root, "format_string");
   const cJSON *shapes = cJSON_GetObjectItemCaseSensitive(root, "shapes");
   const cJSON *dtype = cJSON_GetObjectItemCaseSensitive(root, "dtype");

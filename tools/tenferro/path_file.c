@@ -4,7 +4,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,25 +12,41 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json_check.h"
 
 double tfr_cli_parse_bytes(const char *v) {
-  // A number of bytes, with an optional K, M, G, T (powers of 1024; KiB,
-  // MiB, GiB, TiB too).
+  // A decimal number (digits, a point, an exponent: no sign, no hex, no
+  // inf or nan, which strtod would take) and an optional unit.
+  if (!((v[0] >= '0' && v[0] <= '9') || v[0] == '.')) return -1;
+  size_t k = strspn(v, "0123456789.eE+-");
   char *end = NULL;
   errno = 0;
   double x = strtod(v, &end);
+  if (errno != 0 || end != v + k) return -1;
   double unit = 1;
-  static const char *const units[] = {"K", "M", "G", "T"};
-  for (int u = 0; u < 4 && end && *end; u++) {
-    char with_ib[8];
-    snprintf(with_ib, sizeof with_ib, "%siB", units[u]);
-    if (strcmp(end, units[u]) == 0 || strcmp(end, with_ib) == 0) {
-      unit = ldexp(1.0, 10 * (u + 1));
-      end += strlen(end);
-    }
+  if (*end) {
+    static const char units[] = "KMGT";
+    const char *u = strchr(units, end[0] >= 'a' && end[0] <= 'z' ? end[0] - 32 : end[0]);
+    if (!u || end[0] == '\0') return -1;
+    unit = ldexp(1.0, 10 * (int)(u - units + 1));
+    end++;
+    if (strcmp(end, "") != 0 && strcmp(end, "B") != 0 && strcmp(end, "iB") != 0) return -1;
   }
-  if (errno != 0 || end == v || (end && *end) || !(x > 0) || isinf(x * unit)) return -1;
-  return x * unit;
+  double bytes = floor(x * unit);
+  // Less than one byte (1e-300, 0.5) is no budget at all.
+  if (!(bytes >= 1) || isinf(bytes)) return -1;
+  return bytes;
+}
+
+void tfr_cli_bad_max_memory(const char *cmd, const char *value) {
+  fprintf(stderr,
+          "tenferro %s: --max-memory '%s' is not a number of bytes: a decimal number of at least "
+          "one byte, with an optional K, M, G or T (also KB or KiB, ...: powers of 1024), e.g. "
+          "512M, 1GiB, 1e9\n", cmd, value);
+}
+
+const char *tfr_cli_budget_name(const tfr_cli_path_io *io) {
+  return io->max_memory > 0 ? "--max-memory" : "the default budget (half of available memory)";
 }
 
 bool tfr_cli_path_io_option(int argc, char **argv, int *i, tfr_cli_path_io *io) {
@@ -46,6 +61,7 @@ bool tfr_cli_path_io_option(int argc, char **argv, int *i, tfr_cli_path_io *io) 
   else if (strcmp(arg, "--max-memory") == 0) {
     io->max_memory = tfr_cli_parse_bytes(argv[*i + 1]);
     io->max_memory_bad = !(io->max_memory > 0);
+    io->max_memory_text = argv[*i + 1];
   } else {
     return false;
   }
@@ -68,7 +84,8 @@ double tfr_cli_default_max_memory(void) { return tfr_cli_mem_available() / 2; }
 
 void tfr_cli_path_io_usage(FILE *f) {
   fprintf(f,
-          "  --save-path F.json  after planning, writes the path to F.json (atomically): the\n"
+          "  --save-path F.json  writes the path to F.json (atomically; when the run has\n"
+          "                 succeeded, with the other results): the\n"
           "                 numpy/opt_einsum pair list with the tree, the sliced labels, the\n"
           "                 operands' shapes and the path's cost (docs/paths.md, \"Path files\")\n"
           "  --path-file F.json  contracts along the path in F.json instead of searching one\n"
@@ -76,7 +93,7 @@ void tfr_cli_path_io_usage(FILE *f) {
           "                 that does not fit the network is an error\n"
           "  --max-memory BYTES  the memory one slice of the contraction may take (the\n"
           "                 operands, the output and the live intermediates; suffixes K, M, G,\n"
-          "                 T or KiB, MiB, GiB, TiB): a searched path is searched together\n"
+          "                 T, also KB, KiB, ...: powers of 1024): a searched path is searched together\n"
           "                 with the labels to slice so that it fits, a stored path or a path\n"
           "                 file that needs more is sliced to fit (docs/paths.md, \"Slicing\");\n"
           "                 default: half the memory available\n"
@@ -86,18 +103,6 @@ void tfr_cli_path_io_usage(FILE *f) {
 // ---------------------------------------------------------------------------
 // Reading
 // ---------------------------------------------------------------------------
-
-// A path read from a file.
-// Prints "tenferro CMD: FILE: <formatted>" and returns 1.
-__attribute__((format(printf, 3, 4))) static int tfr_path_error(const char *cmd, const char *file, const char *fmt, ...) {
-  fprintf(stderr, "tenferro %s: %s: ", cmd, file);
-  va_list ap;
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  return 1;
-}
 
 // An integer-valued JSON number in [lo, hi].
 static bool tfr_json_int(const cJSON *v, double lo, double hi, double *out) {
@@ -122,21 +127,21 @@ static int tfr_path_check_network(const char *cmd, const char *file, const cJSON
   const cJSON *num = cJSON_GetObjectItemCaseSensitive(root, "num_operands");
   double d;
   if (num && !tfr_json_int(num, 1, 1e9, &d))
-    return tfr_path_error(cmd, file, "\"num_operands\" is not a positive integer");
+    return tfr_cli_errorf(cmd, file, "\"num_operands\" is not a positive integer");
   if (num && (int)d != net->n)
-    return tfr_path_error(cmd, file, "the path is for %d operands, the network has %d", (int)d,
+    return tfr_cli_errorf(cmd, file, "the path is for %d operands, the network has %d", (int)d,
                           net->n);
   const cJSON *subs = cJSON_GetObjectItemCaseSensitive(root, "subscripts");
   if (subs && !cJSON_IsString(subs))
-    return tfr_path_error(cmd, file, "\"subscripts\" is not a string");
+    return tfr_cli_errorf(cmd, file, "\"subscripts\" is not a string");
   if (subs && strcmp(subs->valuestring, net->subscripts) != 0)
-    return tfr_path_error(cmd, file, "the path is for the subscripts '%s', not '%s'",
+    return tfr_cli_errorf(cmd, file, "the path is for the subscripts '%s', not '%s'",
                           subs->valuestring, net->subscripts);
   const cJSON *shapes = cJSON_GetObjectItemCaseSensitive(root, "shapes");
   if (!shapes) return 0;
-  if (!cJSON_IsArray(shapes)) return tfr_path_error(cmd, file, "\"shapes\" is not a list");
+  if (!cJSON_IsArray(shapes)) return tfr_cli_errorf(cmd, file, "\"shapes\" is not a list");
   if (cJSON_GetArraySize(shapes) != net->n)
-    return tfr_path_error(cmd, file, "\"shapes\" lists %d operands, the network has %d",
+    return tfr_cli_errorf(cmd, file, "\"shapes\" lists %d operands, the network has %d",
                           cJSON_GetArraySize(shapes), net->n);
   const cJSON *sh = shapes->child;  // walked by its links: by index is quadratic
   for (int i = 0; i < net->n; i++, sh = sh->next) {
@@ -163,18 +168,18 @@ static int tfr_path_check_network(const char *cmd, const char *file, const cJSON
 // of SSA pairs), checks that it is the same tree.
 static int tfr_path_read_pairs(const char *cmd, const char *file, const cJSON *list,
                                const cJSON *tree, int n, tfr_path_read *p) {
-  if (!cJSON_IsArray(list)) return tfr_path_error(cmd, file, "\"path\" is not a list of pairs");
+  if (!cJSON_IsArray(list)) return tfr_cli_errorf(cmd, file, "\"path\" is not a list of pairs");
   int len = cJSON_GetArraySize(list);
   if (len != (n > 1 ? n - 1 : 0))
-    return tfr_path_error(cmd, file, "the path has %d steps, a network of %d operands needs %d",
+    return tfr_cli_errorf(cmd, file, "the path has %d steps, a network of %d operands needs %d",
                           len, n, n > 1 ? n - 1 : 0);
   if (tree && (!cJSON_IsArray(tree) || cJSON_GetArraySize(tree) != len))
-    return tfr_path_error(cmd, file, "\"tree\" is not a list of %d pairs", len);
+    return tfr_cli_errorf(cmd, file, "\"tree\" is not a list of %d pairs", len);
   p->pairs = calloc(2 * (size_t)len + 2, sizeof(int32_t));
   int *ids = calloc((size_t)n + 1, sizeof(int));  // SSA id at each position
   if (!p->pairs || !ids) {
     free(ids);
-    return tfr_path_error(cmd, file, "out of memory");
+    return tfr_cli_errorf(cmd, file, "out of memory");
   }
   for (int i = 0; i < n; i++) ids[i] = i;
   int rc = 1;
@@ -185,11 +190,11 @@ static int tfr_path_read_pairs(const char *cmd, const char *file, const cJSON *l
     if (!cJSON_IsArray(pair) || cJSON_GetArraySize(pair) != 2 ||
         !tfr_json_int(cJSON_GetArrayItem(pair, 0), -1e9, 1e9, &a) ||
         !tfr_json_int(cJSON_GetArrayItem(pair, 1), -1e9, 1e9, &b)) {
-      tfr_path_error(cmd, file, "path step %d is not a pair of integer positions", s);
+      tfr_cli_errorf(cmd, file, "path step %d is not a pair of integer positions", s);
       goto done;
     }
     if (a < 0 || a >= alive || b < 0 || b >= alive || a == b) {
-      tfr_path_error(cmd, file,
+      tfr_cli_errorf(cmd, file,
                      "path step %d: [%.0f, %.0f] is not two different positions in [0, %d) "
                      "(%d tensors are left at that step)", s, a, b, alive, alive);
       goto done;
@@ -203,7 +208,7 @@ static int tfr_path_read_pairs(const char *cmd, const char *file, const cJSON *l
           !tfr_json_int(cJSON_GetArrayItem(t, 0), 0, 2e9, &ta) ||
           !tfr_json_int(cJSON_GetArrayItem(t, 1), 0, 2e9, &tb) ||
           !((ta == ix && tb == iy) || (ta == iy && tb == ix))) {
-        tfr_path_error(cmd, file, "\"tree\" step %d is not [%d, %d], the pair of SSA ids that "
+        tfr_cli_errorf(cmd, file, "\"tree\" step %d is not [%d, %d], the pair of SSA ids that "
                                   "\"path\" contracts there", s, ix, iy);
         goto done;
       }
@@ -226,15 +231,15 @@ static int tfr_path_read_sliced(const char *cmd, const char *file, const cJSON *
                                 tfr_path_read *p) {
   size_t total = 1;
   if (sliced && !cJSON_IsArray(sliced))
-    return tfr_path_error(cmd, file, "\"sliced\" is not a list of labels");
+    return tfr_cli_errorf(cmd, file, "\"sliced\" is not a list of labels");
   const cJSON *l;
   cJSON_ArrayForEach(l, sliced) {
     if (!cJSON_IsString(l) || tfr_utf8_count(l->valuestring) != 1)
-      return tfr_path_error(cmd, file, "\"sliced\" has an entry that is not one label");
+      return tfr_cli_errorf(cmd, file, "\"sliced\" has an entry that is not one label");
     total += strlen(l->valuestring);
   }
   p->sliced = calloc(total, 1);
-  if (!p->sliced) return tfr_path_error(cmd, file, "out of memory");
+  if (!p->sliced) return tfr_cli_errorf(cmd, file, "out of memory");
   cJSON_ArrayForEach(l, sliced) strcat(p->sliced, l->valuestring);
   return 0;
 }
@@ -245,7 +250,7 @@ static int tfr_path_read_file(const char *cmd, const char *file, const tfr_cli_n
   size_t len;
   const char *why = NULL;
   char *text = tfr_cli_read_file(file, &len, &why);
-  if (!text) return tfr_path_error(cmd, file, "cannot read the path file: %s", why);
+  if (!text) return tfr_cli_errorf(cmd, file, "cannot read the path file: %s", why);
   int rc = tfr_cli_path_parse(cmd, file, text, len, net, p);
   free(text);
   return rc;
@@ -256,14 +261,17 @@ int tfr_cli_path_parse(const char *cmd, const char *file, const char *text, size
   memset(p, 0, sizeof *p);
   cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, NULL, 1);
   if (!root)
-    return tfr_path_error(cmd, file, "not valid JSON (a path file is a JSON object with a "
+    return tfr_cli_errorf(cmd, file, "not valid JSON (a path file is a JSON object with a "
                                      "\"path\", or a pair list [[0, 1], ...])");
   int rc = 1;
-  if (cJSON_IsArray(root)) {
+  char why[160];
+  if (tfr_cli_json_check(text, len, root, why, sizeof why) != 0) {
+    tfr_cli_errorf(cmd, file, "%s", why);
+  } else if (cJSON_IsArray(root)) {
     rc = tfr_path_read_pairs(cmd, file, root, NULL, net->n, p) ||
          tfr_path_read_sliced(cmd, file, NULL, p);
   } else if (!cJSON_IsObject(root) || !cJSON_GetObjectItemCaseSensitive(root, "path")) {
-    tfr_path_error(cmd, file, "has no \"path\" (a path file is a JSON object with a \"path\", "
+    tfr_cli_errorf(cmd, file, "has no \"path\" (a path file is a JSON object with a \"path\", "
                               "or a pair list [[0, 1], ...])");
   } else {
     rc = tfr_path_check_network(cmd, file, root, net) ||
@@ -384,20 +392,20 @@ static int tfr_path_write_file(const char *cmd, const char *file, const tfr_cli_
   struct stat old;
   bool have_old = lstat(file, &old) == 0;
   if (have_old && !S_ISREG(old.st_mode))
-    return tfr_path_error(cmd, file, "--save-path: is not a regular file (a device, FIFO, "
+    return tfr_cli_errorf(cmd, file, "--save-path: is not a regular file (a device, FIFO, "
                                      "directory or symbolic link); not replaced");
   mode_t mask = umask(0);
   umask(mask);
   mode_t mode = have_old ? old.st_mode & 07777 : 0666 & ~mask;
   size_t n = strlen(file);
   char *tmp = malloc(n + 16);
-  if (!tmp) return tfr_path_error(cmd, file, "--save-path: out of memory");
+  if (!tmp) return tfr_cli_errorf(cmd, file, "--save-path: out of memory");
   snprintf(tmp, n + 16, "%s.tmp-XXXXXX", file);
   int fd = mkstemp(tmp);
   if (fd < 0) {
     int err = errno;
     free(tmp);
-    return tfr_path_error(cmd, file, "--save-path: cannot create a file there: %s",
+    return tfr_cli_errorf(cmd, file, "--save-path: cannot create a file there: %s",
                           strerror(err));
   }
   FILE *f = fdopen(fd, "w");
@@ -407,10 +415,10 @@ static int tfr_path_write_file(const char *cmd, const char *file, const tfr_cli_
   if (f && fclose(f) != 0 && !err) err = errno;
   int rc = 0;
   if (!printed || err) {
-    rc = tfr_path_error(cmd, file, "--save-path: writing failed: %s",
+    rc = tfr_cli_errorf(cmd, file, "--save-path: writing failed: %s",
                         err ? strerror(err) : "out of memory");
   } else if (chmod(tmp, mode) != 0 || rename(tmp, file) != 0) {
-    rc = tfr_path_error(cmd, file, "--save-path: %s", strerror(errno));
+    rc = tfr_cli_errorf(cmd, file, "--save-path: %s", strerror(errno));
   }
   if (rc) unlink(tmp);
   free(tmp);
@@ -513,6 +521,17 @@ static char *tfr_path_sliced_string(const tfr_einsum_plan *plan) {
   return s;
 }
 
+int tfr_cli_save_path(const char *cmd, const char *file, const tfr_cli_network *net,
+                      const tfr_einsum_plan *plan) {
+  char *sliced = tfr_path_sliced_string(plan);
+  tfr_path_write_args wa = {cmd, file, sliced, net, plan};
+  int w = sliced ? tfr_cli_write_held(tfr_path_write_call, &wa)
+                 : tfr_cli_errorf(cmd, file, "--save-path: a sliced label has no "
+                                  "character (an ellipsis axis) or out of memory");
+  free(sliced);
+  return w;
+}
+
 int tfr_cli_plan(const char *cmd, const char *what, const tfr_cli_network *net,
                  const tfr_cli_path_io *io, double max_memory, size_t element_size,
                  tfr_einsum_options *opts, tfr_cli_progress *progress, tfr_einsum_plan **out) {
@@ -540,31 +559,22 @@ int tfr_cli_plan(const char *cmd, const char *what, const tfr_cli_network *net,
   if (tfr_einsum_plan_create(net->subscripts, net->n, net->ranks, net->shapes, opts, &plan) !=
       TFR_OK) {
     if (opts->max_slice_elements > 0 && strstr(tfr_last_error_message(), "no slicing fits"))
-      fprintf(stderr, "tenferro %s: %s: --max-memory %.4g bytes: %s\n", cmd, what, max_memory,
+      fprintf(stderr, "tenferro %s: %s: %s, %.4g bytes: %s\n", cmd, what, tfr_cli_budget_name(io), max_memory,
               tfr_last_error_message());
     else
       fprintf(stderr, "tenferro %s: %s: %s\n", cmd, what, tfr_last_error_message());
     goto done;
   }
   if (given.sliced && given.sliced[0] && tfr_einsum_plan_slice(plan, given.sliced) != TFR_OK) {
-    tfr_path_error(cmd, io->path_file, "\"sliced\": %s", tfr_last_error_message());
+    tfr_cli_errorf(cmd, io->path_file, "\"sliced\": %s", tfr_last_error_message());
     goto done;
   }
   const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
   if (!search && max_memory > 0 && info->sliced_peak_live_elements * es > max_memory &&
       tfr_einsum_plan_slice_to_fit(plan, max_memory / es) != TFR_OK) {
-    fprintf(stderr, "tenferro %s: %s: --max-memory %.4g bytes: %s\n", cmd, what, max_memory,
+    fprintf(stderr, "tenferro %s: %s: %s, %.4g bytes: %s\n", cmd, what, tfr_cli_budget_name(io), max_memory,
             tfr_last_error_message());
     goto done;
-  }
-  if (io->save_path) {
-    char *sliced = tfr_path_sliced_string(plan);
-    tfr_path_write_args wa = {cmd, io->save_path, sliced, net, plan};
-    int w = sliced ? tfr_cli_write_held(tfr_path_write_call, &wa)
-                   : tfr_path_error(cmd, io->save_path, "--save-path: a sliced label has no "
-                                    "character (an ellipsis axis) or out of memory");
-    free(sliced);
-    if (w != 0) goto done;
   }
   *out = plan;
   plan = NULL;

@@ -20,6 +20,7 @@ typedef struct tfr_cli_path_io {
   // max_memory_bad: the value given was not a positive size.
   double max_memory;
   bool max_memory_bad;
+  const char *max_memory_text;  // the value as given (for messages)
 } tfr_cli_path_io;
 
 // When argv[*i] is one of the options above (with its value), stores it in
@@ -73,10 +74,21 @@ double tfr_cli_mem_available(void);
 // 0 when unknown: the default of --max-memory.
 double tfr_cli_default_max_memory(void);
 
-// A positive number of bytes as --max-memory takes it ("1e9", "512M",
-// "1GiB": K, M, G, T and KiB .. TiB are powers of 1024); -1 for anything
-// else (not a number, trailing text, zero, negative, infinite).
+// A number of bytes as --max-memory takes it: a decimal number ("1e9",
+// "1.5G"; no sign, no hex, no inf or nan) with an optional unit K, M, G or T
+// (lower case too), alone or followed by B or iB, every one a power of 1024
+// ("512M", "512MB" and "512MiB" are all 2^29 bytes); a fraction of a byte
+// is dropped. Returns the bytes (at least 1), or -1 for anything else
+// (trailing text, less than one byte, infinite).
 double tfr_cli_parse_bytes(const char *v);
+
+// Prints the message for a --max-memory value `value` that
+// tfr_cli_parse_bytes refused, naming subcommand `cmd`.
+void tfr_cli_bad_max_memory(const char *cmd, const char *value);
+
+// How messages name the budget: "--max-memory" when it was given, else "the
+// default budget (half of available memory)".
+const char *tfr_cli_budget_name(const tfr_cli_path_io *io);
 
 // Plans `net` for subcommand `cmd`: with io->path_file, along the file's
 // path (checked against the network; the file's sliced labels applied)
@@ -86,14 +98,22 @@ double tfr_cli_parse_bytes(const char *v);
 // that budget (tfr_einsum_options.max_slice_elements: the tree and its
 // sliced labels together), a given one (opts->path_kind
 // TFR_EINSUM_PATH_GIVEN, or the file's) above it is sliced to fit
-// (tfr_einsum_plan_slice_to_fit); then, with io->save_path, writes the
-// plan's path there. Sets opts' progress callback to `progress` when
+// (tfr_einsum_plan_slice_to_fit). (io->save_path is not written here: the
+// command calls tfr_cli_save_path once nothing can fail but the writes.)
+// Sets opts' progress callback to `progress` when
 // stderr is a terminal and not io->quiet. Returns 0, or 1 with one error
 // line on stderr (`what` names the network in planning errors) and *out
 // NULL.
 int tfr_cli_plan(const char *cmd, const char *what, const tfr_cli_network *net,
                  const tfr_cli_path_io *io, double max_memory, size_t element_size,
                  tfr_einsum_options *opts, tfr_cli_progress *progress, tfr_einsum_plan **out);
+
+// Writes the path of `plan` (for network `net`) to `file` as --save-path
+// does (docs/paths.md, "Path files"): to a temporary file next to it, then
+// renamed over it, with the terminating signals held off meanwhile. Returns
+// 0, or 1 with one error line on stderr and `file` as it was.
+int tfr_cli_save_path(const char *cmd, const char *file, const tfr_cli_network *net,
+                      const tfr_einsum_plan *plan);
 
 // Call before executing `plan` (resets the clock and the totals) and after
 // (clears the bar).

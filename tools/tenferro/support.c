@@ -1,5 +1,6 @@
 // What every subcommand of the tool shares: reporting the library's errors,
 // making a backend by name, bringing a result to the host.
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,5 +46,15 @@ int tfr_cli_fail(const char *what) {
   size_t n = strlen(what);
   if (strncmp(msg, what, n) == 0 && msg[n] == ':') fprintf(stderr, "tenferro: %s\n", msg);
   else fprintf(stderr, "tenferro: %s: %s\n", what, msg);
+  return 1;
+}
+
+int tfr_cli_errorf(const char *cmd, const char *where, const char *fmt, ...) {
+  fprintf(stderr, "tenferro %s: %s: ", cmd, where);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
   return 1;
 }

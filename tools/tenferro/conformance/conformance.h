@@ -102,6 +102,7 @@ typedef struct tfr_conf_exec {
   tfr_session *session;
   const tfr_conf_case *c;
   double max_memory;       // bytes the case's values may take (0: no limit)
+  bool max_memory_default; // that is the default budget (messages say so)
   char msg[TFR_CONF_MSG];  // failure detail when a handler fails
 } tfr_conf_exec;
 
@@ -149,6 +150,13 @@ bool tfr_conf_fail(tfr_conf_exec *x, const char *fmt, ...) TFR_PRINTF(2, 3);
 
 // Checks that `in` has exactly `n` operands (else sets x->msg, returns false).
 bool tfr_conf_want_operands(tfr_conf_exec *x, const tfr_conf_instr *in, int n);
+// Checks, before an op runs, that the result shape its attributes give
+// (the library's `_shape` form of the op) is the declared one: the declared
+// results are what the memory budget was checked against, so a case whose
+// attributes imply more (a pad of 2^30 declared as one element) fails here,
+// before anything is allocated. Else sets x->msg and returns false.
+bool tfr_conf_expect_shape(tfr_conf_exec *x, const tfr_conf_instr *in, int rank,
+                           const int64_t *shape);
 // Uploads a corpus tensor to the session's backend as *out.
 bool tfr_conf_upload(tfr_conf_exec *x, const tfr_conf_tensor *t, tfr_tensor **out);
 // The value id instruction `in` defines.
@@ -175,7 +183,8 @@ const char *tfr_conf_skip_reason(const tfr_conf_case *c, char *buf);
 // compact host buffer (*out_data, *out_nbytes; caller frees). Only the
 // instructions the output depends on run (an unused value is never
 // computed), and only when their declared results together with the inputs
-// fit x->max_memory. Returns false with x->msg set when an op fails or
+// fit x->max_memory; an op whose attributes give another result shape than
+// declared fails before it runs (tfr_conf_expect_shape). Returns false with x->msg set when an op fails or
 // returns a type other than declared, or the values would not fit.
 bool tfr_conf_execute(tfr_conf_exec *x, unsigned char **out_data, size_t *out_nbytes);
 
@@ -234,6 +243,7 @@ typedef struct tfr_conf_options {
   bool verbose;
   FILE *log;                 // where FAIL / SKIP lines go
   double max_memory;         // --max-memory: bytes one case's values may take
+  bool max_memory_default;   // max_memory is the default budget, not --max-memory
 } tfr_conf_options;
 
 // Runs every case of the .jsonl files in `paths` (files, or folders whose

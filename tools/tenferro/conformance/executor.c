@@ -128,6 +128,24 @@ static void tfr_conf_format_shape(int rank, const int64_t *shape, char *buf, siz
   }
 }
 
+// Whether rank/shape is the declared shape of `in`'s result.
+static bool tfr_conf_same_shape(const tfr_conf_instr *in, int rank, const int64_t *shape) {
+  bool same = rank == in->result.rank;
+  for (int k = 0; same && k < rank; k++) same = shape[k] == in->result.shape[k];
+  return same;
+}
+
+bool tfr_conf_expect_shape(tfr_conf_exec *x, const tfr_conf_instr *in, int rank,
+                           const int64_t *shape) {
+  if (tfr_conf_same_shape(in, rank, shape)) return true;
+  char got[256], decl[256];
+  tfr_conf_format_shape(rank, shape, got, sizeof got);
+  tfr_conf_format_shape(in->result.rank, in->result.shape, decl, sizeof decl);
+  return tfr_conf_fail(x, "value %d (%s): its attributes give a result of shape [%s], the case "
+                       "declares %s[%s] (refused before it is computed)",
+                       tfr_conf_value_id(x->c, in), in->op, got, in->result.dtype->name, decl);
+}
+
 // The library's result must have the declared dtype and shape: anything else
 // is a wrong answer even before the values are compared.
 static bool tfr_conf_check_result(tfr_conf_exec *x, const tfr_conf_instr *in,
@@ -137,9 +155,7 @@ static bool tfr_conf_check_result(tfr_conf_exec *x, const tfr_conf_instr *in,
     return tfr_conf_fail(x, "dtype %s is not in the library", in->result.dtype->name);
   int rank = tfr_tensor_rank(t);
   const int64_t *shape = tfr_tensor_shape(t);
-  bool same = tfr_tensor_dtype(t) == want && rank == in->result.rank;
-  for (int k = 0; same && k < rank; k++) same = shape[k] == in->result.shape[k];
-  if (same) return true;
+  if (tfr_tensor_dtype(t) == want && tfr_conf_same_shape(in, rank, shape)) return true;
   char got[256], decl[256];
   tfr_conf_format_shape(rank, shape, got, sizeof got);
   tfr_conf_format_shape(in->result.rank, in->result.shape, decl, sizeof decl);
@@ -178,8 +194,10 @@ bool tfr_conf_execute(tfr_conf_exec *x, unsigned char **out_data, size_t *out_nb
   if (ok) {
     double need = tfr_conf_live_values(c, live);
     if (x->max_memory > 0 && need > x->max_memory)
-      ok = tfr_conf_fail(x, "the program's values need %.4g bytes, more than --max-memory "
-                         "(%.4g bytes)", need, x->max_memory);
+      ok = tfr_conf_fail(x, "the program's values need %.4g bytes, more than %s (%.4g bytes)",
+                         need, x->max_memory_default
+                                   ? "the default budget (half of available memory)"
+                                   : "--max-memory", x->max_memory);
   }
   for (int i = 0; ok && i < c->ninputs; i++) ok = tfr_conf_upload(x, &c->inputs[i], &vals[i]);
   for (int k = 0; ok && k < c->ninstrs; k++) {

@@ -45,7 +45,11 @@ static bool tfr_conf_run_pad(const tfr_conf_op *op, tfr_conf_exec *x, const tfr_
       !tfr_conf_attr_per_axis(x, in, "edge_padding_high", rank, hi) ||
       !tfr_conf_attr_per_axis(x, in, "interior_padding", rank, interior))
     return false;
-  tfr_status st = tfr_pad(x->session, args[0], args[1], lo, hi, interior, out);
+  int64_t shape[TFR_MAX_RANK];
+  tfr_status st = tfr_pad_shape(x->session, args[0], args[1], lo, hi, interior, shape);
+  if (st) return tfr_conf_lib_fail(x, in, st);
+  if (!tfr_conf_expect_shape(x, in, rank, shape)) return false;
+  st = tfr_pad(x->session, args[0], args[1], lo, hi, interior, out);
   return st ? tfr_conf_lib_fail(x, in, st) : true;
 }
 
@@ -56,8 +60,12 @@ static bool tfr_conf_run_concatenate(const tfr_conf_op *op, tfr_conf_exec *x,
   if (!tfr_conf_attr_int(in, "dimension", &dim, x->msg)) return false;
   if (dim < 0 || dim >= TFR_MAX_RANK)
     return tfr_conf_fail(x, "concatenate: dimension %lld out of range", (long long)dim);
-  tfr_status st = tfr_concatenate(x->session, in->noperands, (const tfr_tensor *const *)args,
-                                  (int)dim, out);
+  const tfr_tensor *const *inputs = (const tfr_tensor *const *)args;
+  int64_t shape[TFR_MAX_RANK];
+  tfr_status st = tfr_concatenate_shape(x->session, in->noperands, inputs, (int)dim, shape);
+  if (st) return tfr_conf_lib_fail(x, in, st);
+  if (!tfr_conf_expect_shape(x, in, tfr_tensor_rank(args[0]), shape)) return false;
+  st = tfr_concatenate(x->session, in->noperands, inputs, (int)dim, out);
   return st ? tfr_conf_lib_fail(x, in, st) : true;
 }
 
@@ -156,7 +164,12 @@ static bool tfr_conf_run_gather(const tfr_conf_op *op, tfr_conf_exec *x, const t
       .slice_sizes = sizes,
       .indices_are_sorted = sorted,
   };
-  tfr_status st = tfr_gather(x->session, args[0], args[1], &cfg, out);
+  int rank;
+  int64_t shape[TFR_MAX_RANK];
+  tfr_status st = tfr_gather_shape(x->session, args[0], args[1], &cfg, &rank, shape);
+  if (st) return tfr_conf_lib_fail(x, in, st);
+  if (!tfr_conf_expect_shape(x, in, rank, shape)) return false;
+  st = tfr_gather(x->session, args[0], args[1], &cfg, out);
   return st ? tfr_conf_lib_fail(x, in, st) : true;
 }
 

@@ -80,7 +80,12 @@ static bool tfr_conf_run_dot_general(const tfr_conf_op *op, tfr_conf_exec *x,
       .lhs_conj = false,
       .rhs_conj = false,
   };
-  tfr_status st = tfr_dot_general(x->session, args[0], args[1], &cfg, out);
+  int rank;
+  int64_t shape[TFR_MAX_RANK];
+  tfr_status st = tfr_dot_general_shape(x->session, args[0], args[1], &cfg, &rank, shape);
+  if (st) return tfr_conf_lib_fail(x, in, st);
+  if (!tfr_conf_expect_shape(x, in, rank, shape)) return false;
+  st = tfr_dot_general(x->session, args[0], args[1], &cfg, out);
   return st ? tfr_conf_lib_fail(x, in, st) : true;
 }
 

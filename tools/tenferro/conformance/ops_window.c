@@ -94,7 +94,12 @@ static bool tfr_conf_run_reduce_window(const tfr_conf_op *op, tfr_conf_exec *x,
       !tfr_conf_window_ints(x, in, "window_dilations", r, wdl) ||
       !tfr_conf_padding(x, in, r, pad))
     return false;
-  tfr_status st = tfr_reduce_window(x->session, args[0], args[1], comb, wd, ws, bd, wdl, pad, out);
+  int64_t shape[TFR_MAX_RANK];
+  tfr_status st =
+      tfr_reduce_window_shape(x->session, args[0], args[1], comb, wd, ws, bd, wdl, pad, shape);
+  if (st) return tfr_conf_lib_fail(x, in, st);
+  if (!tfr_conf_expect_shape(x, in, tfr_tensor_rank(args[0]), shape)) return false;
+  st = tfr_reduce_window(x->session, args[0], args[1], comb, wd, ws, bd, wdl, pad, out);
   return st ? tfr_conf_lib_fail(x, in, st) : true;
 }
 

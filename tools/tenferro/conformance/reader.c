@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "conformance.h"
+#include "json_check.h"
 
 // Integers in JSON are doubles to cJSON; beyond 2^53 they are no longer exact.
 #define TFR_CONF_JSON_INT_MAX 9007199254740992.0
@@ -167,6 +168,9 @@ bool tfr_conf_case_parse(const char *line, size_t len, tfr_conf_case *c, char *e
   const cJSON *family = cJSON_GetObjectItemCaseSensitive(c->root, "source_op");
   if (cJSON_IsString(name)) c->name = name->valuestring;
   if (cJSON_IsString(family)) c->source_op = family->valuestring;
+  char why[160];
+  if (tfr_cli_json_check(line, len, c->root, why, sizeof why) != 0)
+    return tfr_conf_errf(err, "%s", why);
   if (!c->name || !c->source_op) return tfr_conf_errf(err, "no string \"name\" or \"source_op\"");
 
   const cJSON *inputs = cJSON_GetObjectItemCaseSensitive(c->root, "inputs");

@@ -121,7 +121,8 @@ static tfr_conf_verdict tfr_conf_run_case(const tfr_conf_options *opt, const tfr
             tfr_last_error_message());
     return TFR_CONF_FAIL;
   }
-  tfr_conf_exec x = {.session = s, .c = c, .max_memory = opt->max_memory};
+  tfr_conf_exec x = {.session = s, .c = c, .max_memory = opt->max_memory,
+                     .max_memory_default = opt->max_memory_default};
   unsigned char *got = NULL;
   size_t nbytes = 0;
   bool ok = tfr_conf_execute(&x, &got, &nbytes);
