@@ -143,7 +143,10 @@ static int plan_options_parse(plan_options *o, PyObject *optimize, PyObject *mem
   return 0;
 }
 
-// memory_limit -> max_slice_elements; `sizes` are the operands' element counts.
+// memory_limit: a number -> max_slice_elements (one slice's memory in
+// elements as the library counts it: the operands and the output whole, plus
+// the live intermediates); 'max_input' -> max_intermediate_elements = the
+// largest operand's size. `sizes` are the operands' element counts.
 static int apply_memory_limit(plan_options *o, int n, const int64_t *sizes) {
   PyObject *m = o->memory_limit;
   if (!m || m == Py_None) return 0;
@@ -152,9 +155,11 @@ static int apply_memory_limit(plan_options *o, int n, const int64_t *sizes) {
       PyErr_SetString(PyExc_ValueError, "memory_limit must be None, a number or 'max_input'");
       return -1;
     }
+    // opt_einsum's meaning: no intermediate larger than the largest operand
+    // (the library refuses a path that cannot keep to it).
     int64_t mx = 1;
     for (int i = 0; i < n; ++i) mx = sizes[i] > mx ? sizes[i] : mx;
-    o->opts.max_slice_elements = (double)mx;
+    o->opts.max_intermediate_elements = mx;
     return 0;
   }
   double v = PyFloat_AsDouble(m);

@@ -165,6 +165,19 @@ OP_FN(op_convert) {
   return run_op(&x, 1, convert_body, &at);
 }
 
+static tfr_status bitcast_body(tfr_session *s, tfr_tensor *const *in, const void *a,
+                               tfr_tensor **out) {
+  return tfr_bitcast_convert(s, in[0], ((const attrs *)a)->dtype, out);
+}
+OP_FN(op_bitcast_convert) {
+  static char *kw[] = {"operand", "dtype", NULL};
+  PyObject *x, *dt;
+  attrs at;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO", kw, &x, &dt)) return NULL;
+  if (tfrpy_dtype_from_object(dt, &at.dtype) < 0) return NULL;
+  return run_op(&x, 1, bitcast_body, &at);
+}
+
 static tfr_status copy_body(tfr_session *s, tfr_tensor *const *in, const void *a,
                             tfr_tensor **out) {
   return tfr_copy(s, in[0], out);
@@ -498,6 +511,8 @@ static const binding bindings[] = {
     {"clamp", (PyCFunction)(void (*)(void))op_clamp, 0, "clamp(min, operand, max)"},
     {"convert", (PyCFunction)(void (*)(void))op_convert, 0, "convert(operand, dtype)"},
     {"copy", (PyCFunction)(void (*)(void))op_copy, 0, "copy(operand)"},
+    {"bitcast_convert", (PyCFunction)(void (*)(void))op_bitcast_convert, 0,
+     "bitcast_convert(operand, dtype)"},
     {"transpose", (PyCFunction)(void (*)(void))op_transpose, 0, "transpose(operand, permutation)"},
     {"reshape", (PyCFunction)(void (*)(void))op_reshape, 0, "reshape(operand, shape)"},
     {"broadcast_in_dim", (PyCFunction)(void (*)(void))op_broadcast_in_dim, 0,

@@ -10,14 +10,18 @@
 // ---------------------------------------------------------------------------
 static PyObject *numpy_module;
 static PyObject *numpy_ndarray;  // numpy.ndarray, once numpy is imported anywhere
+static PyObject *numpy_generic;  // numpy.generic (numpy scalars)
 
 PyObject *tfrpy_numpy(void) {
   if (!numpy_module) {
     numpy_module = PyImport_ImportModule("numpy");
     if (!numpy_module) return NULL;
     numpy_ndarray = PyObject_GetAttrString(numpy_module, "ndarray");
-    if (!numpy_ndarray) {
+    numpy_generic = PyObject_GetAttrString(numpy_module, "generic");
+    if (!numpy_ndarray || !numpy_generic) {
       Py_CLEAR(numpy_module);
+      Py_CLEAR(numpy_ndarray);
+      Py_CLEAR(numpy_generic);
       return NULL;
     }
   }
@@ -33,7 +37,8 @@ bool tfrpy_is_ndarray(PyObject *obj) {
       return false;
     }
   }
-  return (PyObject *)Py_TYPE(obj) == numpy_ndarray;
+  return (PyObject *)Py_TYPE(obj) == numpy_ndarray ||
+         PyObject_TypeCheck(obj, (PyTypeObject *)numpy_generic);
 }
 
 PyObject *tfrpy_to_numpy(PyObject *tensor) {

@@ -93,7 +93,8 @@ int tfrpy_operand(PyObject *obj, tfr_tensor **out);
 // As tfrpy_operand; `writable` asks for a writable buffer (an `out` array)
 // and refuses objects that only have DLPack or need numpy.asarray.
 int tfrpy_operand_ex(PyObject *obj, bool writable, tfr_tensor **out);
-// Whether `obj` is a numpy.ndarray (exact type), without importing numpy.
+// Whether `obj` is a numpy.ndarray (exact type) or a numpy scalar, without
+// importing numpy.
 bool tfrpy_is_ndarray(PyObject *obj);
 // numpy.asarray(tensor): a zero-copy numpy view of a host Tensor.
 PyObject *tfrpy_to_numpy(PyObject *tensor);
