@@ -407,10 +407,9 @@ static int parse_kwargs(PyObject *kwargs, const char *const *names, PyObject **v
 PyObject *tfrpy_einsum(PyObject *self, PyObject *args, PyObject *kwargs) {
   static const char *const names[] = {"optimize", "backend", "memory_limit", "out",
                                       "progress", "dtype",   "order",        "casting"};
-  PyObject *v[8] = {Py_None, Py_None, Py_None, Py_None, Py_None, Py_None, Py_None, Py_None};
-  v[0] = PyUnicode_InternFromString("auto");
-  if (!v[0]) return NULL;
-  PyObject *auto_str = v[0];
+  static PyObject *auto_str;  // 'auto', the default optimize (made once)
+  if (!auto_str && !(auto_str = PyUnicode_InternFromString("auto"))) return NULL;
+  PyObject *v[8] = {auto_str, Py_None, Py_None, Py_None, Py_None, Py_None, Py_None, Py_None};
   PyObject *result = NULL;
   if (parse_kwargs(kwargs, names, v, 8, "einsum") < 0) goto done;
   if (PyTuple_GET_SIZE(args) < 1 || !PyUnicode_Check(PyTuple_GET_ITEM(args, 0))) {
@@ -429,7 +428,7 @@ PyObject *tfrpy_einsum(PyObject *self, PyObject *args, PyObject *kwargs) {
   operands ops;
   if (operands_load(&ops, args, 1) < 0) goto done;
   bool cacheable = v[4] == Py_None && !PyList_Check(v[0]) && !PyTuple_Check(v[0]);
-  PyObject *key = NULL;
+  PyObject *key = NULL, *held = NULL;  // held: the cached plan's capsule, while used
   const tfr_einsum_plan *plan = NULL;
   tfr_einsum_plan *own_plan = NULL;
   if (cacheable) {
@@ -437,6 +436,8 @@ PyObject *tfrpy_einsum(PyObject *self, PyObject *args, PyObject *kwargs) {
     if (!key) goto free_ops;
     PyObject *cap = PyDict_GetItemWithError(plan_cache, key);
     if (cap) {
+      // Another thread may clear the cache while this one runs the plan.
+      held = Py_NewRef(cap);
       plan = PyCapsule_GetPointer(cap, "tenferro.plan");
     } else if (PyErr_Occurred()) {
       PyErr_Clear();  // unhashable optimize or memory_limit: no caching
@@ -454,21 +455,20 @@ PyObject *tfrpy_einsum(PyObject *self, PyObject *args, PyObject *kwargs) {
       if (PyDict_GET_SIZE(plan_cache) >= PLAN_CACHE_MAX) PyDict_Clear(plan_cache);
       PyObject *cap = PyCapsule_New(own_plan, "tenferro.plan", plan_capsule_free);
       if (!cap) goto free_plan;
-      own_plan = NULL;  // the cache owns it now
-      int r = PyDict_SetItem(plan_cache, key, cap);
-      Py_DECREF(cap);  // the dict holds the plan (or it is freed here on failure)
-      if (r < 0) goto free_key;
+      own_plan = NULL;  // the capsule owns it now
+      held = cap;
+      if (PyDict_SetItem(plan_cache, key, cap) < 0) goto free_key;
     }
   }
   result = run_plan(plan, &ops, b, v[3]);
 free_plan:
   tfr_einsum_plan_release(own_plan);
 free_key:
+  Py_XDECREF(held);
   Py_XDECREF(key);
 free_ops:
   operands_free(&ops);
 done:
-  Py_DECREF(auto_str);
   return result;
 }
 

@@ -11,6 +11,7 @@
 static PyObject *numpy_module;
 static PyObject *numpy_ndarray;  // numpy.ndarray, once numpy is imported anywhere
 static PyObject *numpy_generic;  // numpy.generic (numpy scalars)
+static PyObject *numpy_asarray;  // numpy.asarray
 
 PyObject *tfrpy_numpy(void) {
   if (!numpy_module) {
@@ -42,13 +43,15 @@ bool tfrpy_is_ndarray(PyObject *obj) {
 }
 
 PyObject *tfrpy_to_numpy(PyObject *tensor) {
-  PyObject *np = tfrpy_numpy();
-  if (!np) return NULL;
-  PyObject *mv = PyMemoryView_FromObject(tensor);
-  if (!mv) return NULL;
-  PyObject *res = PyObject_CallMethod(np, "asarray", "O", mv);
-  Py_DECREF(mv);
-  return res;
+  // numpy.asarray takes the Tensor's buffer (no copy; the array's base is
+  // the Tensor).
+  if (!numpy_asarray) {
+    PyObject *np = tfrpy_numpy();
+    if (!np) return NULL;
+    numpy_asarray = PyObject_GetAttrString(np, "asarray");
+    if (!numpy_asarray) return NULL;
+  }
+  return PyObject_CallOneArg(numpy_asarray, tensor);
 }
 
 int tfrpy_dtype_from_object(PyObject *obj, tfr_dtype *out) {
@@ -105,9 +108,20 @@ int tfrpy_wrap_strided(tfr_dtype dt, int rank, const int64_t *shape, const int64
   if (!strides) {
     hi = numel - 1;
   }
+  int64_t count = hi - lo + 1;
+  if (lo == 0) {
+    // No negative stride: the strides themselves over [data, data + count).
+    st = tfr_tensor_wrap_host(dt, rank, shape, strides, data, (size_t)count * esize, release,
+                              ctx, out);
+    if (st) {
+      release(ctx, data);
+      tfrpy_raise(st);
+      return -1;
+    }
+    return 0;
+  }
   char *base = data + lo * (int64_t)esize;
   tfr_tensor *whole = NULL;
-  int64_t count = hi - lo + 1;
   st = tfr_tensor_wrap_host(dt, 1, &count, NULL, base, (size_t)count * esize, release, ctx,
                             &whole);
   if (st) {
