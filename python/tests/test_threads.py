@@ -75,16 +75,17 @@ def test_many_threads_contract_at_once():
 
 
 def test_gil_released_during_a_contraction():
-    n = 700
+    n = 900
     a = np.random.default_rng(6).random((n, n))
     done = threading.Event()
-    took = []
+    calls = []
 
     def big():
-        t0 = time.perf_counter()
-        for _ in range(6):
+        start = time.perf_counter()
+        while time.perf_counter() - start < 0.8 or len(calls) < 3:
+            t0 = time.perf_counter()
             tenferro.einsum("ij,jk,kl->il", a, a, a)
-        took.append(time.perf_counter() - t0)
+            calls.append(time.perf_counter() - t0)
         done.set()
 
     th = threading.Thread(target=big)
@@ -96,6 +97,8 @@ def test_gil_released_during_a_contraction():
         last = now
         time.sleep(0.001)
     th.join()
-    # A contraction holding the GIL would stall this loop for its whole length.
-    assert took[0] > 0.2, "the contraction is too quick to tell"
-    assert max(gaps) < took[0] / 3
+    one_call = sorted(calls)[len(calls) // 2]
+    if one_call < 0.03:
+        pytest.skip(f"a contraction takes {one_call:.3f} s here: too quick to tell")
+    # A contraction holding the GIL would stall this loop for a whole call.
+    assert max(gaps) < one_call / 2, (max(gaps), one_call)
