@@ -347,6 +347,12 @@ PyTypeObject tfrpy_session_type = {
 // ---------------------------------------------------------------------------
 // Module functions and init
 // ---------------------------------------------------------------------------
+static PyObject *mod_blas_coretype_advice(PyObject *self, PyObject *unused) {
+  const char *advice = tfr_cpu_blas_coretype_advice();
+  if (!advice) Py_RETURN_NONE;
+  return PyUnicode_FromString(advice);
+}
+
 static PyObject *mod_backends_compiled(PyObject *self, PyObject *unused) {
   return PyUnicode_FromString(tfr_backends_compiled());
 }
@@ -428,6 +434,11 @@ static PyMethodDef module_methods[] = {
      "A host tenferro.Tensor of obj: zero-copy for numpy arrays and DLPack producers,\n"
      "a copy for Python lists and scalars (through numpy), a converted copy when\n"
      "dtype (a tenferro or numpy dtype name, e.g. 'bf16', 'float32') differs."},
+    {"blas_coretype_advice", mod_blas_coretype_advice, METH_NOARGS,
+     "The OPENBLAS_CORETYPE this process should have had when OpenBLAS loaded\n"
+     "('Haswell', 'SkylakeX', 'Cooperlake'), or None when OpenBLAS's own kernels are\n"
+     "right (tfr_cpu_blas_coretype_advice). OpenBLAS reads it only while it loads:\n"
+     "set it in the environment before starting Python (the CLI re-executes itself)."},
     {"backends_compiled", mod_backends_compiled, METH_NOARGS,
      "The backends this build contains, e.g. 'cpu' or 'cpu webgpu'."},
     {NULL, NULL, 0, NULL}};
