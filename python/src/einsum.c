@@ -339,7 +339,7 @@ static PyObject *run_plan(const tfr_einsum_plan *plan, operands *ops, tfrpy_back
   }
   PyObject *t = tfrpy_tensor_new(res, device ? (PyObject *)b : NULL);
   if (!t || device || !ops->all_ndarray) return t;
-  PyObject *arr = tfrpy_to_numpy(t);
+  PyObject *arr = tfrpy_numpy_wrap(t);
   Py_DECREF(t);
   return arr;
 }
@@ -373,6 +373,56 @@ static PyObject *plan_cache_key(PyObject *eq, PyObject *optimize, PyObject *memo
     PyTuple_SET_ITEM(key, 3 + i, shape);
   }
   return key;
+}
+
+// In front of the dict: the last few plans, found by the identity of eq,
+// optimize and memory_limit (a string literal is the same object call after
+// call) and the shapes, without building a key.
+#define RECENT_MAX 8
+#define RECENT_CODES 48
+typedef struct {
+  PyObject *eq, *optimize, *memory_limit, *capsule;  // strong references
+  int len;
+  int64_t codes[RECENT_CODES];  // per operand: rank, then its extents
+} recent_plan;
+static recent_plan recent[RECENT_MAX];
+static int recent_next;
+
+// The shapes of ops as codes; -1 when they do not fit.
+static int recent_codes(const operands *ops, int64_t *codes) {
+  int len = 0;
+  for (int i = 0; i < ops->n; ++i) {
+    if (len + 1 + ops->ranks[i] > RECENT_CODES) return -1;
+    codes[len++] = ops->ranks[i];
+    for (int k = 0; k < ops->ranks[i]; ++k) codes[len++] = ops->shapes[i][k];
+  }
+  return len;
+}
+
+static PyObject *recent_find(PyObject *eq, PyObject *optimize, PyObject *memory_limit,
+                             const int64_t *codes, int len) {
+  for (int i = 0; i < RECENT_MAX; ++i) {
+    recent_plan *r = &recent[i];
+    if (r->capsule && r->eq == eq && r->optimize == optimize &&
+        r->memory_limit == memory_limit && r->len == len &&
+        memcmp(r->codes, codes, sizeof(int64_t) * (size_t)len) == 0)
+      return r->capsule;
+  }
+  return NULL;
+}
+
+static void recent_add(PyObject *eq, PyObject *optimize, PyObject *memory_limit,
+                       const int64_t *codes, int len, PyObject *capsule) {
+  recent_plan *r = &recent[recent_next];
+  recent_next = (recent_next + 1) % RECENT_MAX;
+  PyObject *old[4] = {r->eq, r->optimize, r->memory_limit, r->capsule};
+  r->eq = Py_NewRef(eq);
+  r->optimize = Py_NewRef(optimize);
+  r->memory_limit = Py_NewRef(memory_limit);
+  r->capsule = Py_NewRef(capsule);
+  r->len = len;
+  memcpy(r->codes, codes, sizeof(int64_t) * (size_t)len);
+  for (int i = 0; i < 4; ++i) Py_XDECREF(old[i]);
 }
 
 int tfrpy_einsum_init(PyObject *module) {
@@ -431,6 +481,16 @@ PyObject *tfrpy_einsum(PyObject *self, PyObject *args, PyObject *kwargs) {
   PyObject *key = NULL, *held = NULL;  // held: the cached plan's capsule, while used
   const tfr_einsum_plan *plan = NULL;
   tfr_einsum_plan *own_plan = NULL;
+  int64_t codes[RECENT_CODES];
+  int ncodes = cacheable ? recent_codes(&ops, codes) : -1;
+  if (ncodes >= 0) {
+    PyObject *cap = recent_find(eq, v[0], v[2], codes, ncodes);
+    if (cap) {
+      held = Py_NewRef(cap);
+      plan = PyCapsule_GetPointer(cap, "tenferro.plan");
+      cacheable = false;  // found: no key needed
+    }
+  }
   if (cacheable) {
     key = plan_cache_key(eq, v[0], v[2], &ops);
     if (!key) goto free_ops;
@@ -439,6 +499,7 @@ PyObject *tfrpy_einsum(PyObject *self, PyObject *args, PyObject *kwargs) {
       // Another thread may clear the cache while this one runs the plan.
       held = Py_NewRef(cap);
       plan = PyCapsule_GetPointer(cap, "tenferro.plan");
+      if (ncodes >= 0) recent_add(eq, v[0], v[2], codes, ncodes, cap);
     } else if (PyErr_Occurred()) {
       PyErr_Clear();  // unhashable optimize or memory_limit: no caching
       Py_CLEAR(key);
@@ -458,6 +519,7 @@ PyObject *tfrpy_einsum(PyObject *self, PyObject *args, PyObject *kwargs) {
       own_plan = NULL;  // the capsule owns it now
       held = cap;
       if (PyDict_SetItem(plan_cache, key, cap) < 0) goto free_key;
+      if (ncodes >= 0) recent_add(eq, v[0], v[2], codes, ncodes, cap);
     }
   }
   result = run_plan(plan, &ops, b, v[3]);

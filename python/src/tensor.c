@@ -238,6 +238,8 @@ int tfrpy_operand_ex(PyObject *obj, bool writable, tfr_tensor **out) {
     *out = t->tensor;
     return 0;
   }
+  int fast = tfrpy_numpy_operand(obj, writable, out);
+  if (fast <= 0) return fast;
   if (PyObject_CheckBuffer(obj)) return operand_from_buffer(obj, writable, out);
   if (writable) {
     PyErr_Format(PyExc_TypeError, "out must be a writable numpy array or tenferro.Tensor, not %.100s",

@@ -105,6 +105,14 @@ PyObject *tfrpy_numpy(void);
 // `name` attribute), in *out; -1 with an exception set.
 int tfrpy_dtype_from_object(PyObject *obj, tfr_dtype *out);
 
+// ---- numpy_fast.c ----
+// A tensor over a numpy.ndarray through numpy's C API: 0 (done), -1 (an
+// exception) or 1 (not handled here: use the buffer protocol).
+int tfrpy_numpy_operand(PyObject *obj, bool writable, tfr_tensor **out);
+// A numpy array sharing a host Tensor's memory (its base is the Tensor);
+// numpy.asarray(tensor) when the C API is not usable.
+PyObject *tfrpy_numpy_wrap(PyObject *tensor);
+
 // ---- dlpack.c ----
 // tenferro.from_dlpack(x): a Tensor sharing the memory of a DLPack producer.
 PyObject *tfrpy_from_dlpack(PyObject *self, PyObject *obj);
