@@ -339,7 +339,7 @@ static PyObject *run_plan(const tfr_einsum_plan *plan, operands *ops, tfrpy_back
   }
   PyObject *t = tfrpy_tensor_new(res, device ? (PyObject *)b : NULL);
   if (!t || device || !ops->all_ndarray) return t;
-  PyObject *arr = tfrpy_numpy_wrap(t);
+  PyObject *arr = tfrpy_numpy_result(t);
   Py_DECREF(t);
   return arr;
 }

@@ -84,6 +84,12 @@ int tfrpy_numpy_operand(PyObject *obj, bool writable, tfr_tensor **out) {
                             out);
 }
 
+PyObject *tfrpy_numpy_result(PyObject *tensor) {
+  PyObject *arr = tfrpy_numpy_wrap(tensor);
+  if (!arr || !PyArray_Check(arr) || PyArray_NDIM((PyArrayObject *)arr) != 0) return arr;
+  return PyArray_Return((PyArrayObject *)arr);  // a numpy scalar, as numpy.einsum gives
+}
+
 PyObject *tfrpy_numpy_wrap(PyObject *tensor) {
   if (!capi_ready()) return tfrpy_to_numpy(tensor);
   tfr_tensor *t = ((tfrpy_tensor *)tensor)->tensor;
@@ -118,5 +124,15 @@ PyObject *tfrpy_numpy_wrap(PyObject *tensor) {
 
 int tfrpy_numpy_operand(PyObject *obj, bool writable, tfr_tensor **out) { return 1; }
 PyObject *tfrpy_numpy_wrap(PyObject *tensor) { return tfrpy_to_numpy(tensor); }
+
+PyObject *tfrpy_numpy_result(PyObject *tensor) {
+  PyObject *arr = tfrpy_to_numpy(tensor);
+  if (!arr || tfr_tensor_rank(((tfrpy_tensor *)tensor)->tensor) != 0) return arr;
+  PyObject *empty = PyTuple_New(0);
+  PyObject *scalar = empty ? PyObject_GetItem(arr, empty) : NULL;  // arr[()]
+  Py_XDECREF(empty);
+  Py_DECREF(arr);
+  return scalar;
+}
 
 #endif

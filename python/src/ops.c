@@ -37,7 +37,7 @@ static PyObject *run_op(PyObject *const *objs, int n, op_body body, const void *
   tfr_tensor *res = tfrpy_run(b->backend, body, in, attrs);
   if (!res) goto done;
   result = tfrpy_tensor_new(res, on_device ? (PyObject *)b : NULL);
-  if (result && all_ndarray && !on_device) Py_SETREF(result, tfrpy_numpy_wrap(result));
+  if (result && all_ndarray && !on_device) Py_SETREF(result, tfrpy_numpy_result(result));
 done:
   for (int i = 0; i < loaded; ++i) tfr_tensor_release(in[i]);
   PyMem_Free(in);

@@ -112,6 +112,9 @@ int tfrpy_numpy_operand(PyObject *obj, bool writable, tfr_tensor **out);
 // A numpy array sharing a host Tensor's memory (its base is the Tensor);
 // numpy.asarray(tensor) when the C API is not usable.
 PyObject *tfrpy_numpy_wrap(PyObject *tensor);
+// As tfrpy_numpy_wrap, but a numpy scalar for a rank-0 tensor: the result of
+// einsum or an op on numpy operands, as numpy returns them.
+PyObject *tfrpy_numpy_result(PyObject *tensor);
 
 // ---- dlpack.c ----
 // tenferro.from_dlpack(x): a Tensor sharing the memory of a DLPack producer.
