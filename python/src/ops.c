@@ -494,6 +494,84 @@ OP_FN(op_gather) {
   return run_op(x, 2, gather_body, &g);
 }
 
+typedef struct {
+  tfr_scatter_config cfg;
+  int64_t uw[TFR_MAX_RANK], iw[TFR_MAX_RANK], ib[TFR_MAX_RANK], sb[TFR_MAX_RANK],
+      map[TFR_MAX_RANK];
+} scatter_attrs;
+
+static tfr_status scatter_body(tfr_session *s, tfr_tensor *const *in, const void *a,
+                               tfr_tensor **out) {
+  return tfr_scatter(s, in[0], in[1], in[2], &((const scatter_attrs *)a)->cfg, out);
+}
+OP_FN(op_scatter) {
+  static char *kw[] = {"operand", "scatter_indices", "updates", "update_window_dims",
+                       "inserted_window_dims", "scatter_dims_to_operand_dims",
+                       "index_vector_dim", "combiner", "input_batching_dims",
+                       "scatter_indices_batching_dims", "indices_are_sorted", "unique_indices",
+                       NULL};
+  static const char *combiners[] = {"replace", "add", "multiply", "maximum", "minimum"};
+  PyObject *x[3], *uw, *iw, *map, *ib = NULL, *sb = NULL;
+  long long ivd;
+  const char *comb = "replace";
+  int sorted = 0, unique = 0;
+  scatter_attrs g;
+  memset(&g, 0, sizeof g);
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOL|sOOpp", kw, &x[0], &x[1], &x[2], &uw,
+                                   &iw, &map, &ivd, &comb, &ib, &sb, &sorted, &unique))
+    return NULL;
+  int c = -1;
+  for (int i = 0; i < 5; ++i)
+    if (strcmp(comb, combiners[i]) == 0) c = i;
+  if (c < 0)
+    return PyErr_Format(PyExc_ValueError,
+                        "scatter: combiner '%s' (replace add multiply maximum minimum)", comb);
+  if (int64_seq(uw, "update_window_dims", g.uw, &g.cfg.num_update_window_dims) < 0 ||
+      int64_seq(iw, "inserted_window_dims", g.iw, &g.cfg.num_inserted_window_dims) < 0 ||
+      int64_seq(map, "scatter_dims_to_operand_dims", g.map,
+                &g.cfg.num_scatter_dims_to_operand_dims) < 0 ||
+      int64_seq(ib, "input_batching_dims", g.ib, &g.cfg.num_input_batching_dims) < 0 ||
+      int64_seq(sb, "scatter_indices_batching_dims", g.sb,
+                &g.cfg.num_scatter_indices_batching_dims) < 0)
+    return NULL;
+  g.cfg.update_window_dims = g.uw;
+  g.cfg.inserted_window_dims = g.iw;
+  g.cfg.scatter_dims_to_operand_dims = g.map;
+  g.cfg.input_batching_dims = g.ib;
+  g.cfg.scatter_indices_batching_dims = g.sb;
+  g.cfg.index_vector_dim = ivd;
+  g.cfg.combiner = (tfr_scatter_combiner)c;
+  g.cfg.indices_are_sorted = sorted;
+  g.cfg.unique_indices = unique;
+  return run_op(x, 3, scatter_body, &g);
+}
+
+static tfr_status pad_body(tfr_session *s, tfr_tensor *const *in, const void *a,
+                           tfr_tensor **out) {
+  const attrs *at = a;
+  int r = tfr_tensor_rank(in[0]);
+  if (at->n != r || at->m != r || (at->k && at->k != r))
+    return tfr_pad(s, in[0], in[1], NULL, NULL, NULL, out);  // the library names it
+  static const int64_t zeros[TFR_MAX_RANK];
+  return tfr_pad(s, in[0], in[1], at->a, at->b, at->k ? at->c : zeros, out);
+}
+OP_FN(op_pad) {
+  static char *kw[] = {"operand", "padding_value", "edge_padding_low", "edge_padding_high",
+                       "interior_padding", NULL};
+  PyObject *x[2], *lo, *hi, *interior = Py_None;
+  attrs at;
+  int ni = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOO|O", kw, &x[0], &x[1], &lo, &hi,
+                                   &interior))
+    return NULL;
+  if (int64_seq(lo, "edge_padding_low", at.a, &at.n) < 0 ||
+      int64_seq(hi, "edge_padding_high", at.b, &at.m) < 0 ||
+      int64_seq(interior, "interior_padding", at.c, &ni) < 0)
+    return NULL;
+  at.k = ni;
+  return run_op(x, 2, pad_body, &at);
+}
+
 // ---------------------------------------------------------------------------
 // The table: registry names -> binding
 // ---------------------------------------------------------------------------
@@ -549,6 +627,15 @@ static const binding bindings[] = {
      "gather(operand, start_indices, offset_dims, collapsed_slice_dims, start_index_map,\n"
      "       index_vector_dim, slice_sizes, operand_batching_dims=(),\n"
      "       start_indices_batching_dims=(), indices_are_sorted=False)"},
+    {"scatter", (PyCFunction)(void (*)(void))op_scatter, 0,
+     "scatter(operand, scatter_indices, updates, update_window_dims, inserted_window_dims,\n"
+     "        scatter_dims_to_operand_dims, index_vector_dim, combiner='replace',\n"
+     "        input_batching_dims=(), scatter_indices_batching_dims=(),\n"
+     "        indices_are_sorted=False, unique_indices=False)\n"
+     "combiner: 'replace', 'add', 'multiply', 'maximum' or 'minimum' (the body)."},
+    {"pad", (PyCFunction)(void (*)(void))op_pad, 0,
+     "pad(operand, padding_value, edge_padding_low, edge_padding_high,\n"
+     "    interior_padding=None)   (padding_value: rank 0, the operand's dtype)"},
 };
 
 // Aliases in numpy / jax.lax vocabulary for the reduce bodies.

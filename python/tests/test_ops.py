@@ -162,3 +162,26 @@ def test_op_errors_name_op_and_dtype(rng):
         ops.add(np.ones(3), np.ones(4))
     with pytest.raises(TypeError):
         ops.add(np.ones(3))
+
+
+def test_scatter_and_pad(rng):
+    x = random_array(rng, (5, 3), np.float64)
+    idx = np.array([[4], [0], [4]], dtype=np.int64)
+    upd = random_array(rng, (3, 3), np.float64)
+    got = ops.scatter(x, idx, upd, update_window_dims=(1,), inserted_window_dims=(0,),
+                      scatter_dims_to_operand_dims=(0,), index_vector_dim=1, combiner="add")
+    want = x.copy()
+    np.add.at(want, [4, 0, 4], upd)
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    got = ops.scatter(x, idx[:2], upd[:2], (1,), (0,), (0,), 1)  # replace
+    want = x.copy()
+    want[[4, 0]] = upd[:2]
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError):
+        ops.scatter(x, idx, upd, (1,), (0,), (0,), 1, combiner="mean")
+    p = ops.pad(x, np.array(-1.0), (1, 0), (0, 2), (1, 0))
+    want = np.full((1 + 5 + 4, 3 + 2), -1.0)
+    want[1::2, :3] = x
+    np.testing.assert_array_equal(p, want)
+    with pytest.raises(tenferro.InvalidArgumentError):
+        ops.pad(x, np.array(-1.0), (1,), (0, 2))
