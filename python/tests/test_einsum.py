@@ -268,3 +268,27 @@ def test_numpy_einsum_path_format():
     b = np.ones((3, 4))
     path = ["einsum_path", (0, 1)]
     np.testing.assert_allclose(tenferro.einsum("ij,jk->ik", a, b, optimize=path), a @ b)
+
+
+def test_contract_expression_progress_and_out(rng):
+    calls = []
+    expr = tenferro.contract_expression("ab,bc,cd->ad", (3, 4), (4, 5), (5, 2),
+                                        progress=lambda *x: calls.append(x[:2]))
+    ops = [random_array(rng, s, np.float64) for s in ((3, 4), (4, 5), (5, 2))]
+    out = np.zeros((3, 2))
+    assert expr(*ops, out=out) is out
+    np.testing.assert_allclose(out, ops[0] @ ops[1] @ ops[2], rtol=1e-12)
+    assert calls == [(1, 2), (2, 2)]
+    t = expr(*[tenferro.asarray(a) for a in ops])
+    assert isinstance(t, tenferro.Tensor) and t.shape == (3, 2)
+
+
+def test_strided_out_and_views_in(rng):
+    a = random_array(rng, (6, 8), np.float64)
+    out = np.zeros((8, 6))
+    tenferro.einsum("ij->ij", a.T[:, ::-1], out=out)
+    np.testing.assert_array_equal(out, a.T[:, ::-1])
+    big = np.zeros((6, 10))
+    tenferro.einsum("ij,jk->ik", a, np.eye(8)[:, :5], out=big[:, ::2])
+    np.testing.assert_allclose(big[:, ::2], a[:, :5], rtol=1e-14)
+    assert not big[:, 1::2].any()
