@@ -46,7 +46,8 @@ static void plan_options_free(plan_options *o) {
   o->path = NULL;
 }
 
-// Fills o from optimize / memory_limit / progress for n operands.
+// Fills o from optimize / memory_limit / progress for n operands. On failure
+// too, the caller frees o with plan_options_free.
 static int plan_options_parse(plan_options *o, PyObject *optimize, PyObject *memory_limit,
                               PyObject *progress, int n) {
   memset(o, 0, sizeof *o);
@@ -507,7 +508,10 @@ PyObject *tfrpy_einsum(PyObject *self, PyObject *args, PyObject *kwargs) {
   }
   if (!plan) {
     plan_options o;
-    if (plan_options_parse(&o, v[0], v[2], v[4], ops.n) < 0) goto free_key;
+    if (plan_options_parse(&o, v[0], v[2], v[4], ops.n) < 0) {
+      plan_options_free(&o);
+      goto free_key;
+    }
     own_plan = make_plan(eq_s, ops.n, ops.ranks, ops.shapes, &o);
     plan_options_free(&o);
     if (!own_plan) goto free_key;
@@ -607,10 +611,10 @@ static tfr_einsum_plan *plan_for_shapes(PyObject *eq, PyObject *shapes, PyObject
   int64_t **sh = NULL;
   tfr_einsum_plan *plan = NULL;
   plan_options o;
-  if (shapes_arrays(shapes, &ranks, &sh) == 0 &&
-      plan_options_parse(&o, optimize, memory_limit, progress, (int)n) == 0) {
-    plan = make_plan(eq_s, (int)n, ranks, (const int64_t *const *)sh, &o);
-    plan_options_free(&o);
+  if (shapes_arrays(shapes, &ranks, &sh) == 0) {
+    if (plan_options_parse(&o, optimize, memory_limit, progress, (int)n) == 0)
+      plan = make_plan(eq_s, (int)n, ranks, (const int64_t *const *)sh, &o);
+    plan_options_free(&o);  // also after a failed parse (a partly read path)
   }
   shapes_arrays_free(n, ranks, sh);
   return plan;

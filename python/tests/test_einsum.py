@@ -57,6 +57,14 @@ def test_300_expressions(k):
     check(got, want, dtype)
 
 
+def test_300_expressions_with_unicode_labels():
+    # Every letter mapped to a non-ASCII label (2 to 4 UTF-8 bytes), in the
+    # same code point order, as tests/ref/gen_einsum.py's second expression.
+    for expr, dtype, ops, want in CASES:
+        uexpr = "".join(GEN.UNICODE.get(c, c) for c in expr)
+        check(tenferro.einsum(uexpr, *ops), want, dtype)
+
+
 def test_300_expressions_other_optimisers_and_tensors():
     for k, (expr, dtype, ops, want) in enumerate(CASES[:60]):
         tens = [tenferro.asarray(a) for a in ops]
@@ -249,6 +257,10 @@ def test_bad_options():
         tenferro.einsum("ij,jk", a, a, optimize=3)
     with pytest.raises(ValueError):
         tenferro.einsum("ij,jk", a, a, optimize=[(0, 1, 2)])
+    with pytest.raises(ValueError):
+        tenferro.einsum("ij,jk,kl", a, a, a, optimize=[(0, 1), (0, -1)])
+    with pytest.raises(TypeError):
+        tenferro.einsum("ij,jk,kl", a, a, a, optimize=[(0, 1), 5])
     with pytest.raises(tenferro.InvalidArgumentError):
         tenferro.einsum("ij,jk", a, a, optimize=[(0, 0)])
     with pytest.raises(ValueError):

@@ -32,6 +32,14 @@ def run_errors(a, n):
             tenferro.einsum("ij,jk->ik", a, a[:, :1].T)
         except tenferro.InvalidArgumentError:
             pass
+        try:  # a path read partly, then refused
+            tenferro.contract_path("ij,jk,kl", a, a.T, a, optimize=[(0, 1), (0, -1)])
+        except ValueError:
+            pass
+        try:
+            tenferro.ops.exponential(np.arange(3))
+        except tenferro.UnsupportedDtypeError:
+            pass
 
 
 def test_no_growth_over_many_calls():
