@@ -26,6 +26,15 @@ def run_calls(a, b, n):
         tenferro.ops.add(t, t)
 
 
+def run_paths(a, b, n):
+    for _ in range(n):
+        path, info = tenferro.contract_path("ij,jk,kl->il", a, b, b.T, optimize="greedy")
+        str(info)
+        expr = tenferro.contract_expression("...j,jk", a.shape, b.shape)
+        expr(a, b)
+        expr.info
+
+
 def run_errors(a, n):
     for _ in range(n):
         try:
@@ -46,6 +55,7 @@ def test_no_growth_over_many_calls():
     a = np.random.default_rng(1).random((3, 4))
     b = np.random.default_rng(2).random((4, 2))
     run_calls(a, b, 2000)  # warm: plan cache, pools, interned strings
+    run_paths(a, b, 200)
     run_errors(a, 200)
     gc.collect()
     refs = (sys.getrefcount(a), sys.getrefcount(b))
@@ -53,6 +63,7 @@ def test_no_growth_over_many_calls():
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     run_calls(a, b, N // 5)  # 5 calls per iteration: 10^5 calls
+    run_paths(a, b, 5_000)
     run_errors(a, 10_000)
     gc.collect()
     after = tracemalloc.get_traced_memory()[0]
