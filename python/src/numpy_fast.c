@@ -6,6 +6,11 @@
 // goes through the buffer protocol (tensor.c) with the same results.
 #include "tfrpy.h"
 
+// bf16 results stay Tensors: numpy has no bfloat16.
+static bool numpy_has_dtype(PyObject *tensor) {
+  return tfr_dtype_get_info(tfr_tensor_dtype(((tfrpy_tensor *)tensor)->tensor))->descr != NULL;
+}
+
 #ifdef TFRPY_HAVE_NUMPY_CAPI
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #define PY_ARRAY_UNIQUE_SYMBOL tfrpy_numpy_api
@@ -85,6 +90,7 @@ int tfrpy_numpy_operand(PyObject *obj, bool writable, tfr_tensor **out) {
 }
 
 PyObject *tfrpy_numpy_result(PyObject *tensor) {
+  if (!numpy_has_dtype(tensor)) return Py_NewRef(tensor);
   PyObject *arr = tfrpy_numpy_wrap(tensor);
   if (!arr || !PyArray_Check(arr) || PyArray_NDIM((PyArrayObject *)arr) != 0) return arr;
   return PyArray_Return((PyArrayObject *)arr);  // a numpy scalar, as numpy.einsum gives
@@ -126,6 +132,7 @@ int tfrpy_numpy_operand(PyObject *obj, bool writable, tfr_tensor **out) { return
 PyObject *tfrpy_numpy_wrap(PyObject *tensor) { return tfrpy_to_numpy(tensor); }
 
 PyObject *tfrpy_numpy_result(PyObject *tensor) {
+  if (!numpy_has_dtype(tensor)) return Py_NewRef(tensor);
   PyObject *arr = tfrpy_to_numpy(tensor);
   if (!arr || tfr_tensor_rank(((tfrpy_tensor *)tensor)->tensor) != 0) return arr;
   PyObject *empty = PyTuple_New(0);

@@ -572,6 +572,146 @@ OP_FN(op_pad) {
   return run_op(x, 2, pad_body, &at);
 }
 
+static tfr_status precision_body(tfr_session *s, tfr_tensor *const *in, const void *a,
+                                 tfr_tensor **out) {
+  const attrs *at = a;
+  return tfr_reduce_precision(s, in[0], at->n, at->m, out);
+}
+OP_FN(op_reduce_precision) {
+  static char *kw[] = {"operand", "exponent_bits", "mantissa_bits", NULL};
+  PyObject *x;
+  attrs at;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oii", kw, &x, &at.n, &at.m)) return NULL;
+  return run_op(&x, 1, precision_body, &at);
+}
+
+static tfr_status embed_body(tfr_session *s, tfr_tensor *const *in, const void *a,
+                             tfr_tensor **out) {
+  const attrs *at = a;
+  return tfr_embed_diagonal(s, in[0], at->n, at->m, out);
+}
+OP_FN(op_embed_diagonal) {
+  static char *kw[] = {"operand", "axis_a", "axis_b", NULL};
+  PyObject *x;
+  attrs at;
+  at.n = 0;
+  at.m = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ii", kw, &x, &at.n, &at.m)) return NULL;
+  return run_op(&x, 1, embed_body, &at);
+}
+
+// dynamic_slice / dynamic_update_slice: objs = operand, [update,] start indices.
+static tfr_status dyn_slice_body(tfr_session *s, tfr_tensor *const *in, const void *a,
+                                 tfr_tensor **out) {
+  const attrs *at = a;
+  if (at->n != tfr_tensor_rank(in[0]) || at->m != at->n)
+    return tfr_dynamic_slice(s, in[0], (const tfr_tensor *const *)(in + 1), NULL, out);  // the library names it
+  return tfr_dynamic_slice(s, in[0], (const tfr_tensor *const *)(in + 1), at->a, out);
+}
+static tfr_status dyn_update_body(tfr_session *s, tfr_tensor *const *in, const void *a,
+                                  tfr_tensor **out) {
+  const attrs *at = a;
+  if (at->n != tfr_tensor_rank(in[0])) return tfr_dynamic_update_slice(s, in[0], in[1], NULL, out);
+  return tfr_dynamic_update_slice(s, in[0], in[1], (const tfr_tensor *const *)(in + 2), out);
+}
+// Runs body over (head..., *start_indices): `head` objects then the indices.
+static PyObject *run_with_indices(PyObject *const *head, int nhead, PyObject *starts,
+                                  op_body body, attrs *at) {
+  PyObject *seq = PySequence_Fast(starts, "start_indices must be a sequence");
+  if (!seq) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (n > TFR_MAX_RANK) {
+    Py_DECREF(seq);
+    return PyErr_Format(PyExc_ValueError, "more than %d start indices", TFR_MAX_RANK);
+  }
+  PyObject *objs[TFR_MAX_RANK + 2];
+  for (int i = 0; i < nhead; ++i) objs[i] = head[i];
+  for (Py_ssize_t i = 0; i < n; ++i) objs[nhead + i] = PySequence_Fast_GET_ITEM(seq, i);
+  at->n = (int)n;
+  PyObject *res = run_op(objs, nhead + (int)n, body, at);
+  Py_DECREF(seq);
+  return res;
+}
+OP_FN(op_dynamic_slice) {
+  static char *kw[] = {"operand", "start_indices", "slice_sizes", NULL};
+  PyObject *x, *starts, *sizes;
+  attrs at;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO", kw, &x, &starts, &sizes)) return NULL;
+  if (int64_seq(sizes, "slice_sizes", at.a, &at.m) < 0) return NULL;
+  return run_with_indices(&x, 1, starts, dyn_slice_body, &at);
+}
+OP_FN(op_dynamic_update_slice) {
+  static char *kw[] = {"operand", "update", "start_indices", NULL};
+  PyObject *x[2], *starts;
+  attrs at;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO", kw, &x[0], &x[1], &starts)) return NULL;
+  return run_with_indices(x, 2, starts, dyn_update_body, &at);
+}
+
+typedef struct {
+  tfr_reduce_combiner combiner;
+  int rank, ns, nb, nw, np;
+  int64_t dims[TFR_MAX_RANK], strides[TFR_MAX_RANK], base[TFR_MAX_RANK], wdil[TFR_MAX_RANK],
+      padding[2 * TFR_MAX_RANK];
+} window_attrs;
+
+static tfr_status window_body(tfr_session *s, tfr_tensor *const *in, const void *a,
+                              tfr_tensor **out) {
+  const window_attrs *w = a;
+  int r = tfr_tensor_rank(in[0]);
+  bool ok = w->rank == r && (!w->ns || w->ns == r) && (!w->nb || w->nb == r) &&
+            (!w->nw || w->nw == r) && (!w->np || w->np == 2 * r);
+  if (!ok)  // the library reports the NULL window
+    return tfr_reduce_window(s, in[0], in[1], w->combiner, NULL, NULL, NULL, NULL, NULL, out);
+  return tfr_reduce_window(s, in[0], in[1], w->combiner, w->dims, w->ns ? w->strides : NULL,
+                           w->nb ? w->base : NULL, w->nw ? w->wdil : NULL,
+                           w->np ? w->padding : NULL, out);
+}
+OP_FN(op_reduce_window) {
+  static char *kw[] = {"operand", "init_value", "window_dimensions", "window_strides",
+                       "base_dilations", "window_dilations", "padding", "combiner", NULL};
+  static const char *combiners[] = {"add", "multiply", "maximum", "minimum", "and", "or", "xor"};
+  PyObject *x[2], *dims, *strides = Py_None, *base = Py_None, *wdil = Py_None, *pad = Py_None;
+  const char *comb = "add";
+  window_attrs w;
+  memset(&w, 0, sizeof w);
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|OOOOs", kw, &x[0], &x[1], &dims, &strides,
+                                   &base, &wdil, &pad, &comb))
+    return NULL;
+  int c = -1;
+  for (int i = 0; i < 7; ++i)
+    if (strcmp(comb, combiners[i]) == 0) c = i;
+  if (c < 0)
+    return PyErr_Format(PyExc_ValueError,
+                        "reduce_window: combiner '%s' (add multiply maximum minimum and or xor)",
+                        comb);
+  w.combiner = (tfr_reduce_combiner)c;
+  if (int64_seq(dims, "window_dimensions", w.dims, &w.rank) < 0 ||
+      int64_seq(strides, "window_strides", w.strides, &w.ns) < 0 ||
+      int64_seq(base, "base_dilations", w.base, &w.nb) < 0 ||
+      int64_seq(wdil, "window_dilations", w.wdil, &w.nw) < 0)
+    return NULL;
+  if (pad != Py_None) {  // [(low, high), ...]
+    PyObject *seq = PySequence_Fast(pad, "padding must be a sequence of (low, high) pairs");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < n && i < TFR_MAX_RANK; ++i) {
+      int k = 0;
+      if (int64_seq(PySequence_Fast_GET_ITEM(seq, i), "padding pair", w.padding + 2 * i, &k) <
+              0 ||
+          k != 2) {
+        Py_DECREF(seq);
+        if (!PyErr_Occurred())
+          PyErr_SetString(PyExc_ValueError, "padding: each entry must be a (low, high) pair");
+        return NULL;
+      }
+      w.np += 2;
+    }
+    Py_DECREF(seq);
+  }
+  return run_op(x, 2, window_body, &w);
+}
+
 // ---------------------------------------------------------------------------
 // The table: registry names -> binding
 // ---------------------------------------------------------------------------
@@ -636,6 +776,20 @@ static const binding bindings[] = {
     {"pad", (PyCFunction)(void (*)(void))op_pad, 0,
      "pad(operand, padding_value, edge_padding_low, edge_padding_high,\n"
      "    interior_padding=None)   (padding_value: rank 0, the operand's dtype)"},
+    {"reduce_precision", (PyCFunction)(void (*)(void))op_reduce_precision, 0,
+     "reduce_precision(operand, exponent_bits, mantissa_bits)"},
+    {"embed_diagonal", (PyCFunction)(void (*)(void))op_embed_diagonal, 0,
+     "embed_diagonal(operand, axis_a=0, axis_b=1)"},
+    {"dynamic_slice", (PyCFunction)(void (*)(void))op_dynamic_slice, 0,
+     "dynamic_slice(operand, start_indices, slice_sizes)   (start_indices: one integer\n"
+     "or rank-0 integer tensor per axis, clamped so the slice fits)"},
+    {"dynamic_update_slice", (PyCFunction)(void (*)(void))op_dynamic_update_slice, 0,
+     "dynamic_update_slice(operand, update, start_indices)"},
+    {"reduce_window", (PyCFunction)(void (*)(void))op_reduce_window, 0,
+     "reduce_window(operand, init_value, window_dimensions, window_strides=None,\n"
+     "              base_dilations=None, window_dilations=None, padding=None,\n"
+     "              combiner='add')   (padding: [(low, high), ...]; combiner: add multiply\n"
+     "              maximum minimum and or xor)"},
 };
 
 // Aliases in numpy / jax.lax vocabulary for the reduce bodies.

@@ -480,12 +480,23 @@ static PyObject *tensor_copy(PyObject *self, PyObject *unused) {
   return c ? tfrpy_tensor_new(c, t->backend) : NULL;
 }
 
+// numpy has no bfloat16: the error of every numpy conversion of a bf16 tensor.
+static PyObject *bf16_error(void) {
+  PyErr_SetString(PyExc_BufferError,
+                  "bf16 has no numpy dtype: convert it (tenferro.ops.convert(t, 'f32')) or "
+                  "pass it through DLPack to a consumer that has bfloat16");
+  return NULL;
+}
+
 static PyObject *tensor_array(PyObject *self, PyObject *args, PyObject *kwargs) {
   static char *kwlist[] = {"dtype", "copy", NULL};
   PyObject *dtype = Py_None, *copy = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:__array__", kwlist, &dtype, &copy))
     return NULL;
   tfrpy_tensor *t = (tfrpy_tensor *)self;
+  if (!tfr_dtype_get_info(tfr_tensor_dtype(t->tensor))->descr) {
+    return bf16_error();
+  }
   PyObject *host;
   if (t->backend) {
     if (copy == Py_False || copy == Py_None) {
@@ -514,6 +525,9 @@ static PyObject *tensor_array(PyObject *self, PyObject *args, PyObject *kwargs) 
 
 static PyObject *tensor_numpy(PyObject *self, PyObject *unused) {
   tfrpy_tensor *t = (tfrpy_tensor *)self;
+  if (!tfr_dtype_get_info(tfr_tensor_dtype(t->tensor))->descr) {
+    return bf16_error();
+  }
   if (!t->backend) return tfrpy_to_numpy(self);
   PyObject *host = tensor_download(self, NULL);
   if (!host) return NULL;

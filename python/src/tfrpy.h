@@ -113,7 +113,8 @@ int tfrpy_numpy_operand(PyObject *obj, bool writable, tfr_tensor **out);
 // numpy.asarray(tensor) when the C API is not usable.
 PyObject *tfrpy_numpy_wrap(PyObject *tensor);
 // As tfrpy_numpy_wrap, but a numpy scalar for a rank-0 tensor: the result of
-// einsum or an op on numpy operands, as numpy returns them.
+// einsum or an op on numpy operands, as numpy returns them. A bf16 tensor
+// (no numpy dtype) is returned itself.
 PyObject *tfrpy_numpy_result(PyObject *tensor);
 
 // ---- dlpack.c ----

@@ -185,3 +185,29 @@ def test_scatter_and_pad(rng):
     np.testing.assert_array_equal(p, want)
     with pytest.raises(tenferro.InvalidArgumentError):
         ops.pad(x, np.array(-1.0), (1,), (0, 2))
+
+
+def test_dynamic_slices_windows_precision(rng):
+    x = random_array(rng, (5, 6), np.float64)
+    np.testing.assert_array_equal(np.asarray(ops.dynamic_slice(x, [1, 4], (2, 3))), x[1:3, 3:6])
+    u = random_array(rng, (2, 2), np.float64)
+    want = x.copy()
+    want[3:5, 0:2] = u
+    np.testing.assert_array_equal(np.asarray(ops.dynamic_update_slice(x, u, [9, -1])), want)
+    got = ops.reduce_window(x, np.array(0.0), (2, 3), window_strides=(1, 3))
+    want = np.array([[x[i:i + 2, j:j + 3].sum() for j in (0, 3)] for i in range(4)])
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    got = ops.reduce_window(x, np.array(-np.inf), (2, 2), padding=[(1, 0), (0, 0)],
+                            combiner="maximum")
+    padded = np.vstack([np.full((1, 6), -np.inf), x])
+    want = np.array([[padded[i:i + 2, j:j + 2].max() for j in range(5)] for i in range(5)])
+    np.testing.assert_array_equal(got, want)
+    r = ops.reduce_precision(x.astype(np.float32), 8, 7)  # bf16's format
+    want = np.asarray(ops.convert(ops.convert(x.astype(np.float32), "bf16"), "f32"))
+    np.testing.assert_array_equal(r, want)
+    e = ops.embed_diagonal(np.array([1.0, 2.0, 3.0]), 0, 1)
+    np.testing.assert_array_equal(e, np.diag([1.0, 2.0, 3.0]))
+    with pytest.raises(tenferro.InvalidArgumentError):
+        ops.dynamic_slice(x, [1], (2, 3))
+    with pytest.raises(ValueError):
+        ops.reduce_window(x, np.array(0.0), (2, 2), combiner="mean")

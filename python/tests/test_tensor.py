@@ -213,6 +213,12 @@ def test_bf16_through_dlpack(rng):
     np.testing.assert_array_equal(bits, want)
     with pytest.raises(BufferError):
         np.asarray(memoryview(b))
+    with pytest.raises(BufferError):
+        np.asarray(b)
+    with pytest.raises(BufferError):
+        b.numpy()
+    # numpy in, bf16 out: a Tensor (numpy has no bfloat16)
+    assert isinstance(tenferro.ops.convert(a, "bf16"), tenferro.Tensor)
     with pytest.raises(AttributeError):
         b.__array_interface__
 
