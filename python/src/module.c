@@ -406,8 +406,11 @@ static PyMethodDef module_methods[] = {
      "out: a writable numpy array or host Tensor of the result's shape and dtype.\n"
      "progress: called as progress(steps_done, num_steps, flops_done) after each step.\n"
      "Returns a numpy.ndarray sharing the result's memory when every operand is a\n"
-     "numpy.ndarray (as opt_einsum returns the operands' type), else a tenferro.Tensor\n"
-     "(on the backend it ran on); `out` when given. The GIL is released while it runs.\n"
+     "numpy array or scalar (as opt_einsum returns the operands' type; a numpy scalar for\n"
+     "a rank-0 result, as numpy.einsum; a Tensor for bf16, which numpy lacks), else a\n"
+     "tenferro.Tensor (on the backend it ran on); `out` when given. The GIL is released\n"
+     "while it runs. Plans of named optimisers are cached by (eq, optimize,\n"
+     "memory_limit, shapes).\n"
      "Errors: tenferro.InvalidArgumentError (a ValueError) for a bad subscript string\n"
      "or shapes, UnsupportedDtypeError (a TypeError), ValueError for a bad optimize."},
     {"contract_path", (PyCFunction)(void (*)(void))tfrpy_contract_path,
