@@ -75,7 +75,7 @@ def test_many_threads_contract_at_once():
 
 
 def test_gil_released_during_a_contraction():
-    n = 900
+    n = 1600
     a = np.random.default_rng(6).random((n, n))
     done = threading.Event()
     calls = []
@@ -97,8 +97,10 @@ def test_gil_released_during_a_contraction():
         last = now
         time.sleep(0.001)
     th.join()
-    one_call = sorted(calls)[len(calls) // 2]
-    if one_call < 0.03:
-        pytest.skip(f"a contraction takes {one_call:.3f} s here: too quick to tell")
-    # A contraction holding the GIL would stall this loop for a whole call.
-    assert max(gaps) < one_call / 2, (max(gaps), one_call)
+    shortest = min(calls)
+    if shortest < 0.05:
+        pytest.skip(f"a contraction takes {shortest:.3f} s here: too quick to tell")
+    # A contraction holding the GIL would stall this loop for a whole call;
+    # with the GIL released its pauses are the scheduler's (other tests may
+    # share the cores), far below a call.
+    assert max(gaps) < 0.6 * shortest, (max(gaps), shortest)
