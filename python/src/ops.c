@@ -655,6 +655,31 @@ typedef struct {
       padding[2 * TFR_MAX_RANK];
 } window_attrs;
 
+// Window arguments shared by reduce_window and select_and_scatter: the
+// dimensions, strides and padding pairs ([(low, high), ...]) into w.
+static int parse_window(PyObject *dims, PyObject *strides, PyObject *pad, window_attrs *w) {
+  if (int64_seq(dims, "window_dimensions", w->dims, &w->rank) < 0 ||
+      int64_seq(strides, "window_strides", w->strides, &w->ns) < 0)
+    return -1;
+  if (pad == Py_None) return 0;
+  PyObject *seq = PySequence_Fast(pad, "padding must be a sequence of (low, high) pairs");
+  if (!seq) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  for (Py_ssize_t i = 0; i < n && i < TFR_MAX_RANK; ++i) {
+    int k = 0;
+    if (int64_seq(PySequence_Fast_GET_ITEM(seq, i), "padding pair", w->padding + 2 * i, &k) < 0 ||
+        k != 2) {
+      Py_DECREF(seq);
+      if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "padding: each entry must be a (low, high) pair");
+      return -1;
+    }
+    w->np += 2;
+  }
+  Py_DECREF(seq);
+  return 0;
+}
+
 static tfr_status window_body(tfr_session *s, tfr_tensor *const *in, const void *a,
                               tfr_tensor **out) {
   const window_attrs *w = a;
@@ -686,30 +711,54 @@ OP_FN(op_reduce_window) {
                         "reduce_window: combiner '%s' (add multiply maximum minimum and or xor)",
                         comb);
   w.combiner = (tfr_reduce_combiner)c;
-  if (int64_seq(dims, "window_dimensions", w.dims, &w.rank) < 0 ||
-      int64_seq(strides, "window_strides", w.strides, &w.ns) < 0 ||
+  if (parse_window(dims, strides, pad, &w) < 0 ||
       int64_seq(base, "base_dilations", w.base, &w.nb) < 0 ||
       int64_seq(wdil, "window_dilations", w.wdil, &w.nw) < 0)
     return NULL;
-  if (pad != Py_None) {  // [(low, high), ...]
-    PyObject *seq = PySequence_Fast(pad, "padding must be a sequence of (low, high) pairs");
-    if (!seq) return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    for (Py_ssize_t i = 0; i < n && i < TFR_MAX_RANK; ++i) {
-      int k = 0;
-      if (int64_seq(PySequence_Fast_GET_ITEM(seq, i), "padding pair", w.padding + 2 * i, &k) <
-              0 ||
-          k != 2) {
-        Py_DECREF(seq);
-        if (!PyErr_Occurred())
-          PyErr_SetString(PyExc_ValueError, "padding: each entry must be a (low, high) pair");
-        return NULL;
-      }
-      w.np += 2;
-    }
-    Py_DECREF(seq);
-  }
   return run_op(x, 2, window_body, &w);
+}
+
+typedef struct {
+  window_attrs w;
+  tfr_compare_direction select;
+} select_scatter_attrs;
+
+static tfr_status select_scatter_body(tfr_session *s, tfr_tensor *const *in, const void *a,
+                                      tfr_tensor **out) {
+  const select_scatter_attrs *sa = a;
+  const window_attrs *w = &sa->w;
+  int r = tfr_tensor_rank(in[0]);
+  bool ok = w->rank == r && (!w->ns || w->ns == r) && (!w->np || w->np == 2 * r);
+  return tfr_select_and_scatter(s, in[0], in[1], in[2], sa->select, w->combiner,
+                                ok ? w->dims : NULL, ok && w->ns ? w->strides : NULL,
+                                ok && w->np ? w->padding : NULL, out);
+}
+OP_FN(op_select_and_scatter) {
+  static char *kw[] = {"operand", "source", "init_value", "window_dimensions", "window_strides",
+                       "padding", "select_direction", "combiner", NULL};
+  static const char *dirs[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+  static const char *combiners[] = {"add", "multiply", "maximum", "minimum", "and", "or", "xor"};
+  PyObject *x[3], *dims, *strides = Py_None, *pad = Py_None;
+  const char *dir = "GE", *comb = "add";
+  select_scatter_attrs sa;
+  memset(&sa, 0, sizeof sa);
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOO|OOss", kw, &x[0], &x[1], &x[2], &dims,
+                                   &strides, &pad, &dir, &comb))
+    return NULL;
+  int d = -1, c = -1;
+  for (int i = 0; i < 6; ++i)
+    if (strcmp(dir, dirs[i]) == 0) d = i;
+  for (int i = 0; i < 7; ++i)
+    if (strcmp(comb, combiners[i]) == 0) c = i;
+  if (d < 0 || c < 0)
+    return PyErr_Format(PyExc_ValueError,
+                        "select_and_scatter: select_direction '%s' (EQ NE LT LE GT GE), "
+                        "combiner '%s' (add multiply maximum minimum and or xor)",
+                        dir, comb);
+  sa.select = (tfr_compare_direction)d;
+  sa.w.combiner = (tfr_reduce_combiner)c;
+  if (parse_window(dims, strides, pad, &sa.w) < 0) return NULL;
+  return run_op(x, 3, select_scatter_body, &sa);
 }
 
 // ---------------------------------------------------------------------------
@@ -785,6 +834,10 @@ static const binding bindings[] = {
      "or rank-0 integer tensor per axis, clamped so the slice fits)"},
     {"dynamic_update_slice", (PyCFunction)(void (*)(void))op_dynamic_update_slice, 0,
      "dynamic_update_slice(operand, update, start_indices)"},
+    {"select_and_scatter", (PyCFunction)(void (*)(void))op_select_and_scatter, 0,
+     "select_and_scatter(operand, source, init_value, window_dimensions,\n"
+     "                   window_strides=None, padding=None, select_direction='GE',\n"
+     "                   combiner='add')   (the gradient of max pooling with the defaults)"},
     {"reduce_window", (PyCFunction)(void (*)(void))op_reduce_window, 0,
      "reduce_window(operand, init_value, window_dimensions, window_strides=None,\n"
      "              base_dilations=None, window_dilations=None, padding=None,\n"

@@ -211,3 +211,20 @@ def test_dynamic_slices_windows_precision(rng):
         ops.dynamic_slice(x, [1], (2, 3))
     with pytest.raises(ValueError):
         ops.reduce_window(x, np.array(0.0), (2, 2), combiner="mean")
+
+
+def test_select_and_scatter_is_max_pool_gradient(rng):
+    x = random_array(rng, (4, 6), np.float64)
+    src = random_array(rng, (2, 3), np.float64)
+    got = ops.select_and_scatter(x, src, np.array(0.0), (2, 2), window_strides=(2, 2))
+    want = np.zeros_like(x)
+    for i in range(2):
+        for j in range(3):
+            w = x[2 * i:2 * i + 2, 2 * j:2 * j + 2]
+            a, b = np.unravel_index(np.argmax(w), w.shape)  # the first maximum
+            want[2 * i + a, 2 * j + b] += src[i, j]
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError):
+        ops.select_and_scatter(x, src, np.array(0.0), (2, 2), select_direction="XX")
+    with pytest.raises(tenferro.InvalidArgumentError):
+        ops.select_and_scatter(x, src, np.array(0.0), (2, 2))  # source has the wrong shape
