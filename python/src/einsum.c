@@ -203,7 +203,7 @@ typedef struct {
   int *ranks;
   const int64_t **shapes;
   bool all_ndarray;
-  bool any_device;
+  PyObject *device;  // the backend of the first device Tensor operand (borrowed), or NULL
   tfr_dtype dtype;   // the common dtype
   bool promote;      // some operand is of another dtype
 } operands;
@@ -267,7 +267,7 @@ static int operands_load(operands *ops, PyObject *args, Py_ssize_t first) {
     PyObject *obj = PyTuple_GET_ITEM(args, first + i);
     if (ops->all_ndarray && !tfrpy_is_ndarray(obj)) ops->all_ndarray = false;
     if (PyObject_TypeCheck(obj, &tfrpy_tensor_type) && ((tfrpy_tensor *)obj)->backend)
-      ops->any_device = true;
+      if (!ops->device) ops->device = ((tfrpy_tensor *)obj)->backend;
     if (tfrpy_operand(obj, &ops->t[i]) < 0) {
       operands_free(ops);
       return -1;
@@ -474,10 +474,14 @@ PyObject *tfrpy_einsum(PyObject *self, PyObject *args, PyObject *kwargs) {
   PyObject *eq = PyTuple_GET_ITEM(args, 0);
   const char *eq_s = PyUnicode_AsUTF8(eq);
   if (!eq_s) goto done;
-  tfrpy_backend *b = tfrpy_backend_resolve(v[1]);
-  if (!b) goto done;
   operands ops;
   if (operands_load(&ops, args, 1) < 0) goto done;
+  // backend=None: where the device operands live, else the thread's default.
+  tfrpy_backend *b = tfrpy_backend_resolve(v[1] == Py_None && ops.device ? ops.device : v[1]);
+  if (!b) {
+    operands_free(&ops);
+    goto done;
+  }
   bool cacheable = v[4] == Py_None && !PyList_Check(v[0]) && !PyTuple_Check(v[0]);
   PyObject *key = NULL, *held = NULL;  // held: the cached plan's capsule, while used
   const tfr_einsum_plan *plan = NULL;
@@ -697,11 +701,10 @@ static PyObject *expression_call(PyObject *obj, PyObject *args, PyObject *kwargs
                  PyTuple_GET_SIZE(args));
     return NULL;
   }
-  tfrpy_backend *b = tfrpy_backend_resolve(v[0]);
-  if (!b) return NULL;
   operands ops;
   if (operands_load(&ops, args, 0) < 0) return NULL;
-  PyObject *res = run_plan(e->plan, &ops, b, v[1]);
+  tfrpy_backend *b = tfrpy_backend_resolve(v[0] == Py_None && ops.device ? ops.device : v[0]);
+  PyObject *res = b ? run_plan(e->plan, &ops, b, v[1]) : NULL;
   operands_free(&ops);
   return res;
 }
