@@ -11,6 +11,7 @@ set -euo pipefail
 
 # python3 + python3-numpy: the tests make their reference data with Debian's
 # numpy through /usr/bin/python3 (not whatever python3 is first on PATH).
+# python3-dev + python3-pytest: the Python module (python/) and its tests.
 # libopenblas0-pthread: the threaded OpenBLAS, so that libblas.so.3 (used by
 # numpy) and -lopenblas both resolve to it rather than to the reference BLAS.
 # libmetis-dev: METIS, the graph partitioner of the `partition` path optimiser.
@@ -29,6 +30,8 @@ packages=(
   python3-numpy
   libopenmpi-dev
   openmpi-bin
+  python3-dev
+  python3-pytest
 )
 # clang-14, libclang-rt-14-dev (libFuzzer, the sanitizer runtimes) and
 # libomp-14-dev (LLVM's OpenMP, with Archer, its ThreadSanitizer annotations):

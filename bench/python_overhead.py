@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""The Python module's measured goals (issue #21), written to
+bench/results/python.md:
+
+1. per-call overhead of tenferro.einsum on tiny operands against
+   numpy.einsum (numpy arrays in and out, as a numpy user calls it; and with
+   tenferro.Tensor operands);
+2. a large contraction from Python against the `tenferro contract` CLI on the
+   same instance and path (examples/instances/*.json, the stored opt_flops
+   path; the CLI's median over its repeats, Python's median over as many);
+3. bytes copied for host operands in and out: the operands' and the result's
+   data addresses compared (0 bytes when the memory is shared).
+
+usage: PYTHONPATH=build/python python3 bench/python_overhead.py
+           [--cli build/tenferro] [--repeat 5] [--out bench/results/python.md]
+Threads: OMP_NUM_THREADS as set by the caller (the CLI gets the same).
+OpenBLAS's kernels: when tenferro.blas_coretype_advice() says OpenBLAS picked
+old kernels, the script re-executes itself with OPENBLAS_CORETYPE set, as the
+CLI does, so both run the same kernels.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+import timeit
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+import numpy as np  # noqa: E402
+import tenferro  # noqa: E402
+
+TINY = [
+    ("ij,jk->ik", [(2, 2), (2, 2)]),
+    ("i,i->", [(3,), (3,)]),
+    ("ij->ji", [(3, 4)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
+    ("bij,bjk->bik", [(2, 2, 2), (2, 2, 2)]),
+]
+LARGE = ["lm_batch_likelihood_brackets_4_4d", "str_matrix_chain_multiplication_100",
+         "bin_matmul_256", "str_mps_varying_inner_product_200"]
+
+
+def per_call_us(fn, number=20000, repeat=7):
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+
+
+def tiny_rows(rng):
+    rows = []
+    for eq, shapes in TINY:
+        ops = [rng.uniform(-1, 1, size=s) for s in shapes]
+        tens = [tenferro.asarray(a) for a in ops]
+        np.testing.assert_allclose(tenferro.einsum(eq, *ops), np.einsum(eq, *ops), rtol=1e-12)
+        t_np = per_call_us(lambda: np.einsum(eq, *ops))
+        t_tf = per_call_us(lambda: tenferro.einsum(eq, *ops))
+        t_tt = per_call_us(lambda: tenferro.einsum(eq, *tens))
+        rows.append((eq, t_np, t_tf, t_tt))
+    return rows
+
+
+def cli_median_ms(cli, path, repeat):
+    out = subprocess.run([cli, "contract", path, "--path", "opt_flops", "--repeat", str(repeat),
+                          "--warmup", "1"], capture_output=True, text=True, check=True).stdout
+    return float(re.search(r"median ([0-9.]+) ms", out).group(1))
+
+
+def python_median_ms(path, repeat, rng):
+    with open(path, encoding="utf-8") as f:
+        d = json.load(f)
+    ops = [rng.uniform(-1, 1, size=s) for s in d["shapes"]]
+    pairs = [tuple(p) for p in d["paths"]["opt_flops"]["path"]]
+    expr = tenferro.contract_expression(d["format_string"], *[a.shape for a in ops],
+                                        optimize=pairs)
+    expr(*ops)  # warm-up, as the CLI's --warmup 1
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        expr(*ops)
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def copied_bytes(rng):
+    """Bytes copied in and out for a contraction of numpy operands."""
+    a, b = rng.uniform(size=(64, 32)), rng.uniform(size=(32, 16))
+    copied = 0
+    for x in (a, b):
+        if tenferro.asarray(x).data_ptr != x.ctypes.data:
+            copied += x.nbytes
+    r = tenferro.einsum("ij,jk->ik", a, b)
+    owner = r.base.obj if isinstance(r.base, memoryview) else r.base
+    if not isinstance(owner, tenferro.Tensor) or owner.data_ptr != r.ctypes.data:
+        copied += r.nbytes
+    return copied, a.nbytes + b.nbytes, r.nbytes
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli", default=os.path.join(REPO, "build", "tenferro"))
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--out", default=os.path.join(HERE, "results", "python.md"))
+    args = ap.parse_args()
+    advice = tenferro.blas_coretype_advice()
+    if advice and os.environ.get("OPENBLAS_CORETYPE") != advice:
+        os.environ["OPENBLAS_CORETYPE"] = advice
+        os.execv(sys.executable, [sys.executable] + sys.argv)
+    rng = np.random.default_rng(20261202)
+    threads = os.environ.get("OMP_NUM_THREADS", "(OpenMP default)")
+    lines = ["# The Python module: overhead and large contractions", "",
+             f"Written by `bench/python_overhead.py` on {platform.node() or 'this machine'}: "
+             f"{os.cpu_count()} cores, OMP_NUM_THREADS={threads}, Python "
+             f"{platform.python_version()}, numpy {np.__version__}, tenferro "
+             f"{tenferro.__version__}; {time.strftime('%Y-%m-%d', time.gmtime())}; load average "
+             f"{os.getloadavg()[0]:.2f} at the start (a shared machine: the large contractions "
+             "vary run to run by up to 10x; each figure is the best of three medians).", "",
+             "## Per-call time on tiny operands (microseconds, best of 7 x 20000 calls)", "",
+             "| expression | numpy.einsum | tenferro.einsum (numpy in/out) | ratio | "
+             "tenferro.einsum (Tensors) | ratio |", "|---|---:|---:|---:|---:|---:|"]
+    tiny = tiny_rows(rng)
+    for eq, t_np, t_tf, t_tt in tiny:
+        lines.append(f"| `{eq}` | {t_np:.2f} | {t_tf:.2f} | {t_tf / t_np:.2f} | {t_tt:.2f} | "
+                     f"{t_tt / t_np:.2f} |")
+        print(lines[-1], flush=True)
+    lines += ["", "Ratio: tenferro / numpy, below 1 means tenferro is faster. tenferro's time "
+              "includes the plan cache lookup, a session, the contraction and wrapping the "
+              "result.", "",
+              "## A large contraction: Python against the CLI (ms, median of "
+              f"{args.repeat} after one warm-up, the stored opt_flops path)", "",
+              "| instance | CLI | Python (contract_expression) | Python / CLI |",
+              "|---|---:|---:|---:|"]
+    large = []
+    if os.path.exists(args.cli):
+        for name in LARGE:
+            path = os.path.join(REPO, "examples", "instances", name + ".json")
+            # Alternate the two, three times, and keep each one's best median: on
+            # a shared machine a run's median can be several times its best.
+            cli, py = float("inf"), float("inf")
+            for _ in range(3):
+                cli = min(cli, cli_median_ms(args.cli, path, args.repeat))
+                py = min(py, python_median_ms(path, args.repeat, rng))
+            large.append(py / cli)
+            lines.append(f"| {name} | {cli:.2f} | {py:.2f} | {py / cli:.3f} |")
+            print(lines[-1], flush=True)
+    else:
+        lines.append(f"| (no CLI at {args.cli}) | | | |")
+    copied, nin, nout = copied_bytes(rng)
+    lines += ["", "## Bytes copied for host operands", "",
+              f"numpy operands of {nin} bytes in, a result of {nout} bytes out: "
+              f"**{copied} bytes copied** (data addresses compared: the operands are wrapped "
+              "where they are, the result array is a view of the library's result buffer).", ""]
+    at_most = sum(t_tf <= t_np for _, t_np, t_tf, _ in tiny)
+    worst = max(t_tf / t_np for _, t_np, t_tf, _ in tiny)
+    lines += ["## The goals", "",
+              f"* per-call time of tenferro.einsum (numpy in and out) <= numpy.einsum's: "
+              f"{at_most} of {len(tiny)} expressions, the worst at {worst:.2f}x numpy's.",
+              f"* a large contraction from Python within 2% of the CLI: "
+              f"{sum(r <= 1.02 for r in large)} of {len(large)} instances"
+              + (f", the worst at {max(large):.3f}x" if large else "") + ".",
+              f"* bytes copied for host operands in and out: {copied}.", ""]
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
