@@ -224,7 +224,7 @@ tfr_status tfr_pad(tfr_session *s, const tfr_tensor *operand, const tfr_tensor *
   // Per axis, operand elements [first, first + count) land in the result at
   // low + i * (interior + 1); the rest fall off a negative edge.
   int64_t first[TFR_MAX_RANK], limit[TFR_MAX_RANK], dst_strides[TFR_MAX_RANK];
-  int64_t dst_shape[TFR_MAX_RANK], dst_offset = 0;
+  int64_t dst_shape[TFR_MAX_RANK], pos[TFR_MAX_RANK], dst_offset = 0;
   bool covers = true, empty = false;
   for (int k = 0; k < r; k++) {
     // Validation bounds the result extent, not low and high: either may be
@@ -247,9 +247,12 @@ tfr_status tfr_pad(tfr_session *s, const tfr_tensor *operand, const tfr_tensor *
     // With two or more surviving elements, (count - 1) * step is within the
     // validated extent; with fewer the stride is never used.
     dst_strides[k] = dst_shape[k] > 1 ? res->strides[k] * (int64_t)step : res->strides[k];
-    if (!empty) dst_offset += (lo + (int64_t)(f * step)) * res->strides[k];
+    pos[k] = (int64_t)((uint64_t)lo + f * step);  // used only when nothing is empty
     if (dst_shape[k] != shape[k] || step != 1) covers = false;
   }
+  // The first copied element's offset, only for a non-empty copy: an empty
+  // result may have huge extents and saturated strides on its other axes.
+  for (int k = 0; k < r && !empty; k++) dst_offset += pos[k] * res->strides[k];
   tfr_status st = TFR_OK;
   if (!covers || empty) {
     tfr_tensor *fill = NULL;

@@ -49,6 +49,11 @@ typedef struct tfr_einsum_recorder {
   int *next;              // int[cap]: the next record of the same step, -1: none
 } tfr_einsum_recorder;
 
+// The elements the caller's operands hold: the sum of the products of
+// their shapes (a repeated label counts once per axis, an extent-1 axis as
+// 1), which is what the memory figures count for them (path.c, slice.c).
+double tfr_einsum_operand_elements(const tfr_einsum_expr *e);
+
 struct tfr_einsum_plan {
   tfr_einsum_expr expr;
   int num_steps;

@@ -381,3 +381,13 @@ tfr_status tfr_einsum_parse_label_list(const char *labels, int32_t **out, int *n
   *n = count;
   return TFR_OK;
 }
+
+double tfr_einsum_operand_elements(const tfr_einsum_expr *e) {
+  double total = 0;
+  for (int i = 0; i < e->n; i++) {
+    double x = 1;
+    for (int k = 0; k < e->ranks[i]; k++) x *= (double)e->shapes[i][k];
+    total += x;
+  }
+  return total;
+}

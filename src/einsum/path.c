@@ -186,7 +186,7 @@ tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options 
   tfr_einsum_path_info info = {0};
   info.num_steps = n - 1;
   double operand_elems = 0, live_inter = 0;
-  for (int i = 0; !st && i < n; i++) operand_elems += s.nodes[i].size;
+  if (!st) operand_elems = tfr_einsum_operand_elements(e);
   info.peak_live_elements = operand_elems;
   if (n == 1) {  // no step: the output is made from the operand directly
     double out = 1;

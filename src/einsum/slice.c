@@ -47,12 +47,8 @@ void tfr_slice_eval(const tfr_einsum_plan *plan, const int *sl, int ns, tfr_slic
   int n = e->n;
   double slices = 1, operands = 0, output = 1;
   for (int j = 0; j < ns; j++) slices *= (double)e->extent[sl[j]];
-  // Operands as the path's statistics count them: their distinct labels.
-  for (int i = 0; i < n; i++) {
-    double x = 1;
-    for (int k = 0; k < plan->node_count[i]; k++) x *= (double)e->extent[plan->node_labels[i][k]];
-    operands += x;
-  }
+  // The operands, held whole by the caller, as the path's statistics count them.
+  operands = tfr_einsum_operand_elements(e);
   for (int j = 0; j < e->num_out; j++) output *= (double)e->extent[e->out_labels[j]];
   double flops = 0, live = 0;
   f->largest = 0;

@@ -453,6 +453,24 @@ def third_findings(binary, tmp):
         rc, so, rss = peak_rss_kib(binary, "conformance", cases, "-v", "--max-memory", "1G")
         check(rc == 1 and "refused before it is computed" in so and rss < 200 * 1024,
               f"conformance {name}: exit {rc}, peak RSS {rss} KiB")
+    # reduce_window with a base dilation holds its padded, dilated operand
+    # while it runs: 4 f32 elements dilated by 2^26 (805 MB) for a 4-element
+    # result are refused under --max-memory 64M before the op runs (found by
+    # fuzz_conformance: 6 GiB under its 16 MiB budget).
+    four = {"dtype": "f32", "shape": [4], "hex": "0000803f" * 4}
+    case = {"name": "reduce_window_dilated", "source_op": "reduce_window_add", "inputs": [four],
+            "program": [
+                {"op": "constant", "operands": [], "result": {"dtype": "f32", "shape": []},
+                 "value": {"dtype": "f32", "shape": [], "hex": "00000000"}},
+                {"op": "reduce_window", "operands": [0, 1], "result": {"dtype": "f32", "shape": [4]},
+                 "window_dimensions": [1], "window_strides": [2 ** 26],
+                 "base_dilations": [2 ** 26], "window_dilations": [1], "padding": [[0, 0]],
+                 "reducer": "add"}],
+            "output": 2, "check": "eq", "expected": four}
+    open(cases, "w").write(json.dumps(case) + "\n")
+    rc, so, rss = peak_rss_kib(binary, "conformance", cases, "-v", "--max-memory", "64M")
+    check(rc == 1 and "reduce_window's padded operand" in so and rss < 200 * 1024,
+          f"conformance reduce_window's padded operand: exit {rc}, peak RSS {rss} KiB: {so}")
     # A missing conformance path: one line, nothing on stdout.
     rc, so, se = run(binary, "conformance", os.path.join(d, "missing.jsonl"))
     check(rc == 2 and se.count("\n") == 1 and "No such file" in se and so == "",

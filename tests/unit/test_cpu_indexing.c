@@ -1154,6 +1154,27 @@ static void test_index_dtypes(void **state) {
   tfr_tensor_release(x);
 }
 
+// fuzz_api (corpus/api/crash-a753e383ced2225a): pad into an empty result
+// whose first axis is long. The copy's offset multiplied that axis's padded
+// position (2^20) by the empty result's saturated stride (2^50): a signed
+// overflow (UBSan). Nothing is copied into an empty result.
+static void test_pad_empty_result_long_axis(void **state) {
+  tfr_test_env *env = *state;
+  tfr_session *s = env->session;
+  tfr_tensor *op = NULL, *one = tfr_test_random_tensor(TFR_F32, 0, NULL, 5), *out = NULL;
+  // Result (2^20 + 1, 0, 2^50): axis 0's compact stride saturates at 2^50.
+  TFR_ASSERT_OK(tfr_tensor_zeros_host(TFR_F32, 3, (int64_t[]){1, 0, 1}, &op));
+  int64_t big = (int64_t)1 << 50;
+  TFR_ASSERT_OK(tfr_pad(s, op, one, (int64_t[]){1 << 20, 0, 0}, (int64_t[]){0, 0, big - 1},
+                        (int64_t[]){0, 0, 0}, &out));
+  assert_int_equal(tfr_tensor_shape(out)[0], (1 << 20) + 1);
+  assert_int_equal(tfr_tensor_shape(out)[2], big);
+  assert_int_equal(tfr_tensor_numel(out), 0);
+  tfr_tensor_release(out);
+  tfr_tensor_release(op);
+  tfr_tensor_release(one);
+}
+
 static void test_other_errors(void **state) {
   tfr_test_env *env = *state;
   tfr_session *s = env->session;
@@ -1293,7 +1314,7 @@ int main(void) {
       cmocka_unit_test(test_reference_cases), cmocka_unit_test(test_broadcast_inputs),
       cmocka_unit_test(test_out_of_memory),   cmocka_unit_test(test_gather_errors),
       cmocka_unit_test(test_scatter_errors),  cmocka_unit_test(test_other_errors),
-      cmocka_unit_test(test_index_dtypes),
+      cmocka_unit_test(test_index_dtypes), cmocka_unit_test(test_pad_empty_result_long_axis),
   };
   return cmocka_run_group_tests(tests, tfr_test_setup_cpu, tfr_test_teardown_cpu);
 }

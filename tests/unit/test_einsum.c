@@ -114,6 +114,20 @@ static void test_paths_and_statistics(void **state) {
   assert_int_equal(tfr_einsum_plan_info(p)->largest_intermediate, 5000);
   assert_true(tfr_einsum_plan_info(p)->peak_live_elements == 1750.0 + 5000.0 + 500.0);
   tfr_einsum_plan_release(p);
+  // Operands count whole, every axis of them: a repeated label (a diagonal)
+  // and an extent-1 axis that broadcasts as held, not as the labels' extents
+  // (fuzz_einsum, corpus/einsum/oom-d0d5031aa7c85067: a rank-17 operand with
+  // seven distinct labels counted 3^7 instead of 3^17 and passed a memory
+  // check). "iij,j->i" on (4, 4, 3) and (1): 48 + 1 held, then the step's
+  // result (4).
+  {
+    const int dr[2] = {3, 1};
+    const int64_t d0[3] = {4, 4, 3}, d1[1] = {1};
+    const int64_t *ds[2] = {d0, d1};
+    TFR_ASSERT_OK(tfr_einsum_plan_create("iij,j->i", 2, dr, ds, NULL, &p));
+    assert_true(tfr_einsum_plan_info(p)->peak_live_elements == 48.0 + 1.0 + 4.0);
+    tfr_einsum_plan_release(p);
+  }
   // Bad given paths.
   opt.path = (int32_t[]){0, 0, 0, 1};
   TFR_ASSERT_ERROR(tfr_einsum_plan_create("ij,jk,kl->il", 3, ranks, shapes, &opt, &p),

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "distributed.h"
 #include "instance.h"
 #include "path_file.h"
 #include "path_options.h"
@@ -29,7 +30,9 @@ static void tfr_contract_usage(FILE *f) {
           "                         [--threads N]"
           " [--save-inputs DIR] [-o OUT.npy]\n"
           "                         [--save-path F.json] [--path-file F.json]\n"
-          "                         [--max-memory BYTES] [--quiet] [--profile[=all]]\n\n"
+          "                         [--max-memory BYTES] [--quiet] [--profile[=all]]\n"
+          "                         [--slices K] [--schedule static|dynamic] [--deterministic]\n"
+          "   or: mpirun -np N tenferro contract INSTANCE.json ... (slices across ranks)\n\n"
           "Contracts an einsum benchmark instance (examples/instances/*.json) with seeded\n"
           "random operands in its \"dtype\" (any of the library's, by its name or numpy's):\n"
           "floats uniform in [-1, 1), complex parts likewise, never zero; signed integers\n"
@@ -67,7 +70,16 @@ static void tfr_contract_usage(FILE *f) {
           "                 timed median (on webgpu each op is waited for: slower)\n"
           "  --profile=all  the same with every op, in execution order\n"
           "  --save-inputs  writes operand i as DIR/operand_<iii>.npy\n"
-          "  -o OUT.npy     writes the result\n");
+          "  -o OUT.npy     writes the result\n"
+          "  --slices K     slice the plan into at least K slices (labels chosen as for\n"
+          "                 --max-memory, with a smaller limit until K is reached)\n"
+          "Under mpirun (a build with MPI; docs/distributed.md): rank 0 reads the instance\n"
+          "and plans, every rank contracts its share of the slices, rank 0 combines the\n"
+          "partial results and prints; the report adds a \"ranks\" line.\n"
+          "  --schedule     static (default: equal slice counts per rank) or dynamic (a\n"
+          "                 rank takes the next slice when it is done)\n"
+          "  --deterministic  a fixed order of every addition: the same bits on any\n"
+          "                 number of ranks (chunks of slices summed in order)\n");
   tfr_cli_search_usage(f);
   tfr_cli_path_io_usage(f);
 }
@@ -154,6 +166,9 @@ typedef struct tfr_contract_args {
   tfr_dtype dtype;
   tfr_einsum_options search;  // minimize, trials, max_time, seed (also the operands')
   tfr_cli_path_io io;         // --save-path, --path-file, --quiet
+  int64_t slices;             // --slices (0: as memory needs)
+  bool schedule_set;          // --schedule or --deterministic given
+  tfr_cli_mpi_options mpi;    // --schedule, --deterministic
 } tfr_contract_args;
 
 // The file --save-inputs writes operand i to (name[4096]).
@@ -200,7 +215,63 @@ static int tfr_contract_save_inputs(const char *dir, int n, tfr_tensor *const *o
   return 0;
 }
 
-static int tfr_contract_run(const tfr_contract_args *a) {
+// Reads the instance; under MPI rank 0 reads and checks it, then every other
+// rank parses the same text (so that bad input is reported once, by rank 0).
+static int tfr_contract_load(const tfr_contract_args *a, const char *path_name, bool mpi,
+                             tfr_instance *in) {
+  if (!mpi) return tfr_instance_load(a->instance, path_name, in);
+  memset(in, 0, sizeof *in);
+  char *text = NULL;
+  size_t len = 0;
+  if (tfr_cli_mpi_rank() == 0) {
+    const char *why = NULL;
+    text = tfr_cli_read_file(a->instance, &len, &why);
+    if (!text) {
+      fprintf(stderr, "tenferro contract: %s: %s\n", a->instance, why);
+      return 1;
+    }
+    if (tfr_instance_parse(a->instance, text, len, path_name, in) != 0) {
+      free(text);
+      return 1;
+    }
+    tfr_instance_free(in);
+  }
+  int rc = tfr_cli_mpi_share_text(&text, &len);
+  if (rc == 0) rc = tfr_instance_parse(a->instance, text, len, path_name, in);
+  free(text);
+  return rc;
+}
+
+// --slices K: slices the plan further until it has at least K slices: the
+// labels tfr_einsum_plan_slice_to_fit picks for an ever smaller limit on the
+// intermediates (the operands and the output, held whole, stay counted).
+static int tfr_contract_slice_more(const tfr_contract_args *a, const tfr_instance *in,
+                                   tfr_einsum_plan *plan) {
+  double held = 0, out = 1;
+  int64_t shape[TFR_MAX_RANK];
+  for (int i = 0; i < in->n; i++) {
+    double x = 1;
+    for (int k = 0; k < in->ranks[i]; k++) x *= (double)in->shapes[i][k];
+    held += x;
+  }
+  int r = tfr_einsum_plan_output_shape(plan, shape);
+  for (int k = 0; k < r; k++) out *= (double)shape[k];
+  held += out;
+  double above = tfr_einsum_plan_info(plan)->sliced_peak_live_elements - held;
+  while (tfr_einsum_plan_num_slices(plan) < a->slices) {
+    above *= 0.75;
+    if (above < 1 || tfr_einsum_plan_slice_to_fit(plan, held + above) != TFR_OK) {
+      fprintf(stderr, "tenferro contract: --slices %" PRId64 ": the plan cannot be cut into that "
+                      "many slices (%" PRId64 " at most with this path: %s)\n",
+              a->slices, tfr_einsum_plan_num_slices(plan),
+              above < 1 ? "no intermediate left to shrink" : tfr_last_error_message());
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int tfr_contract_body(const tfr_contract_args *a, bool mpi) {
   if (a->io.max_memory_bad) {
     tfr_cli_bad_max_memory("contract", a->io.max_memory_text);
     return 2;
@@ -227,14 +298,20 @@ static int tfr_contract_run(const tfr_contract_args *a) {
                     "use --dtype f32 or c64\n", tfr_dtype_name(a->dtype));
     return 2;
   }
+  if (mpi && a->profile) {
+    fprintf(stderr, "tenferro contract: --profile runs in one process only (not under mpirun)\n");
+    return 2;
+  }
+  bool root = tfr_cli_mpi_rank() == 0;
   tfr_instance in;
-  if (tfr_instance_load(a->instance, stored ? a->path_kind : NULL, &in) != 0) {
+  if (tfr_contract_load(a, stored ? a->path_kind : NULL, mpi, &in) != 0) {
     tfr_instance_free(&in);
     return 1;
   }
   // Every target is checked before anything is computed or written: a run
-  // that fails leaves no output at all (docs/cli.md, "Outputs").
-  if (tfr_contract_check_outputs(a, in.n) != 0) {
+  // that fails leaves no output at all (docs/cli.md, "Outputs"). Only rank 0
+  // writes.
+  if (root && tfr_contract_check_outputs(a, in.n) != 0) {
     tfr_instance_free(&in);
     return 1;
   }
@@ -265,9 +342,12 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   double t0 = tfr_cli_seconds();
   tfr_cli_network net = {in.subscripts, in.n, in.ranks, (const int64_t *const *)in.shapes};
   double max_memory = a->io.max_memory > 0 ? a->io.max_memory : tfr_cli_default_max_memory();
-  if (tfr_cli_plan("contract", a->instance, &net, &a->io, max_memory, tfr_dtype_size(dtype), &opts,
-                   &prog, &plan) != 0)
+  // Under MPI rank 0 plans and every other rank takes its plan.
+  if (root && tfr_cli_plan("contract", a->instance, &net, &a->io, max_memory, tfr_dtype_size(dtype),
+                           &opts, &prog, &plan) != 0)
     goto done;
+  if (root && a->slices > 0 && tfr_contract_slice_more(a, &in, plan) != 0) goto done;
+  if (mpi && tfr_cli_mpi_share_plan(&net, &plan) != 0) goto done;
   double plan_s = tfr_cli_seconds() - t0;
   const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
   printf("instance  %s\n", a->instance);
@@ -289,7 +369,7 @@ static int tfr_contract_run(const tfr_contract_args *a) {
            max_memory / 1048576.0);
   }
   if (a->plan_only) {
-    rc = a->io.save_path ? tfr_cli_save_path("contract", a->io.save_path, &net, plan) : 0;
+    rc = root && a->io.save_path ? tfr_cli_save_path("contract", a->io.save_path, &net, plan) : 0;
     goto done;
   }
   // Refuse before allocating when the largest intermediate (of one slice)
@@ -385,14 +465,25 @@ static int tfr_contract_run(const tfr_contract_args *a) {
     result = NULL;
     tfr_cli_progress_begin(&prog, plan);
     double start = tfr_cli_seconds();
-    bool ok = tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &result) == TFR_OK &&
-              tfr_session_synchronize(s) == TFR_OK;
-    tfr_cli_progress_end(&prog);
-    if (!ok) {
-      rc = tfr_cli_fail("contract");
-      goto done;
+    bool ok;
+    if (mpi) {
+      ok = tfr_cli_mpi_execute(s, plan, (const tfr_tensor *const *)ops, &a->mpi, &result) == 0;
+      tfr_cli_progress_end(&prog);
+      if (!ok) goto done;  // rank 0 printed the failure every rank agreed on
+    } else {
+      ok = tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &result) == TFR_OK &&
+           tfr_session_synchronize(s) == TFR_OK;
+      tfr_cli_progress_end(&prog);
+      if (!ok) {
+        rc = tfr_cli_fail("contract");
+        goto done;
+      }
     }
     if (r >= 0) times[r] = tfr_cli_seconds() - start;
+  }
+  if (!root) {  // the result, the report and the outputs are rank 0's
+    rc = 0;
+    goto done;
   }
   qsort(times, (size_t)a->repeat, sizeof(double), tfr_cmp_d);
   double med = times[a->repeat / 2];
@@ -400,7 +491,10 @@ static int tfr_contract_run(const tfr_contract_args *a) {
   getrusage(RUSAGE_SELF, &ru);
   printf("time      median %.3f ms over %d repeat(s), %.2f GFLOP/s", med * 1e3, a->repeat,
          info->sliced_flops / med * 1e-9);
-  if (info->num_slices > 1) {
+  if (mpi) {
+    printf("\n");
+    tfr_cli_mpi_print_report(&a->mpi);
+  } else if (info->num_slices > 1) {
     int st = tfr_einsum_plan_slice_threads(plan, s);
     if (st > 1) printf(", slices on %d threads at once", st);
     else printf(", slices one after another");
@@ -509,7 +603,27 @@ done:
   return rc;
 }
 
+// Under mpirun (or with --schedule / --deterministic) MPI runs around the
+// body; a failure of one rank alone ends every rank (tfr_cli_mpi_finish).
+static int tfr_contract_run(const tfr_contract_args *a) {
+  bool mpi = tfr_cli_mpi_launched() || a->schedule_set;
+  if (mpi && tfr_cli_mpi_start("contract") != 0) return 1;
+  return tfr_cli_mpi_finish(tfr_contract_body(a, mpi));
+}
+
+static int tfr_contract_parse(int argc, char **argv, tfr_contract_args *out);
+
 int tfr_cli_contract(int argc, char **argv) {
+  tfr_contract_args a;
+  int quiet = tfr_cli_mpi_quiet_begin();
+  int rc = tfr_contract_parse(argc, argv, &a);
+  tfr_cli_mpi_quiet_end(quiet);
+  return rc < 0 ? tfr_contract_run(&a) : rc;
+}
+
+// Reads the arguments into *out: returns -1 to run, or the exit status
+// (0 after --help, 2 after a message).
+static int tfr_contract_parse(int argc, char **argv, tfr_contract_args *out) {
   tfr_contract_args a = {.path_kind = "auto", .backend = "cpu", .repeat = 1};
   bool bad = false;
   for (int i = 1; i < argc; i++) {
@@ -528,6 +642,25 @@ int tfr_cli_contract(int argc, char **argv) {
     else if (strcmp(arg, "--backend") == 0 && has_value) a.backend = argv[++i];
     else if (strcmp(arg, "--save-inputs") == 0 && has_value) a.save_dir = argv[++i];
     else if (strcmp(arg, "-o") == 0 && has_value) a.out_path = argv[++i];
+    else if (strcmp(arg, "--deterministic") == 0) a.mpi.deterministic = a.schedule_set = true;
+    else if (strcmp(arg, "--schedule") == 0 && has_value) {
+      const char *v = argv[++i];
+      if (strcmp(v, "static") != 0 && strcmp(v, "dynamic") != 0) {
+        fprintf(stderr, "tenferro contract: --schedule '%s': static or dynamic\n", v);
+        return 2;
+      }
+      a.mpi.dynamic = strcmp(v, "dynamic") == 0;
+      a.schedule_set = true;
+    } else if (strcmp(arg, "--slices") == 0 && has_value) {
+      char *end;
+      errno = 0;
+      long long v = strtoll(argv[++i], &end, 10);
+      if (*end || end == argv[i] || argv[i][0] == ' ' || errno || v < 1) {
+        fprintf(stderr, "tenferro contract: --slices needs a positive integer, got '%s'\n", argv[i]);
+        return 2;
+      }
+      a.slices = (int64_t)v;
+    }
     else if ((strcmp(arg, "--repeat") == 0 || strcmp(arg, "--warmup") == 0 ||
               strcmp(arg, "--threads") == 0) &&
              has_value) {
@@ -567,5 +700,6 @@ int tfr_cli_contract(int argc, char **argv) {
     tfr_contract_usage(stderr);
     return 2;
   }
-  return tfr_contract_run(&a);
+  *out = a;
+  return -1;
 }

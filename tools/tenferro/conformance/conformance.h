@@ -155,6 +155,10 @@ bool tfr_conf_want_operands(tfr_conf_exec *x, const tfr_conf_instr *in, int n);
 // results are what the memory budget was checked against, so a case whose
 // attributes imply more (a pad of 2^30 declared as one element) fails here,
 // before anything is allocated. Else sets x->msg and returns false.
+// True when `bytes` more (what an op holds while it runs, beyond its
+// result) fit x->max_memory; otherwise fails the case naming `what`, the
+// size and the budget.
+bool tfr_conf_check_budget(tfr_conf_exec *x, const char *what, double bytes);
 bool tfr_conf_expect_shape(tfr_conf_exec *x, const tfr_conf_instr *in, int rank,
                            const int64_t *shape);
 // Uploads a corpus tensor to the session's backend as *out.

@@ -180,6 +180,14 @@ static double tfr_conf_live_values(const tfr_conf_case *c, bool *live) {
   return bytes;
 }
 
+bool tfr_conf_check_budget(tfr_conf_exec *x, const char *what, double bytes) {
+  if (x->max_memory <= 0 || bytes <= x->max_memory) return true;
+  return tfr_conf_fail(x, "%s need %.4g bytes, more than %s (%.4g bytes)", what, bytes,
+                       x->max_memory_default ? "the default budget (half of available memory)"
+                                             : "--max-memory",
+                       x->max_memory);
+}
+
 bool tfr_conf_execute(tfr_conf_exec *x, unsigned char **out_data, size_t *out_nbytes) {
   const tfr_conf_case *c = x->c;
   *out_data = NULL;
@@ -193,11 +201,7 @@ bool tfr_conf_execute(tfr_conf_exec *x, unsigned char **out_data, size_t *out_nb
   if (!ok) tfr_conf_fail(x, "out of memory");
   if (ok) {
     double need = tfr_conf_live_values(c, live);
-    if (x->max_memory > 0 && need > x->max_memory)
-      ok = tfr_conf_fail(x, "the program's values need %.4g bytes, more than %s (%.4g bytes)",
-                         need, x->max_memory_default
-                                   ? "the default budget (half of available memory)"
-                                   : "--max-memory", x->max_memory);
+    ok = tfr_conf_check_budget(x, "the program's values", need);
   }
   for (int i = 0; ok && i < c->ninputs; i++) ok = tfr_conf_upload(x, &c->inputs[i], &vals[i]);
   for (int k = 0; ok && k < c->ninstrs; k++) {

@@ -99,6 +99,22 @@ static bool tfr_conf_run_reduce_window(const tfr_conf_op *op, tfr_conf_exec *x,
       tfr_reduce_window_shape(x->session, args[0], args[1], comb, wd, ws, bd, wdl, pad, shape);
   if (st) return tfr_conf_lib_fail(x, in, st);
   if (!tfr_conf_expect_shape(x, in, tfr_tensor_rank(args[0]), shape)) return false;
+  // The op holds the padded, base-dilated operand while it runs: pad's shape
+  // with interior padding base_dilations - 1 (ops.h), counted against the
+  // budget before it is made.
+  int64_t lo[TFR_MAX_RANK], hi[TFR_MAX_RANK], interior[TFR_MAX_RANK], padded[TFR_MAX_RANK];
+  bool pads = false;
+  for (int k = 0; k < r; k++) {
+    lo[k] = pad[2 * k];
+    hi[k] = pad[2 * k + 1];
+    interior[k] = bd[k] - 1;
+    pads = pads || lo[k] || hi[k] || interior[k];
+  }
+  if (pads && tfr_pad_shape(x->session, args[0], args[1], lo, hi, interior, padded) == TFR_OK) {
+    double bytes = (double)tfr_dtype_size(tfr_tensor_dtype(args[0]));
+    for (int k = 0; k < r; k++) bytes *= (double)padded[k];
+    if (!tfr_conf_check_budget(x, "reduce_window's padded operand", bytes)) return false;
+  }
   st = tfr_reduce_window(x->session, args[0], args[1], comb, wd, ws, bd, wdl, pad, out);
   return st ? tfr_conf_lib_fail(x, in, st) : true;
 }
