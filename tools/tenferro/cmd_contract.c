@@ -327,7 +327,9 @@ static int tfr_contract_body(const tfr_contract_args *a, bool mpi) {
     opts.path = in.path;
     opts.path_len = in.path_len;
   }
+  // tfr_cli_plan sets it up on the rank that plans; the others draw no progress.
   tfr_cli_progress prog;
+  memset(&prog, 0, sizeof prog);
   int rc = 1;
   tfr_einsum_plan *plan = NULL;
   tfr_backend *backend = NULL;
