@@ -455,6 +455,15 @@ static int parse_kwargs(PyObject *kwargs, const char *const *names, PyObject **v
   return 0;
 }
 
+// The equation, args[0] (borrowed), or NULL with a TypeError naming `call`
+// ("einsum(eq, *operands)").
+static PyObject *eq_argument(PyObject *args, const char *call) {
+  if (PyTuple_GET_SIZE(args) >= 1 && PyUnicode_Check(PyTuple_GET_ITEM(args, 0)))
+    return PyTuple_GET_ITEM(args, 0);
+  PyErr_Format(PyExc_TypeError, "%s: eq must be a str", call);
+  return NULL;
+}
+
 PyObject *tfrpy_einsum(PyObject *self, PyObject *args, PyObject *kwargs) {
   static const char *const names[] = {"optimize", "backend", "memory_limit", "out",
                                       "progress", "dtype",   "order",        "casting"};
@@ -463,10 +472,7 @@ PyObject *tfrpy_einsum(PyObject *self, PyObject *args, PyObject *kwargs) {
   PyObject *v[8] = {auto_str, Py_None, Py_None, Py_None, Py_None, Py_None, Py_None, Py_None};
   PyObject *result = NULL;
   if (parse_kwargs(kwargs, names, v, 8, "einsum") < 0) goto done;
-  if (PyTuple_GET_SIZE(args) < 1 || !PyUnicode_Check(PyTuple_GET_ITEM(args, 0))) {
-    PyErr_SetString(PyExc_TypeError, "einsum(eq, *operands): eq must be a str");
-    goto done;
-  }
+  if (!eq_argument(args, "einsum(eq, *operands)")) goto done;
   if (v[5] != Py_None) {
     PyErr_SetString(PyExc_TypeError, "einsum: dtype= is not supported; convert the operands");
     goto done;
@@ -645,11 +651,8 @@ PyObject *tfrpy_contract_path(PyObject *self, PyObject *args, PyObject *kwargs) 
   static const char *const names[] = {"optimize", "memory_limit", "shapes", "use_blas"};
   PyObject *v[4] = {Py_None, Py_None, Py_False, Py_None};
   if (parse_kwargs(kwargs, names, v, 4, "contract_path") < 0) return NULL;
-  if (PyTuple_GET_SIZE(args) < 1 || !PyUnicode_Check(PyTuple_GET_ITEM(args, 0))) {
-    PyErr_SetString(PyExc_TypeError, "contract_path(eq, *operands): eq must be a str");
-    return NULL;
-  }
-  PyObject *eq = PyTuple_GET_ITEM(args, 0);
+  PyObject *eq = eq_argument(args, "contract_path(eq, *operands)");
+  if (!eq) return NULL;
   PyObject *shapes = shapes_of(args, 1, PyObject_IsTrue(v[2]) == 1);
   if (!shapes) return NULL;
   tfr_einsum_plan *plan = plan_for_shapes(eq, shapes, v[0], v[1], NULL);
@@ -753,12 +756,8 @@ PyObject *tfrpy_contract_expression(PyObject *self, PyObject *args, PyObject *kw
   static const char *const names[] = {"optimize", "memory_limit", "progress", "shapes"};
   PyObject *v[4] = {Py_None, Py_None, Py_None, Py_True};
   if (parse_kwargs(kwargs, names, v, 4, "contract_expression") < 0) return NULL;
-  if (PyTuple_GET_SIZE(args) < 1 || !PyUnicode_Check(PyTuple_GET_ITEM(args, 0))) {
-    PyErr_SetString(PyExc_TypeError, "contract_expression(eq, *shapes): eq must be a str");
-    return NULL;
-  }
-  if (PyType_Ready(&expression_type) < 0) return NULL;
-  PyObject *eq = PyTuple_GET_ITEM(args, 0);
+  PyObject *eq = eq_argument(args, "contract_expression(eq, *shapes)");
+  if (!eq || PyType_Ready(&expression_type) < 0) return NULL;
   PyObject *shapes = shapes_of(args, 1, false);
   if (!shapes) return NULL;
   tfr_einsum_plan *plan = plan_for_shapes(eq, shapes, v[0], v[1], v[2]);

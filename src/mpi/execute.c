@@ -19,7 +19,7 @@ typedef struct tfr_mpi_run {
   const tfr_tensor *const *operands;
   tfr_dtype dtype;
   int out_rank;
-  int64_t out_shape[64];
+  int64_t out_shape[TFR_MAX_RANK];
   int64_t num_slices;
   int64_t units;             // slices, or chunks when deterministic
   double comm_seconds;
@@ -51,7 +51,7 @@ static tfr_status tfr_mpi_add_into(const tfr_mpi_run *r, tfr_tensor *acc, const 
 
 // Contracts slice k and adds its block into `acc` (the output's shape).
 static tfr_status tfr_mpi_slice_into(tfr_mpi_run *r, int64_t k, tfr_tensor *acc) {
-  int64_t start[64], limit[64];
+  int64_t start[TFR_MAX_RANK], limit[TFR_MAX_RANK];
   tfr_tensor *block = NULL, *view = NULL;
   double t0 = tfr_mpi_now();
   tfr_status st = tfr_einsum_plan_execute_slice(r->session, r->plan, r->operands, k, start, &block);
@@ -204,35 +204,54 @@ static size_t tfr_mpi_out_bytes(const tfr_mpi_run *r) {
   return n;
 }
 
-// MPI counts are int: messages of more than 2^30 bytes go in pieces.
+// MPI counts are int: a message of more than 2^30 bytes (a reduction of
+// more than 2^30 elements) goes in pieces; an empty one is one empty piece.
 enum { TFR_MPI_PIECE = 1 << 30 };
 
-static int tfr_mpi_send(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm) {
-  for (size_t off = 0; off < bytes || off == 0; off += TFR_MPI_PIECE) {
-    size_t n = bytes - off < TFR_MPI_PIECE ? bytes - off : TFR_MPI_PIECE;
-    int e = MPI_Send((const char *)buf + off, (int)n, MPI_BYTE, dest, tag, comm);
-    if (e != MPI_SUCCESS || bytes == 0) return e;
-  }
-  return MPI_SUCCESS;
+static size_t tfr_mpi_pieces(size_t n) { return n ? (n - 1) / TFR_MPI_PIECE + 1 : 1; }
+
+// Piece p of n units: its offset and length.
+static size_t tfr_mpi_piece(size_t n, size_t p, size_t *len) {
+  size_t off = p * (size_t)TFR_MPI_PIECE;
+  *len = n - off < (size_t)TFR_MPI_PIECE ? n - off : (size_t)TFR_MPI_PIECE;
+  return off;
 }
 
-// As many pieces as tfr_mpi_send sends for `bytes`, each empty.
-static int tfr_mpi_send_empty(size_t bytes, int dest, int tag, MPI_Comm comm) {
+// Sends `bytes` of `buf` in pieces; with `buf` NULL as many empty pieces (a
+// rank that has nothing to send still unblocks the receiver).
+static int tfr_mpi_send(const void *buf, size_t bytes, int dest, int tag, MPI_Comm comm) {
   char none = 0;
-  for (size_t off = 0; off < bytes || off == 0; off += TFR_MPI_PIECE) {
-    int e = MPI_Send(&none, 0, MPI_BYTE, dest, tag, comm);
-    if (e != MPI_SUCCESS || bytes == 0) return e;
+  for (size_t p = 0, len; p < tfr_mpi_pieces(bytes); p++) {
+    size_t off = tfr_mpi_piece(bytes, p, &len);
+    int e = buf ? MPI_Send((const char *)buf + off, (int)len, MPI_BYTE, dest, tag, comm)
+                : MPI_Send(&none, 0, MPI_BYTE, dest, tag, comm);
+    if (e != MPI_SUCCESS) return e;
   }
   return MPI_SUCCESS;
 }
 
 static int tfr_mpi_recv(void *buf, size_t bytes, int src, int tag, MPI_Comm comm) {
-  for (size_t off = 0; off < bytes || off == 0; off += TFR_MPI_PIECE) {
-    size_t n = bytes - off < TFR_MPI_PIECE ? bytes - off : TFR_MPI_PIECE;
-    int e = MPI_Recv((char *)buf + off, (int)n, MPI_BYTE, src, tag, comm, MPI_STATUS_IGNORE);
-    if (e != MPI_SUCCESS || bytes == 0) return e;
+  for (size_t p = 0, len; p < tfr_mpi_pieces(bytes); p++) {
+    size_t off = tfr_mpi_piece(bytes, p, &len);
+    int e = MPI_Recv((char *)buf + off, (int)len, MPI_BYTE, src, tag, comm, MPI_STATUS_IGNORE);
+    if (e != MPI_SUCCESS) return e;
   }
   return MPI_SUCCESS;
+}
+
+// On the root: receives a partial result from `src` (tag `tag`) into `buf`
+// and adds it into `res`, unless `st` already failed; the message is
+// received either way, so that no rank stays blocked in its send. Returns
+// the updated status.
+static tfr_status tfr_mpi_recv_add(tfr_mpi_run *r, tfr_tensor *res, char *buf, int src, int tag,
+                                   tfr_status st) {
+  int e = tfr_mpi_recv(buf, tfr_mpi_out_bytes(r), src, tag, r->comm);
+  if (e != MPI_SUCCESS) return st == TFR_OK ? tfr_mpi_call_failed("MPI_Recv (partial result)", e) : st;
+  tfr_tensor *part = NULL;
+  if (st == TFR_OK) st = tfr_mpi_from_bytes(r, buf, &part);
+  if (st == TFR_OK) st = tfr_mpi_add_into(r, res, part);
+  tfr_tensor_release(part);
+  return st;
 }
 
 // Deterministic combination: each chunk's sum, in chunk order, added on the
@@ -252,7 +271,12 @@ static tfr_status tfr_mpi_combine_chunks(tfr_mpi_run *r, const int *chunk_owner,
   }
   // Nothing is sent unless the root can receive it all.
   st = tfr_mpi_agree(r->comm, st);
-  for (int64_t c = 0; st == TFR_OK && c < r->units && r->rank != r->root; c++) {
+  if (st != TFR_OK) {
+    tfr_tensor_release(res);
+    free(buf);
+    return st;
+  }
+  for (int64_t c = 0; c < r->units && r->rank != r->root; c++) {
     if (!mine[c]) continue;
     tfr_tensor *h = NULL;
     void *data = NULL;
@@ -260,29 +284,15 @@ static tfr_status tfr_mpi_combine_chunks(tfr_mpi_run *r, const int *chunk_owner,
     // A rank that cannot read its sum still sends (empty pieces), so that
     // the root is not left waiting; the status travels in the agreement
     // after.
-    int e = hs == TFR_OK ? tfr_mpi_send(data, bytes, r->root, (int)c, r->comm)
-                         : tfr_mpi_send_empty(bytes, r->root, (int)c, r->comm);
-    if (hs != TFR_OK) st = hs;
-    else if (e == MPI_SUCCESS) r->bytes_sent += (double)bytes;
+    int e = tfr_mpi_send(hs == TFR_OK ? data : NULL, bytes, r->root, (int)c, r->comm);
+    if (hs != TFR_OK && st == TFR_OK) st = hs;
+    else if (hs == TFR_OK && e == MPI_SUCCESS) r->bytes_sent += (double)bytes;
     if (e != MPI_SUCCESS && st == TFR_OK) st = tfr_mpi_call_failed("MPI_Send (chunk)", e);
     tfr_tensor_release(h);
   }
-  for (int64_t c = 0; buf && c < r->units; c++) {
-    // Every chunk is received even after a failure here, so that no rank
-    // stays blocked in its send.
-    if (chunk_owner[c] == r->rank) {
-      if (st == TFR_OK) st = tfr_mpi_add_into(r, res, mine[c]);
-      continue;
-    }
-    int e = tfr_mpi_recv(buf, bytes, chunk_owner[c], (int)c, r->comm);
-    if (e != MPI_SUCCESS) {
-      if (st == TFR_OK) st = tfr_mpi_call_failed("MPI_Recv (chunk)", e);
-      continue;
-    }
-    tfr_tensor *part = NULL;
-    if (st == TFR_OK) st = tfr_mpi_from_bytes(r, buf, &part);
-    if (st == TFR_OK) st = tfr_mpi_add_into(r, res, part);
-    tfr_tensor_release(part);
+  for (int64_t c = 0; r->rank == r->root && c < r->units; c++) {
+    if (chunk_owner[c] != r->rank) st = tfr_mpi_recv_add(r, res, buf, chunk_owner[c], (int)c, st);
+    else if (st == TFR_OK) st = tfr_mpi_add_into(r, res, mine[c]);
   }
   free(buf);
   r->comm_seconds += tfr_mpi_now() - t0;
@@ -316,13 +326,11 @@ static tfr_status tfr_mpi_combine_sums(tfr_mpi_run *r, tfr_tensor *acc, tfr_tens
   // Nothing is sent unless every rank has its bytes and the root its buffer.
   st = tfr_mpi_agree(r->comm, st);
   if (st == TFR_OK && type != MPI_DATATYPE_NULL) {
-    // In pieces of at most 2^30 elements (MPI counts are int).
-    for (size_t off = 0; st == TFR_OK && (off < count || off == 0); off += TFR_MPI_PIECE) {
-      size_t n = count - off < TFR_MPI_PIECE ? count - off : TFR_MPI_PIECE;
+    for (size_t p = 0, n; st == TFR_OK && p < tfr_mpi_pieces(count); p++) {
+      size_t off = tfr_mpi_piece(count, p, &n);
       int e = MPI_Reduce((char *)data + off * elem, recv ? recv + off * elem : NULL, (int)n, type, op,
                          r->root, r->comm);
       if (e != MPI_SUCCESS) st = tfr_mpi_call_failed("MPI_Reduce (partial results)", e);
-      if (count == 0) break;
     }
     if (r->rank != r->root) r->bytes_sent += (double)bytes;
     if (st == TFR_OK && r->rank == r->root) st = tfr_mpi_from_bytes(r, recv, &res);
@@ -331,20 +339,9 @@ static tfr_status tfr_mpi_combine_sums(tfr_mpi_run *r, tfr_tensor *acc, tfr_tens
     if (e != MPI_SUCCESS) st = tfr_mpi_call_failed("MPI_Send (partial result)", e);
     r->bytes_sent += (double)bytes;
   } else if (st == TFR_OK) {
-    // f16, bf16: the root adds the others' sums in rank order, receiving
-    // every one even after a failure (no rank stays blocked in its send).
-    for (int src = 0; src < r->size; src++) {
-      if (src == r->root) continue;
-      int e = tfr_mpi_recv(recv, bytes, src, 0, r->comm);
-      if (e != MPI_SUCCESS) {
-        if (st == TFR_OK) st = tfr_mpi_call_failed("MPI_Recv (partial result)", e);
-        continue;
-      }
-      tfr_tensor *part = NULL;
-      if (st == TFR_OK) st = tfr_mpi_from_bytes(r, recv, &part);
-      if (st == TFR_OK) st = tfr_mpi_add_into(r, res, part);
-      tfr_tensor_release(part);
-    }
+    // f16, bf16: the root adds the others' sums in rank order.
+    for (int src = 0; src < r->size; src++)
+      if (src != r->root) st = tfr_mpi_recv_add(r, res, recv, src, 0, st);
   }
   free(recv);
   tfr_tensor_release(h);
@@ -419,9 +416,9 @@ tfr_status tfr_mpi_plan_execute(MPI_Comm comm, tfr_session *session, const tfr_e
     for (int i = 0; i < n && st == TFR_OK; i++)
       if (!operands[i]) st = tfr_mpi_fail(TFR_ERR_INVALID_ARGUMENT, "tfr_mpi_plan_execute: operand %d is NULL", i);
   }
-  r.root = o.root < 0 || o.root >= r.size ? 0 : o.root;
   st = tfr_mpi_agree(comm, st);
   if (st != TFR_OK) return st;
+  r.root = o.root;
   r.session = session;
   r.plan = plan;
   r.operands = operands;

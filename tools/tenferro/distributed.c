@@ -13,18 +13,22 @@
 #include "tenferro/mpi.h"
 #endif
 
-bool tfr_cli_mpi_launched(void) {
-  // Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE; PMIx launchers (srun,
-  // prterun) PMIX_RANK; MPICH's hydra PMI_RANK.
-  return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
+// This process's rank as its launcher's environment gives it, or NULL when
+// no launcher started it: Open MPI's mpirun sets OMPI_COMM_WORLD_RANK, PMIx
+// launchers (srun, prterun) PMIX_RANK, MPICH's hydra PMI_RANK.
+static const char *tfr_cli_mpi_env_rank(void) {
+  const char *r = getenv("OMPI_COMM_WORLD_RANK");
+  if (!r) r = getenv("PMIX_RANK");
+  if (!r) r = getenv("PMI_RANK");
+  return r;
 }
+
+bool tfr_cli_mpi_launched(void) { return tfr_cli_mpi_env_rank() != NULL; }
 
 int tfr_cli_mpi_quiet_begin(void) {
   // Under a launcher, every rank parses the same arguments: only rank 0
   // (as the launcher's environment numbers it) reports a bad one.
-  const char *r = getenv("OMPI_COMM_WORLD_RANK");
-  if (!r) r = getenv("PMIX_RANK");
-  if (!r) r = getenv("PMI_RANK");
+  const char *r = tfr_cli_mpi_env_rank();
   if (!r || strcmp(r, "0") == 0) return -1;
   fflush(stderr);
   int saved = dup(2), null = open("/dev/null", O_WRONLY);
