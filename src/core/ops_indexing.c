@@ -244,15 +244,18 @@ tfr_status tfr_pad(tfr_session *s, const tfr_tensor *operand, const tfr_tensor *
     limit[k] = (int64_t)e;
     dst_shape[k] = (int64_t)(e - f);
     if (e == f) empty = true;
-    // With two or more surviving elements, (count - 1) * step is within the
-    // validated extent; with fewer the stride is never used.
-    dst_strides[k] = dst_shape[k] > 1 ? res->strides[k] * (int64_t)step : res->strides[k];
     pos[k] = (int64_t)((uint64_t)lo + f * step);  // used only when nothing is empty
     if (dst_shape[k] != shape[k] || step != 1) covers = false;
   }
-  // The first copied element's offset, only for a non-empty copy: an empty
-  // result may have huge extents and saturated strides on its other axes.
-  for (int k = 0; k < r && !empty; k++) dst_offset += pos[k] * res->strides[k];
+  // The destination's strides and first offset, only for a non-empty copy: an
+  // empty result may have huge extents and saturated strides on its other
+  // axes. With two or more surviving elements, (count - 1) * step is within
+  // the validated extent; with fewer the stride is never used.
+  for (int k = 0; k < r && !empty; k++) {
+    uint64_t step = (uint64_t)interior_padding[k] + 1;
+    dst_strides[k] = dst_shape[k] > 1 ? res->strides[k] * (int64_t)step : res->strides[k];
+    dst_offset += pos[k] * res->strides[k];
+  }
   tfr_status st = TFR_OK;
   if (!covers || empty) {
     tfr_tensor *fill = NULL;

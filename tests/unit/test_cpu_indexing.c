@@ -1172,6 +1172,15 @@ static void test_pad_empty_result_long_axis(void **state) {
   assert_int_equal(tfr_tensor_numel(out), 0);
   tfr_tensor_release(out);
   tfr_tensor_release(op);
+  // The same with two operand elements interior-padded apart on the long
+  // axis: the stride times the interior step is never formed (fuzz_api).
+  TFR_ASSERT_OK(tfr_tensor_zeros_host(TFR_F32, 3, (int64_t[]){2, 0, 1}, &op));
+  TFR_ASSERT_OK(tfr_pad(s, op, one, (int64_t[]){0, 0, 0}, (int64_t[]){0, 0, big - 1},
+                        (int64_t[]){1 << 20, 0, 0}, &out));
+  assert_int_equal(tfr_tensor_shape(out)[0], (1 << 20) + 2);
+  assert_int_equal(tfr_tensor_numel(out), 0);
+  tfr_tensor_release(out);
+  tfr_tensor_release(op);
   tfr_tensor_release(one);
 }
 
