@@ -4,6 +4,10 @@
 # GPU benchmarks run on a machine without a toolchain (bench/README.md).
 #   usage: bench/gpu_bundle.sh BUILD_DIR OUT.tar.xz
 #   EXTRA  more binaries to pack, relative to BUILD_DIR (e.g. "tests/test_webgpu_math")
+#   MPI=1  also Debian's Open MPI launcher (bin/mpirun, bin/orted), its components,
+#          help texts and configuration, and bin/mpi.env, which points Open MPI at them:
+#          . /tmp/t/bin/mpi.env && /tmp/t/bin/mpirun -np 4 /tmp/t/bin/tenferro ...
+#          (TFR_BUNDLE names the folder when it is not /tmp/t)
 # On the GPU machine:  mkdir -p /tmp/t && tar xJf OUT.tar.xz -C /tmp/t &&
 #   export LD_LIBRARY_PATH=/tmp/t/lib TFR_WEBGPU_LIBRARY=/tmp/t/lib/libwebgpu_wrapper.so
 # then run /tmp/t/bin/<tool>. The C library, libm and libmvec come from that
@@ -19,9 +23,32 @@ for f in tenferro bench/tenferro-bench bench/tenferro-bench-webgpu-runtime \
          bench/tenferro-bench-webgpu-elementwise ${EXTRA:-}; do
   [ -x "$build/$f" ] && cp "$build/$f" "$stage/bin/"
 done
-# Every non-glibc library the binaries load.
-for b in "$stage"/bin/*; do
-  ldd "$b" | awk '/=> \//{print $3}'
+if [ "${MPI:-0}" = 1 ]; then
+  # Open MPI finds its parts through its installation directories, which the
+  # OPAL_* variables of mpi.env move (ompi_info --path all lists them here).
+  ompi=/usr/lib/x86_64-linux-gnu/openmpi/lib
+  pmix=/usr/lib/x86_64-linux-gnu/pmix2/lib
+  cp -L /usr/bin/orterun "$stage/bin/mpirun"
+  cp -L /usr/bin/orted "$stage/bin/"
+  mkdir -p "$stage/lib/openmpi3" "$stage/lib/pmix" "$stage/share" "$stage/etc"
+  cp -L "$ompi"/openmpi3/*.so "$stage/lib/openmpi3/"
+  cp -L "$pmix"/pmix/*.so "$stage/lib/pmix/"
+  cp -rL /usr/share/openmpi "$stage/share/openmpi"
+  cp -rL /etc/openmpi "$stage/etc/openmpi"
+  cat > "$stage/bin/mpi.env" <<'ENV'
+t=${TFR_BUNDLE:-/tmp/t}
+export OPAL_PREFIX="$t" OPAL_EXEC_PREFIX="$t" OPAL_BINDIR="$t/bin" OPAL_LIBDIR="$t/lib" \
+  OPAL_PKGLIBDIR="$t/lib/openmpi3" OPAL_DATAROOTDIR="$t/share" OPAL_DATADIR="$t/share" \
+  OPAL_PKGDATADIR="$t/share/openmpi" OPAL_SYSCONFDIR="$t/etc/openmpi" \
+  PMIX_MCA_mca_base_component_path="$t/lib/pmix" \
+  LD_LIBRARY_PATH="$t/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+  OMPI_MCA_btl_vader_single_copy_mechanism=none
+ENV
+fi
+# Every non-glibc library the binaries (and Open MPI's components) load.
+for b in "$stage"/bin/* $(find "$stage/lib" -name '*.so' 2>/dev/null); do
+  ldd "$b" 2>/dev/null | awk '/=> \//{print $3}'
 done | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so.*|libm.so.*|libmvec.so.*|libpthread.so.*|libdl.so.*|ld-linux*) ;;

@@ -18,8 +18,9 @@ Each file is an instance of examples/instances/'s format: "format_string"
 "dtype" (float64). The graphs depend only on the family, the size and the
 seed (Python's random.Random, stable across Python 3 versions).
 
-usage: bench/networks.py OUTDIR [--small]   (--small: only the networks of at
-most 52 labels, which numpy's einsum_path can take)
+usage: bench/networks.py OUTDIR [--small] [NAME ...]   (--small: only the
+networks of at most 52 labels, which numpy's einsum_path can take; NAMEs: only
+these, where rrg3_N may be of any N, e.g. rrg3_220 for bench/distributed.sh)
 """
 import json
 import os
@@ -211,9 +212,19 @@ def main():
         return 2
     outdir = sys.argv[1]
     small = "--small" in sys.argv[2:]
+    names = [a for a in sys.argv[2:] if a != "--small"]
+    nets = networks()
+    known = {name for name, _ in nets}
+    for name in names:
+        if name not in known:
+            n = name[len("rrg3_"):] if name.startswith("rrg3_") else ""
+            if not n.isdigit() or int(n) < 4 or int(n) % 2:
+                print(f"networks.py: no network {name!r}", file=sys.stderr)
+                return 2
+            nets.append((name, rrg3(int(n), seed=int(n))))
     os.makedirs(outdir, exist_ok=True)
-    for name, net in networks():
-        if small and len(net.extent) > 52:
+    for name, net in nets:
+        if (small and len(net.extent) > 52) or (names and name not in names):
             continue
         net.write(os.path.join(outdir, name + ".json"))
         print(name, len(net.terms), "operands", len(net.extent), "labels")
