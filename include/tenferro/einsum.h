@@ -428,6 +428,26 @@ TFR_API int tfr_einsum_plan_sliced_labels(const tfr_einsum_plan *plan, int32_t *
 // one is 0), 1 for a plan without slicing (0 for NULL).
 TFR_API int64_t tfr_einsum_plan_num_slices(const tfr_einsum_plan *plan);
 
+// The number of output blocks: the product of the sliced output labels'
+// extents (1 when only summed labels are sliced, or without slicing; 0 when
+// the plan has no slices or is NULL). The slices of one block are
+// consecutive: with S slices and B blocks, block b holds slices
+// [b S / B, (b + 1) S / B), which add into it; the blocks are disjoint parts
+// of the output, so that a caller can gather them instead of adding.
+TFR_API int64_t tfr_einsum_plan_num_blocks(const tfr_einsum_plan *plan);
+
+// Slice k's block of the output, as tfr_einsum_plan_execute_slice gives it,
+// without contracting anything.
+//   out_start  int64[rank of the output]: where the block starts (the
+//              slice's value of each sliced output label on its axis, 0 on
+//              the other axes).
+//   out_shape  NULL, or int64[rank of the output]: the block's shape (1 on
+//              the sliced output axes, the output's extents elsewhere).
+// Errors: TFR_ERR_INVALID_ARGUMENT (NULL plan or out_start, k outside
+//         0 .. tfr_einsum_plan_num_slices - 1).
+TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_slice_block(const tfr_einsum_plan *plan, int64_t k,
+                                                             int64_t *out_start, int64_t *out_shape);
+
 // How many threads tfr_einsum_plan_execute runs the plan's slices on at
 // once in `session` (the rule above): 2 or more when they run in parallel,
 // 1 when one after another (always on a backend other than cpu, and for a

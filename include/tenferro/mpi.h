@@ -47,8 +47,8 @@ extern "C" {
 
 // How slices are assigned to ranks.
 typedef enum tfr_mpi_schedule {
-  // Before contracting: rank r of N takes the units (slices, or chunks of
-  // slices with `deterministic`) [r U / N, (r + 1) U / N). The slices of a
+  // Before contracting: rank r of N takes the units (slices, blocks or
+  // chunks: tfr_mpi_combination) [r U / N, (r + 1) U / N). The slices of a
   // plan have equal shapes, hence equal estimated costs (the plan's
   // sliced_flops / num_slices each), so equal counts balance the
   // estimated work. No communication while contracting.
@@ -59,19 +59,38 @@ typedef enum tfr_mpi_schedule {
   TFR_MPI_SCHEDULE_DYNAMIC = 1,
 } tfr_mpi_schedule;
 
+// How the ranks' partial results become the root's result. The unit of
+// work a schedule hands out follows from it. B is the plan's number of
+// output blocks (tfr_einsum_plan_num_blocks: the values of the sliced output
+// labels), S its number of slices, N the number of ranks.
+typedef enum tfr_mpi_combination {
+  // Units: slices. Each rank adds its slices into one output-sized sum, and
+  // MPI_Reduce adds the ranks' sums on the root (an order Open MPI chooses:
+  // within rounding of the single-process result). Each rank sends the
+  // output's size once.
+  TFR_MPI_COMBINE_REDUCE = 0,
+  // Units: blocks, B >= 2 (an output label sliced). A rank contracts every
+  // slice of its blocks, adding them in slice order, and sends the root just
+  // those blocks, which the root places: each rank holds and sends only its
+  // share of the output, the ranks together send the output's size once.
+  // Chosen when B >= N, or with `deterministic` when B >= C (below).
+  TFR_MPI_COMBINE_GATHER = 1,
+  // With `deterministic` when blocks are fewer than C = min(S, 64): units
+  // are C chunks of consecutive slices (chunk c: slices [c S / C,
+  // (c + 1) S / C)); a chunk's slices are added in slice order into a zero
+  // output, and the root adds the chunks' sums in chunk order into a zero
+  // result. Costs: a rank keeps its chunks' sums (each the output's size)
+  // until the end, and the root receives C output-sized messages.
+  TFR_MPI_COMBINE_CHUNKS = 2,
+} tfr_mpi_combination;
+
 typedef struct tfr_mpi_options {
   tfr_mpi_schedule schedule;
   // Fixes the order of every addition, independent of the number of ranks
-  // and of the schedule: the slices are cut into C = min(num_slices, 64)
-  // chunks of consecutive slices (chunk c: slices [c S / C, (c + 1) S / C));
-  // a chunk's slices are added in slice order into a zero output, and the
-  // root adds the chunks' sums in chunk order into a zero result. The result
-  // is then bitwise the same for 1, 2, ... ranks (and the same backend).
-  // Costs: a rank keeps its chunks' sums (each the output's size) until the
-  // end, and the root receives every chunk's sum (C output-sized messages).
-  // Without it the ranks sum their slices locally and MPI_Reduce adds the
-  // ranks' sums (an order Open MPI chooses; within rounding of the
-  // single-process result).
+  // and of the schedule: the combination is GATHER when B >= 2 and
+  // B >= min(S, 64), else CHUNKS (choices that do not depend on N). The
+  // result is then bitwise the same for 1, 2, ... ranks (and the same
+  // backend). Without it: GATHER when B >= 2 and B >= N, else REDUCE.
   bool deterministic;
   // The rank that receives the result, in [0, size of comm).
   int root;
@@ -88,6 +107,7 @@ typedef struct tfr_mpi_report {
                                   // checks, the combination of results),
                                   // waiting for other ranks included
   double bytes_sent;              // result data this rank sent
+  tfr_mpi_combination combination;  // the same on every rank
   // root:
   int64_t min_slices, max_slices;         // slices per rank
   double max_compute_seconds, mean_compute_seconds;

@@ -251,6 +251,16 @@ int64_t tfr_einsum_plan_num_slices(const tfr_einsum_plan *plan) {
   return plan->num_sliced ? plan->num_slices : 1;
 }
 
+int64_t tfr_einsum_plan_num_blocks(const tfr_einsum_plan *plan) {
+  if (!plan) return 0;
+  if (!plan->num_sliced) return 1;
+  if (plan->num_slices == 0) return 0;
+  // A factor of num_slices (< 2^63): no overflow.
+  int64_t blocks = 1;
+  for (int j = 0; j < plan->num_sliced_open; j++) blocks *= plan->expr.extent[plan->sliced[j]];
+  return blocks;
+}
+
 // The value of each sliced label in slice k (the last label fastest).
 static void tfr_slice_digits(const tfr_einsum_plan *plan, int64_t k, int64_t *value) {
   for (int j = plan->num_sliced - 1; j >= 0; j--) {
@@ -258,6 +268,37 @@ static void tfr_slice_digits(const tfr_einsum_plan *plan, int64_t k, int64_t *va
     value[j] = k % x;
     k /= x;
   }
+}
+
+// Where the block of the slice whose sliced labels take `vals` starts: the
+// value of each sliced output label on its axis, 0 on the others; and, when
+// `shape` is not NULL, the block's shape (extent 1 on those axes).
+static void tfr_slice_start(const tfr_einsum_plan *plan, const int64_t *vals, int64_t *out_start,
+                            int64_t *shape) {
+  const tfr_einsum_expr *e = &plan->expr;
+  for (int j = 0; j < e->num_out; j++) {
+    out_start[j] = 0;
+    if (shape) shape[j] = e->extent[e->out_labels[j]];
+    for (int q = 0; q < plan->num_sliced_open; q++)
+      if (plan->sliced[q] == e->out_labels[j]) {
+        out_start[j] = vals[q];
+        if (shape) shape[j] = 1;
+      }
+  }
+}
+
+tfr_status tfr_einsum_plan_slice_block(const tfr_einsum_plan *plan, int64_t k, int64_t *out_start,
+                                       int64_t *out_shape) {
+  if (!plan || !out_start)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: %s is NULL", !plan ? "plan" : "out_start");
+  int64_t total = tfr_einsum_plan_num_slices(plan);
+  if (k < 0 || k >= total)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: slice %" PRId64 " of a plan of %" PRId64
+                     " slice(s)", k, total);
+  int64_t vals[TFR_EINSUM_MAX_SLICED];
+  tfr_slice_digits(plan, k, vals);
+  tfr_slice_start(plan, vals, out_start, out_shape);
+  return TFR_OK;
 }
 
 // Views of the operands with every sliced axis fixed at `value` (extent 1).
@@ -316,46 +357,31 @@ tfr_status tfr_einsum_plan_execute_slice(tfr_session *session, const tfr_einsum_
                                          int64_t *out_start, tfr_tensor **out) {
   if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: out is NULL");
   *out = NULL;
-  if (!plan || !operands || !out_start)
-    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: %s is NULL",
-                     !plan ? "plan" : !operands ? "operands" : "out_start");
-  int64_t total = tfr_einsum_plan_num_slices(plan);
-  if (k < 0 || k >= total)
-    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: slice %" PRId64 " of a plan of %" PRId64
-                     " slice(s)", k, total);
+  if (plan && !operands) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: operands is NULL");
+  TFR_RETURN_IF_ERROR(tfr_einsum_plan_slice_block(plan, k, out_start, NULL));
   const tfr_einsum_expr *e = &plan->expr;
   TFR_RETURN_IF_ERROR(tfr_einsum_check_operands(session, plan, operands));
-  if (plan->num_sliced == 0) {
-    for (int j = 0; j < e->num_out; j++) out_start[j] = 0;
-    return tfr_einsum_run(session, plan, operands, NULL, out);
-  }
+  if (plan->num_sliced == 0) return tfr_einsum_run(session, plan, operands, NULL, out);
   bool *dropped = NULL;
   TFR_RETURN_IF_ERROR(tfr_slice_dropped(plan, &dropped));
   tfr_tensor *r = NULL;
   tfr_status st = tfr_slice_run(session, plan, operands, k, dropped, &r);
   if (!st) {
-    // The block: extent 1 on the sliced output axes, at the slice's values.
-    int64_t vals[TFR_EINSUM_MAX_SLICED];
-    {
-      tfr_slice_digits(plan, k, vals);
-      int64_t shape[TFR_MAX_RANK], strides[TFR_MAX_RANK];
-      int m = 0;
-      for (int j = 0; j < e->num_out; j++) {
-        int l = e->out_labels[j];
-        out_start[j] = 0;
-        if (dropped[l]) {
-          for (int q = 0; q < plan->num_sliced_open; q++)
-            if (plan->sliced[q] == l) out_start[j] = vals[q];
-          shape[j] = 1;
-          strides[j] = 0;
-        } else {
-          shape[j] = tfr_tensor_shape(r)[m];
-          strides[j] = tfr_tensor_strides(r)[m];
-          m++;
-        }
+    // The block: extent 1 on the sliced output axes (at out_start), r's
+    // axes elsewhere.
+    int64_t shape[TFR_MAX_RANK], strides[TFR_MAX_RANK];
+    int m = 0;
+    for (int j = 0; j < e->num_out; j++) {
+      if (dropped[e->out_labels[j]]) {
+        shape[j] = 1;
+        strides[j] = 0;
+      } else {
+        shape[j] = tfr_tensor_shape(r)[m];
+        strides[j] = tfr_tensor_strides(r)[m];
+        m++;
       }
-      st = tfr_tensor_view(r, e->num_out, shape, strides, tfr_tensor_offset(r), out);
     }
+    st = tfr_tensor_view(r, e->num_out, shape, strides, tfr_tensor_offset(r), out);
   }
   tfr_tensor_release(r);
   tfr_free(dropped);

@@ -1,5 +1,6 @@
 // tfr_mpi_plan_execute: a sliced plan's slices spread over the ranks of a
 // communicator, their results combined on the root (tenferro/mpi.h).
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,13 @@ typedef struct tfr_mpi_run {
   int out_rank;
   int64_t out_shape[TFR_MAX_RANK];
   int64_t num_slices;
-  int64_t units;             // slices, or chunks when deterministic
+  int64_t blocks;            // the plan's output blocks
+  tfr_mpi_combination how;
+  int64_t units;             // slices, blocks or chunks (tfr_mpi_combination)
+  // GATHER: this rank's blocks, each its slices' sum, in the order taken.
+  int64_t num_mine, cap_mine;
+  int64_t *mine_id;
+  tfr_tensor **mine_sum;
   double comm_seconds;
   double compute_seconds;
   int64_t slices_done;
@@ -68,20 +75,54 @@ static tfr_status tfr_mpi_slice_into(tfr_mpi_run *r, int64_t k, tfr_tensor *acc)
   return st;
 }
 
-// The slices of unit u: one slice, or chunk u's consecutive slices.
-static void tfr_mpi_unit_slices(const tfr_mpi_run *r, bool deterministic, int64_t u, int64_t *first,
-                                int64_t *end) {
-  if (!deterministic) {
-    *first = u;
-    *end = u + 1;
-    return;
+// The slices of unit u of U: [u S / U, (u + 1) S / U) - one slice, block
+// u's slices or chunk u's (S, U < 2^63: computed without overflow as
+// S / U * u plus the remainder's share).
+static void tfr_mpi_unit_slices(const tfr_mpi_run *r, int64_t u, int64_t *first, int64_t *end) {
+  int64_t S = r->num_slices, U = r->units;
+  int64_t q = S / U, rem = S % U;
+  *first = q * u + (rem * u) / U;
+  *end = q * (u + 1) + (rem * (u + 1)) / U;
+}
+
+// GATHER: contracts block b's slices [first, end), summed in slice order
+// into a tensor of the block's shape, kept as this rank's.
+static tfr_status tfr_mpi_block(tfr_mpi_run *r, int64_t b, int64_t first, int64_t end) {
+  if (r->num_mine == r->cap_mine) {
+    int64_t cap = r->cap_mine ? 2 * r->cap_mine : 16;
+    int64_t *id = realloc(r->mine_id, sizeof *id * (size_t)cap);
+    if (id) r->mine_id = id;
+    tfr_tensor **sum = id ? realloc(r->mine_sum, sizeof *sum * (size_t)cap) : NULL;
+    if (!sum) return tfr_mpi_fail(TFR_ERR_OUT_OF_MEMORY, "tfr_mpi_plan_execute: out of memory");
+    r->mine_sum = sum;
+    r->cap_mine = cap;
   }
-  // Chunk u of C: slices [u S / C, (u + 1) S / C) (S, C < 2^63: computed
-  // without overflow as S / C * u plus the remainder's share).
-  int64_t S = r->num_slices, C = r->units;
-  int64_t q = S / C, rem = S % C;
-  *first = q * u + (rem * u) / C;
-  *end = q * (u + 1) + (rem * (u + 1)) / C;
+  tfr_tensor *sum = NULL;
+  tfr_status st = TFR_OK;
+  for (int64_t k = first; k < end && st == TFR_OK; k++) {
+    int64_t start[TFR_MAX_RANK];
+    tfr_tensor *part = NULL;
+    double t0 = tfr_mpi_now();
+    st = tfr_einsum_plan_execute_slice(r->session, r->plan, r->operands, k, start, &part);
+    if (st != TFR_OK) st = tfr_mpi_fail_lib(st, "contracting a slice");
+    // One slice: its result as it is (only read). More: a copy of the
+    // first, which the others add into (the result may share an operand's
+    // storage).
+    else if (end - first == 1) sum = part, part = NULL;
+    else if (!sum && (st = tfr_copy(r->session, part, &sum)) != TFR_OK)
+      st = tfr_mpi_fail_lib(st, "a block's sum");
+    else if (sum != NULL && k > first) st = tfr_mpi_add_into(r, sum, part);
+    tfr_tensor_release(part);
+    r->compute_seconds += tfr_mpi_now() - t0;
+    if (st == TFR_OK) r->slices_done++;
+  }
+  if (st != TFR_OK) {
+    tfr_tensor_release(sum);
+    return st;
+  }
+  r->mine_id[r->num_mine] = b;
+  r->mine_sum[r->num_mine++] = sum;
+  return TFR_OK;
 }
 
 // The next unit this rank contracts, or -1 when none is left.
@@ -351,6 +392,98 @@ static tfr_status tfr_mpi_combine_sums(tfr_mpi_run *r, tfr_tensor *acc, tfr_tens
   return st;
 }
 
+// On the root: places block b, `bytes` of the block's shape (or the tensor
+// `sum` when bytes is NULL), into the result.
+static tfr_status tfr_mpi_place(tfr_mpi_run *r, tfr_tensor *res, int64_t b, const void *bytes,
+                                const tfr_tensor *sum) {
+  int64_t start[TFR_MAX_RANK], shape[TFR_MAX_RANK], limit[TFR_MAX_RANK];
+  tfr_tensor *h = NULL, *part = NULL, *view = NULL;
+  tfr_status st = tfr_einsum_plan_slice_block(r->plan, b * (r->num_slices / r->blocks), start, shape);
+  for (int a = 0; a < r->out_rank; a++) limit[a] = start[a] + shape[a];
+  if (st == TFR_OK) st = tfr_tensor_view_slice(res, start, limit, NULL, &view);
+  if (st == TFR_OK && bytes) st = tfr_tensor_from_host(r->dtype, r->out_rank, shape, bytes, &h);
+  if (st == TFR_OK && bytes) st = tfr_upload(r->session, h, &part);
+  if (st == TFR_OK) st = tfr_copy_into(r->session, bytes ? part : sum, view);
+  tfr_tensor_release(view);
+  tfr_tensor_release(part);
+  tfr_tensor_release(h);
+  return st == TFR_OK ? TFR_OK : tfr_mpi_fail_lib(st, "placing a block");
+}
+
+// GATHER: every rank sends its blocks (their numbers, then their values
+// packed in that order) to the root, which places them in rank order.
+static tfr_status tfr_mpi_combine_gather(tfr_mpi_run *r, tfr_tensor **out) {
+  size_t block_bytes = tfr_mpi_out_bytes(r) / (size_t)r->blocks;
+  int64_t *counts = NULL, most = 0;
+  int64_t *ids = NULL;
+  char *pack = NULL;
+  tfr_tensor *res = NULL;
+  double t0 = tfr_mpi_now();
+  tfr_status st = TFR_OK;
+  bool root = r->rank == r->root;
+  if (root && !(counts = malloc(sizeof *counts * (size_t)r->size)))
+    st = tfr_mpi_fail(TFR_ERR_OUT_OF_MEMORY, "tfr_mpi_plan_execute: out of memory");
+  st = tfr_mpi_agree(r->comm, st);
+  int e = st == TFR_OK ? MPI_Gather(&r->num_mine, 1, MPI_INT64_T, counts, 1, MPI_INT64_T, r->root, r->comm)
+                       : MPI_SUCCESS;
+  if (e != MPI_SUCCESS) st = tfr_mpi_call_failed("MPI_Gather (block counts)", e);
+  if (st != TFR_OK) {
+    free(counts);
+    return st;
+  }
+  // The root: its result and room for the largest rank's blocks. The
+  // others: their blocks packed, each released once copied.
+  for (int i = 0; root && i < r->size; i++)
+    if (i != r->root && counts[i] > most) most = counts[i];
+  int64_t n = root ? most : r->num_mine;
+  if (root) st = tfr_mpi_zeros(r, &res);
+  if (st == TFR_OK && (!(ids = malloc(sizeof *ids * (size_t)(n ? n : 1))) ||
+                       !(pack = malloc(block_bytes * (size_t)n + 1))))
+    st = tfr_mpi_fail(TFR_ERR_OUT_OF_MEMORY, "tfr_mpi_plan_execute: out of memory");
+  for (int64_t i = 0; !root && st == TFR_OK && i < r->num_mine; i++) {
+    tfr_tensor *h = NULL;
+    void *data = NULL;
+    st = tfr_mpi_host(r, r->mine_sum[i], &h, &data);
+    if (st == TFR_OK) memcpy(pack + block_bytes * (size_t)i, data, block_bytes);
+    ids[i] = r->mine_id[i];
+    tfr_tensor_release(h);
+    tfr_tensor_release(r->mine_sum[i]);
+    r->mine_sum[i] = NULL;
+  }
+  // Nothing is sent unless every rank has packed and the root has room.
+  st = tfr_mpi_agree(r->comm, st);
+  if (st == TFR_OK && !root) {
+    e = tfr_mpi_send(ids, sizeof *ids * (size_t)r->num_mine, r->root, 1, r->comm);
+    if (e == MPI_SUCCESS) e = tfr_mpi_send(pack, block_bytes * (size_t)r->num_mine, r->root, 2, r->comm);
+    if (e != MPI_SUCCESS) st = tfr_mpi_call_failed("MPI_Send (blocks)", e);
+    r->bytes_sent += (double)(block_bytes * (size_t)r->num_mine);
+  } else if (st == TFR_OK) {
+    for (int src = 0; src < r->size; src++) {
+      if (src == r->root) {
+        for (int64_t i = 0; st == TFR_OK && i < r->num_mine; i++)
+          st = tfr_mpi_place(r, res, r->mine_id[i], NULL, r->mine_sum[i]);
+        continue;
+      }
+      // Received whatever happened before, so that no rank stays blocked.
+      e = tfr_mpi_recv(ids, sizeof *ids * (size_t)counts[src], src, 1, r->comm);
+      if (e == MPI_SUCCESS) e = tfr_mpi_recv(pack, block_bytes * (size_t)counts[src], src, 2, r->comm);
+      if (e != MPI_SUCCESS && st == TFR_OK) st = tfr_mpi_call_failed("MPI_Recv (blocks)", e);
+      for (int64_t i = 0; st == TFR_OK && i < counts[src]; i++) {
+        if (ids[i] < 0 || ids[i] >= r->blocks)
+          st = tfr_mpi_fail(TFR_ERR_INTERNAL, "tfr_mpi_plan_execute: rank %d sent block %" PRId64, src, ids[i]);
+        else st = tfr_mpi_place(r, res, ids[i], pack + block_bytes * (size_t)i, NULL);
+      }
+    }
+  }
+  free(counts);
+  free(ids);
+  free(pack);
+  r->comm_seconds += tfr_mpi_now() - t0;
+  if (st == TFR_OK && root) *out = res;
+  else tfr_tensor_release(res);
+  return st;
+}
+
 // The report's root fields, from every rank's own.
 static tfr_status tfr_mpi_fill_report(tfr_mpi_run *r, tfr_mpi_report *rep) {
   memset(rep, 0, sizeof *rep);
@@ -360,6 +493,7 @@ static tfr_status tfr_mpi_fill_report(tfr_mpi_run *r, tfr_mpi_report *rep) {
   rep->compute_seconds = r->compute_seconds;
   rep->communication_seconds = r->comm_seconds;
   rep->bytes_sent = r->bytes_sent;
+  rep->combination = r->how;
   double mine[4] = {(double)r->slices_done, r->compute_seconds, r->comm_seconds, r->bytes_sent};
   double *all = NULL;
   if (r->rank == r->root && !(all = malloc(sizeof(double) * 4 * (size_t)r->size)))
@@ -425,8 +559,14 @@ tfr_status tfr_mpi_plan_execute(MPI_Comm comm, tfr_session *session, const tfr_e
   r.dtype = tfr_tensor_dtype(operands[0]);
   r.out_rank = tfr_einsum_plan_output_shape(plan, r.out_shape);
   r.num_slices = tfr_einsum_plan_num_slices(plan);
-  r.units = o.deterministic ? (r.num_slices < TFR_MPI_MAX_CHUNKS ? r.num_slices : TFR_MPI_MAX_CHUNKS)
-                            : r.num_slices;
+  r.blocks = tfr_einsum_plan_num_blocks(plan);
+  // The combination (tfr_mpi_combination): with `deterministic`, a choice
+  // that does not depend on the number of ranks.
+  int64_t chunks = r.num_slices < TFR_MPI_MAX_CHUNKS ? r.num_slices : TFR_MPI_MAX_CHUNKS;
+  if (r.blocks >= 2 && r.blocks >= (o.deterministic ? chunks : r.size)) r.how = TFR_MPI_COMBINE_GATHER;
+  else r.how = o.deterministic ? TFR_MPI_COMBINE_CHUNKS : TFR_MPI_COMBINE_REDUCE;
+  r.units = r.how == TFR_MPI_COMBINE_GATHER ? r.blocks
+            : r.how == TFR_MPI_COMBINE_CHUNKS ? chunks : r.num_slices;
   if ((st = tfr_mpi_check_same(&r, n)) != TFR_OK) return st;
   double t0 = tfr_mpi_now();
   if (o.schedule == TFR_MPI_SCHEDULE_DYNAMIC) {
@@ -446,15 +586,16 @@ tfr_status tfr_mpi_plan_execute(MPI_Comm comm, tfr_session *session, const tfr_e
   }
   r.comm_seconds += tfr_mpi_now() - t0;
 
-  // Contract this rank's units: into one sum, or into one sum per chunk.
+  // Contract this rank's units: into one sum (REDUCE), one sum per chunk
+  // (CHUNKS) or one per block (GATHER).
   tfr_tensor *acc = NULL;
   tfr_tensor **chunk_sum = NULL;
   int *chunk_owner = NULL;
-  if (o.deterministic) {
+  if (r.how == TFR_MPI_COMBINE_CHUNKS) {
     chunk_sum = calloc((size_t)(r.units ? r.units : 1), sizeof *chunk_sum);
     chunk_owner = calloc((size_t)(r.units ? r.units : 1), sizeof *chunk_owner);
     if (!chunk_sum || !chunk_owner) st = tfr_mpi_fail(TFR_ERR_OUT_OF_MEMORY, "tfr_mpi_plan_execute: out of memory");
-  } else {
+  } else if (r.how == TFR_MPI_COMBINE_REDUCE) {
     st = tfr_mpi_zeros(&r, &acc);
   }
   int64_t next = 0, u = -1;
@@ -462,9 +603,13 @@ tfr_status tfr_mpi_plan_execute(MPI_Comm comm, tfr_session *session, const tfr_e
     st = tfr_mpi_next_unit(&r, o.schedule, &next, &u);
     if (st != TFR_OK || u < 0) break;
     int64_t first, end;
-    tfr_mpi_unit_slices(&r, o.deterministic, u, &first, &end);
+    tfr_mpi_unit_slices(&r, u, &first, &end);
+    if (r.how == TFR_MPI_COMBINE_GATHER) {
+      st = tfr_mpi_block(&r, u, first, end);
+      continue;
+    }
     tfr_tensor *into = acc;
-    if (o.deterministic) {
+    if (r.how == TFR_MPI_COMBINE_CHUNKS) {
       st = tfr_mpi_zeros(&r, &chunk_sum[u]);
       into = chunk_sum[u];
     }
@@ -482,7 +627,7 @@ tfr_status tfr_mpi_plan_execute(MPI_Comm comm, tfr_session *session, const tfr_e
   }
   double t2 = tfr_mpi_now();
   st = tfr_mpi_agree(comm, st);
-  if (st == TFR_OK && o.deterministic) {
+  if (st == TFR_OK && r.how == TFR_MPI_COMBINE_CHUNKS) {
     // Who holds each chunk: every rank marks its own, the maximum wins.
     for (int64_t c = 0; c < r.units; c++) chunk_owner[c] = chunk_sum[c] ? r.rank : -1;
     e = MPI_Allreduce(MPI_IN_PLACE, chunk_owner, (int)r.units, MPI_INT, MPI_MAX, comm);
@@ -491,8 +636,9 @@ tfr_status tfr_mpi_plan_execute(MPI_Comm comm, tfr_session *session, const tfr_e
   r.comm_seconds += tfr_mpi_now() - t2;
   tfr_tensor *res = NULL;
   if (st == TFR_OK) {
-    st = o.deterministic ? tfr_mpi_combine_chunks(&r, chunk_owner, chunk_sum, &res)
-                         : tfr_mpi_combine_sums(&r, acc, &res);
+    st = r.how == TFR_MPI_COMBINE_CHUNKS   ? tfr_mpi_combine_chunks(&r, chunk_owner, chunk_sum, &res)
+         : r.how == TFR_MPI_COMBINE_GATHER ? tfr_mpi_combine_gather(&r, &res)
+                                           : tfr_mpi_combine_sums(&r, acc, &res);
     st = tfr_mpi_agree(comm, st);
   }
   tfr_mpi_report rep;
@@ -502,6 +648,9 @@ tfr_status tfr_mpi_plan_execute(MPI_Comm comm, tfr_session *session, const tfr_e
   for (int64_t c = 0; chunk_sum && c < r.units; c++) tfr_tensor_release(chunk_sum[c]);
   free(chunk_sum);
   free(chunk_owner);
+  for (int64_t i = 0; i < r.num_mine; i++) tfr_tensor_release(r.mine_sum[i]);
+  free(r.mine_sum);
+  free(r.mine_id);
   if (st != TFR_OK) {
     tfr_tensor_release(res);
     return st;

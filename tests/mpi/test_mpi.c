@@ -20,6 +20,8 @@
 #include "tenferro/tenferro.h"
 
 static int g_rank, g_size, g_failures, g_checks;
+// Executions per combination (tfr_mpi_combination) and determinism.
+static int g_combined[3][2];
 static tfr_session *g_s;
 
 #define CHECK(cond, ...)                                                          \
@@ -159,7 +161,8 @@ static void random_network(uint64_t seed, int n, int num_labels, int open, netwo
 }
 
 // One network, one dtype: plan on rank 0 (greedy), slice it (`how`: 0 a
-// summed label, 1 an output label, 2 both, 3 none), share, contract on the
+// summed label, 1 up to two output labels, 2 an output label and a summed
+// one, 3 none), share, contract on the
 // ranks three ways, compare.
 static void check_network(const network *net, tfr_dtype dtype, int how, uint64_t seed) {
   const int64_t *shapes[8];
@@ -172,8 +175,10 @@ static void check_network(const network *net, tfr_dtype dtype, int how, uint64_t
     CHECK(tfr_einsum_plan_create(net->eq, net->n, net->ranks, shapes, &o, &plan) == TFR_OK, "%s: plan: %s",
           net->eq, tfr_last_error_message());
     const char *arrow = strchr(net->eq, '>');
-    char labels[3] = {0}, *l = labels;
+    char labels[4] = {0}, *l = labels;
     if ((how == 1 || how == 2) && arrow[1]) *l++ = arrow[1];
+    // Two output labels: blocks enough to gather on 4 ranks.
+    if (how == 1 && arrow[1] && arrow[2]) *l++ = arrow[2];
     for (char c = 'a'; (how == 0 || how == 2) && c <= 'z'; c++)
       if (memchr(net->eq, c, (size_t)(arrow - net->eq)) && !strchr(arrow, c)) {
         *l++ = c;
@@ -209,6 +214,20 @@ static void check_network(const network *net, tfr_dtype dtype, int how, uint64_t
     CHECK(st == TFR_OK, "%s %s variant %d: %s", net->eq, tfr_dtype_name(dtype), variant,
           tfr_mpi_last_error_message());
     if (st != TFR_OK) continue;
+    // The combination the header promises, the same on every rank.
+    int64_t B = tfr_einsum_plan_num_blocks(plan), S = tfr_einsum_plan_num_slices(plan);
+    int64_t C = S < 64 ? S : 64;
+    tfr_mpi_combination want = B >= 2 && B >= (o.deterministic ? C : g_size) ? TFR_MPI_COMBINE_GATHER
+                               : o.deterministic                              ? TFR_MPI_COMBINE_CHUNKS
+                                                                              : TFR_MPI_COMBINE_REDUCE;
+    CHECK(rep.combination == want, "%s variant %d: combination %d, expected %d", net->eq, variant,
+          (int)rep.combination, (int)want);
+    g_combined[rep.combination][o.deterministic]++;
+    // Gathered blocks: the ranks other than the root send their share of
+    // the output once, no more.
+    if (g_rank == o.root && rep.combination == TFR_MPI_COMBINE_GATHER)
+      CHECK(rep.total_bytes_sent <= (double)tfr_tensor_nbytes(out), "%s: %.0f bytes sent for %zu", net->eq,
+            rep.total_bytes_sent, tfr_tensor_nbytes(out));
     // Every rank's slices add up to the plan's.
     int64_t total = 0;
     MPI_Allreduce(&rep.slices, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -263,6 +282,12 @@ static void check_random_networks(void) {
     tfr_dtype d = dtypes[t % 15];
     check_network(&net, d, t % 4, 1000 + (uint64_t)t);
   }
+  // Each way of combining ran: gathering blocks with and without
+  // determinism, adding chunks, reducing (on one rank nothing reduces).
+  CHECK(g_combined[TFR_MPI_COMBINE_GATHER][0] > 0 && g_combined[TFR_MPI_COMBINE_GATHER][1] > 0 &&
+            g_combined[TFR_MPI_COMBINE_CHUNKS][1] > 0 && g_combined[TFR_MPI_COMBINE_REDUCE][0] > 0,
+        "combinations run: gather %d/%d, chunks %d, reduce %d", g_combined[1][0], g_combined[1][1],
+        g_combined[2][1], g_combined[0][0]);
 }
 
 // A rank holding a different plan fails on every rank.

@@ -41,6 +41,18 @@ static tfr_tensor *sl_combine(tfr_session *s, const tfr_einsum_plan *plan, int n
     tfr_tensor *part = NULL, *compact = NULL;
     TFR_ASSERT_OK(tfr_einsum_plan_execute_slice(s, plan, ops, k, start, &part));
     assert_int_equal(tfr_tensor_rank(part), rank);
+    // The block's start without contracting, the same for every slice of
+    // the block (consecutive slices, S / B of them).
+    int64_t blocks = tfr_einsum_plan_num_blocks(plan), first[TFR_MAX_RANK], again[TFR_MAX_RANK];
+    assert_true(blocks >= 1 && total % blocks == 0);
+    int64_t bshape[TFR_MAX_RANK];
+    TFR_ASSERT_OK(tfr_einsum_plan_slice_block(plan, k, again, bshape));
+    TFR_ASSERT_OK(tfr_einsum_plan_slice_block(plan, k - k % (total / blocks), first, NULL));
+    for (int d = 0; d < rank; d++) {
+      assert_int_equal(again[d], start[d]);
+      assert_int_equal(first[d], start[d]);
+      assert_int_equal(bshape[d], tfr_tensor_shape(part)[d]);
+    }
     TFR_ASSERT_OK(tfr_copy(s, part, &compact));
     const char *p = sl_data(compact);
     const int64_t *ps = tfr_tensor_shape(part), *os = tfr_tensor_shape(like);
@@ -229,7 +241,24 @@ static void test_hand_derived_and_errors(void **state) {
   for (int i = 0; i < 16; i++) assert_true(rv[i] == want[i]);
   tfr_tensor_release(r);
   // Slice 6: i = 1, j = 2 (the output's label first, the last fastest).
+  // Four blocks (i's values), each of four consecutive slices (j's).
   int64_t start[2] = {-1, -1};
+  assert_int_equal(tfr_einsum_plan_num_blocks(plan), 4);
+  for (int k = 0; k < 16; k++) {
+    int64_t bshape[2];
+    TFR_ASSERT_OK(tfr_einsum_plan_slice_block(plan, k, start, bshape));
+    assert_int_equal(start[0], k / 4);
+    assert_int_equal(start[1], 0);
+    assert_int_equal(bshape[0], 1);
+    assert_int_equal(bshape[1], 4);
+  }
+  TFR_ASSERT_ERROR(tfr_einsum_plan_slice_block(plan, 16, start, NULL), TFR_ERR_INVALID_ARGUMENT,
+                   "slice 16", "16 slice");
+  TFR_ASSERT_ERROR(tfr_einsum_plan_slice_block(plan, 0, NULL, NULL), TFR_ERR_INVALID_ARGUMENT,
+                   "out_start");
+  TFR_ASSERT_ERROR(tfr_einsum_plan_slice_block(NULL, 0, start, NULL), TFR_ERR_INVALID_ARGUMENT,
+                   "plan");
+  assert_int_equal(tfr_einsum_plan_num_blocks(NULL), 0);
   TFR_ASSERT_OK(tfr_einsum_plan_execute_slice(s, plan, ops, 6, start, &r));
   assert_int_equal(start[0], 1);
   assert_int_equal(start[1], 0);
@@ -257,9 +286,13 @@ static void test_hand_derived_and_errors(void **state) {
                    TFR_ERR_INVALID_ARGUMENT, "slice -1");
   TFR_ASSERT_ERROR(tfr_einsum_plan_execute_slice(s, plan, ops, 0, NULL, &r),
                    TFR_ERR_INVALID_ARGUMENT, "out_start");
+  // Only the summed label: one block of all 4 slices.
+  TFR_ASSERT_OK(tfr_einsum_plan_slice(plan, "j"));
+  assert_int_equal(tfr_einsum_plan_num_blocks(plan), 1);
   // "" removes the slicing.
   TFR_ASSERT_OK(tfr_einsum_plan_slice(plan, ""));
   assert_int_equal(tfr_einsum_plan_num_slices(plan), 1);
+  assert_int_equal(tfr_einsum_plan_num_blocks(plan), 1);
   assert_int_equal(tfr_einsum_plan_info(plan)->num_slices, 1);
   tfr_test_end(s);
   tfr_einsum_plan_release(plan);

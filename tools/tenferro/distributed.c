@@ -129,11 +129,14 @@ void tfr_cli_mpi_print_report(const tfr_cli_mpi_options *options) {
   const tfr_mpi_report *r = &g_report;
   printf("ranks     %d, schedule %s%s: slices per rank %" PRId64 "-%" PRId64 " of %" PRId64
          ", load balance %.3f (compute max %.3f ms, mean %.3f ms), communication max %.3f ms, "
-         "%.3f MiB of results sent",
+         "%.3f MiB of results sent (%s)",
          r->num_ranks, options->dynamic ? "dynamic" : "static",
          options->deterministic ? ", deterministic" : "", r->min_slices, r->max_slices, r->num_slices,
          r->load_balance, r->max_compute_seconds * 1e3, r->mean_compute_seconds * 1e3,
-         r->max_communication_seconds * 1e3, r->total_bytes_sent / 1048576.0);
+         r->max_communication_seconds * 1e3, r->total_bytes_sent / 1048576.0,
+         r->combination == TFR_MPI_COMBINE_GATHER   ? "blocks gathered"
+         : r->combination == TFR_MPI_COMBINE_CHUNKS ? "chunks added in order"
+                                                    : "reduced");
 }
 
 int tfr_cli_mpi_finish(int rc) {
