@@ -102,7 +102,9 @@ typedef struct tfr_mpi_report {
   int num_ranks;
   int64_t num_slices;             // the plan's
   int64_t slices;                 // contracted by this rank
-  double compute_seconds;         // this rank's time contracting its slices
+  double compute_seconds;         // this rank's time contracting its slices:
+                                  // until they are done on its backend
+                                  // (synchronized), less its MPI calls meanwhile
   double communication_seconds;   // this rank's time in MPI calls (scheduling,
                                   // checks, the combination of results),
                                   // waiting for other ranks included

@@ -60,7 +60,6 @@ static tfr_status tfr_mpi_add_into(const tfr_mpi_run *r, tfr_tensor *acc, const 
 static tfr_status tfr_mpi_slice_into(tfr_mpi_run *r, int64_t k, tfr_tensor *acc) {
   int64_t start[TFR_MAX_RANK], limit[TFR_MAX_RANK];
   tfr_tensor *block = NULL, *view = NULL;
-  double t0 = tfr_mpi_now();
   tfr_status st = tfr_einsum_plan_execute_slice(r->session, r->plan, r->operands, k, start, &block);
   if (st != TFR_OK) return tfr_mpi_fail_lib(st, "contracting a slice");
   const int64_t *bs = tfr_tensor_shape(block);
@@ -70,7 +69,6 @@ static tfr_status tfr_mpi_slice_into(tfr_mpi_run *r, int64_t k, tfr_tensor *acc)
   else st = tfr_mpi_add_into(r, view, block);
   tfr_tensor_release(view);
   tfr_tensor_release(block);
-  r->compute_seconds += tfr_mpi_now() - t0;
   if (st == TFR_OK) r->slices_done++;
   return st;
 }
@@ -102,7 +100,6 @@ static tfr_status tfr_mpi_block(tfr_mpi_run *r, int64_t b, int64_t first, int64_
   for (int64_t k = first; k < end && st == TFR_OK; k++) {
     int64_t start[TFR_MAX_RANK];
     tfr_tensor *part = NULL;
-    double t0 = tfr_mpi_now();
     st = tfr_einsum_plan_execute_slice(r->session, r->plan, r->operands, k, start, &part);
     if (st != TFR_OK) st = tfr_mpi_fail_lib(st, "contracting a slice");
     // One slice: its result as it is (only read). More: a copy of the
@@ -113,7 +110,6 @@ static tfr_status tfr_mpi_block(tfr_mpi_run *r, int64_t b, int64_t first, int64_
       st = tfr_mpi_fail_lib(st, "a block's sum");
     else if (sum != NULL && k > first) st = tfr_mpi_add_into(r, sum, part);
     tfr_tensor_release(part);
-    r->compute_seconds += tfr_mpi_now() - t0;
     if (st == TFR_OK) r->slices_done++;
   }
   if (st != TFR_OK) {
@@ -598,6 +594,10 @@ tfr_status tfr_mpi_plan_execute(MPI_Comm comm, tfr_session *session, const tfr_e
   } else if (r.how == TFR_MPI_COMBINE_REDUCE) {
     st = tfr_mpi_zeros(&r, &acc);
   }
+  // Compute time: until this rank's slices are done on the device (an
+  // asynchronous backend only queues them in the loop), less the loop's
+  // MPI calls (the dynamic schedule's).
+  double loop_start = tfr_mpi_now(), loop_comm = r.comm_seconds;
   int64_t next = 0, u = -1;
   while (st == TFR_OK) {
     st = tfr_mpi_next_unit(&r, o.schedule, &next, &u);
@@ -625,6 +625,7 @@ tfr_status tfr_mpi_plan_execute(MPI_Comm comm, tfr_session *session, const tfr_e
     st = tfr_session_synchronize(session);
     if (st != TFR_OK) st = tfr_mpi_fail_lib(st, "contracting the slices");
   }
+  r.compute_seconds = tfr_mpi_now() - loop_start - (r.comm_seconds - loop_comm);
   double t2 = tfr_mpi_now();
   st = tfr_mpi_agree(comm, st);
   if (st == TFR_OK && r.how == TFR_MPI_COMBINE_CHUNKS) {
