@@ -7,9 +7,12 @@ dtypes), sliced with --slices, contracted:
   * with the static and the dynamic schedule on 2 and 3 ranks: the result of
     one process without MPI within rounding (exactly for integers);
 and the failures: a missing instance and a bad option under mpirun end every
-rank with a non-zero status and the tool's message printed once.
+rank with a non-zero status and the tool's message printed once. With
+`webgpu`: each rank on its own webgpu backend (--deterministic on 1 and 2
+ranks: the same bytes; against the cpu within rounding), and an adapter that
+does not exist.
 
-usage: check_mpi.py TENFERRO MPIEXEC
+usage: check_mpi.py TENFERRO MPIEXEC [webgpu]
 """
 import json
 import os
@@ -21,6 +24,7 @@ import tempfile
 import numpy as np
 
 TOOL, MPIEXEC = sys.argv[1], sys.argv[2]
+WEBGPU = sys.argv[3:] == ["webgpu"]
 FAILED = []
 
 
@@ -97,6 +101,31 @@ def main():
                     scale = max(1.0, float(np.max(np.abs(ref))) if ref.size else 1.0)
                     check(np.max(np.abs(got - ref), initial=0) <= tol * scale,
                           f"{eq}: {sched} on {ranks}: off by {np.max(np.abs(got - ref), initial=0)}")
+        if WEBGPU:
+            eq, shapes = network(rng, 6, 2)
+            inst = os.path.join(tmp, "gpu.json")
+            with open(inst, "w") as f:
+                json.dump({"format_string": eq, "shapes": shapes, "dtype": "float32"}, f)
+            base = [inst, "--path", "greedy", "--slices", "6", "--quiet"]
+            gpu = base + ["--backend", "webgpu", "--deterministic"]
+            outs = []
+            for ranks in (1, 2):
+                o = os.path.join(tmp, f"gpu{ranks}.npy")
+                r = (plain if ranks == 1 else lambda a: mpirun(ranks, a))(gpu + ["-o", o])
+                check(r.returncode == 0 and "device" in r.stdout,
+                      f"{eq}: webgpu --deterministic on {ranks}: {r.stderr}")
+                if r.returncode == 0:
+                    outs.append(open(o, "rb").read())
+            check(len(outs) == 2 and outs[0] == outs[1], f"{eq}: webgpu deterministic bytes differ")
+            cpu = os.path.join(tmp, "gpu_cpu.npy")
+            r = plain(base + ["--threads", "1", "-o", cpu])
+            if r.returncode == 0 and outs:
+                ref, got = np.load(cpu), np.load(os.path.join(tmp, "gpu2.npy"))
+                scale = max(1.0, float(np.max(np.abs(ref))))
+                check(np.max(np.abs(got - ref)) <= 1e-4 * scale, f"{eq}: webgpu ranks against the cpu")
+            r = mpirun(2, gpu + ["--adapter", "9"])
+            check(r.returncode != 0 and "adapter_index 9 is beyond" in r.stderr,
+                  f"--adapter 9 under mpirun: {r.returncode} {r.stderr}")
         # Failures: one message, every rank ends, a non-zero status.
         r = mpirun(2, [os.path.join(tmp, "missing.json")])
         check(r.returncode != 0, "missing instance: status 0")

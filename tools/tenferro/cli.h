@@ -23,12 +23,13 @@ int tfr_cli_fail(const char *what);
 int tfr_cli_errorf(const char *cmd, const char *where, const char *fmt, ...) TFR_PRINTF(3, 4);
 
 // Creates the backend called `name`: "cpu" (`threads` threads, 0 = all
-// cores) or "webgpu", for subcommand `cmd` (messages name it). Returns 0; 2
+// cores) or "webgpu" (on adapter `adapter`: tfr_webgpu_options.adapter_index,
+// 0 for Dawn's choice), for subcommand `cmd` (messages name it). Returns 0; 2
 // for an unknown name; 1 when creation failed, with the library's message
 // printed, and *unavailable (if not NULL) true when the machine has no
 // WebGPU provider or adapter.
-int tfr_cli_make_backend(const char *cmd, const char *name, int threads, tfr_backend **out,
-                         bool *unavailable);
+int tfr_cli_make_backend(const char *cmd, const char *name, int threads, int adapter,
+                         tfr_backend **out, bool *unavailable);
 
 // Copies a tensor to the host when it is on a device (a new reference to
 // it when it is host memory already). Returns 0, or 1 with the error printed.

@@ -45,7 +45,7 @@ static int tfr_conf_make_backend(const char *name, int threads, tfr_conf_backend
                                  tfr_backend **out) {
   *kind = strcmp(name, "webgpu") == 0 ? TFR_CONF_BACKEND_WEBGPU : TFR_CONF_BACKEND_CPU;
   bool unavailable = false;
-  int rc = tfr_cli_make_backend("conformance", name, threads, out, &unavailable);
+  int rc = tfr_cli_make_backend("conformance", name, threads, 0, out, &unavailable);
   if (rc && unavailable) {
     // TFR_REQUIRE_WEBGPU=1 (CI) makes a missing device a failure.
     const char *req = getenv("TFR_REQUIRE_WEBGPU");

@@ -26,7 +26,7 @@ static void tfr_contract_usage(FILE *f) {
           "                         [--minimize flops|size|write|combo] [--trials N]\n"
           "                         [--optimize-time SECONDS] [--subtree K] [--plan-only]\n"
           "                         [--seed N] [--dtype DTYPE] [--repeat N] "
-          "[--warmup N]\n"
+          "[--warmup N] [--adapter N]\n"
           "                         [--threads N]"
           " [--save-inputs DIR] [-o OUT.npy]\n"
           "                         [--save-path F.json] [--path-file F.json]\n"
@@ -52,6 +52,9 @@ static void tfr_contract_usage(FILE *f) {
           "                 (default 0)\n"
           "  --backend      cpu (default) or webgpu: operands are uploaded, intermediates\n"
           "                 stay on the device, the result is downloaded\n"
+          "  --adapter N    webgpu: entry N of `tenferro info`'s adapters (default: the\n"
+          "                 one Dawn picks; under mpirun, the node's GPUs in turn by\n"
+          "                 node-local rank)\n"
           "  --dtype        f32, f64, c64, c128, bf16, f16, i8..i64, u8..u64, bool; default:\n"
           "                 the instance's (on webgpu, which has no 64-bit types yet, f64\n"
           "                 and c128 instances run as f32 and c64; it has f32, c64, i32\n"
@@ -73,13 +76,16 @@ static void tfr_contract_usage(FILE *f) {
           "  -o OUT.npy     writes the result\n"
           "  --slices K     slice the plan into at least K slices (labels chosen as for\n"
           "                 --max-memory, with a smaller limit until K is reached)\n"
+          );
+  fprintf(f,
           "Under mpirun (a build with MPI; docs/distributed.md): rank 0 reads the instance\n"
           "and plans, every rank contracts its share of the slices, rank 0 combines the\n"
           "partial results and prints; the report adds a \"ranks\" line.\n"
           "  --schedule     static (default: equal slice counts per rank) or dynamic (a\n"
           "                 rank takes the next slice when it is done)\n"
           "  --deterministic  a fixed order of every addition: the same bits on any\n"
-          "                 number of ranks (chunks of slices summed in order)\n");
+          "                 number of ranks (blocks gathered, or chunks of slices summed\n"
+          "                 in order)\n");
   tfr_cli_search_usage(f);
   tfr_cli_path_io_usage(f);
 }
@@ -161,6 +167,7 @@ static int tfr_cmp_d(const void *a, const void *b) {
 typedef struct tfr_contract_args {
   const char *instance, *path_kind, *save_dir, *out_path, *backend;
   int repeat, warmup, threads;
+  int adapter;                // --adapter (-1: not given)
   bool have_dtype, plan_only, path_set;
   int profile;  // 0: no --profile, 1: the slowest ops, 2: every op (--profile=all)
   tfr_dtype dtype;
@@ -170,6 +177,23 @@ typedef struct tfr_contract_args {
   bool schedule_set;          // --schedule or --deterministic given
   tfr_cli_mpi_options mpi;    // --schedule, --deterministic
 } tfr_contract_args;
+
+// The webgpu adapter: --adapter's; else, under mpirun, the GPUs of the node
+// shared by its ranks (GPU i for node-local rank r with r % GPUs == i; every
+// rank the default adapter when the node has no GPU); else 0, Dawn's choice.
+static int tfr_contract_adapter(const tfr_contract_args *a) {
+  if (a->adapter >= 0) return a->adapter;
+  if (!tfr_cli_mpi_active() || strcmp(a->backend, "webgpu") != 0) return 0;
+  tfr_webgpu_adapter_info *infos = NULL;
+  int n = 0, gpus = 0, pick = 0;
+  if (tfr_webgpu_enumerate_adapters(NULL, &infos, &n) != TFR_OK) return 0;
+  for (int i = 0; i < n; i++)
+    gpus += strstr(infos[i].adapter_type, "GPU") != NULL;
+  for (int i = 0, g = 0; gpus > 0 && i < n; i++)
+    if (strstr(infos[i].adapter_type, "GPU") && g++ == tfr_cli_mpi_local_rank() % gpus) pick = infos[i].index;
+  tfr_webgpu_adapter_infos_free(infos);
+  return pick;
+}
 
 // The file --save-inputs writes operand i to (name[4096]).
 static void tfr_contract_input_name(const char *dir, int i, char *name) {
@@ -393,7 +417,9 @@ static int tfr_contract_body(const tfr_contract_args *a, bool mpi) {
             a->instance, operand_bytes, need, avail);
     goto done;
   }
-  if (tfr_cli_make_backend("contract", a->backend, a->threads, &backend, NULL) != 0) goto done;
+  if (tfr_cli_make_backend("contract", a->backend, a->threads, tfr_contract_adapter(a), &backend,
+                           NULL) != 0)
+    goto done;
   if (device) {
     tfr_webgpu_adapter_info ai;
     if (tfr_webgpu_get_adapter_info(backend, &ai) != TFR_OK) {
@@ -415,7 +441,7 @@ static int tfr_contract_body(const tfr_contract_args *a, bool mpi) {
   // the operands, then the device session contracts, then a cpu session
   // reads the checksum.
   if (device) {
-    if (tfr_cli_make_backend("contract", "cpu", 1, &host_backend, NULL) != 0) goto done;
+    if (tfr_cli_make_backend("contract", "cpu", 1, 0, &host_backend, NULL) != 0) goto done;
     if (tfr_session_begin(host_backend, &hs_own) != TFR_OK) {
       rc = tfr_cli_fail("session");
       goto done;
@@ -626,7 +652,7 @@ int tfr_cli_contract(int argc, char **argv) {
 // Reads the arguments into *out: returns -1 to run, or the exit status
 // (0 after --help, 2 after a message).
 static int tfr_contract_parse(int argc, char **argv, tfr_contract_args *out) {
-  tfr_contract_args a = {.path_kind = "auto", .backend = "cpu", .repeat = 1};
+  tfr_contract_args a = {.path_kind = "auto", .backend = "cpu", .repeat = 1, .adapter = -1};
   bool bad = false;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
@@ -664,12 +690,13 @@ static int tfr_contract_parse(int argc, char **argv, tfr_contract_args *out) {
       a.slices = (int64_t)v;
     }
     else if ((strcmp(arg, "--repeat") == 0 || strcmp(arg, "--warmup") == 0 ||
-              strcmp(arg, "--threads") == 0) &&
+              strcmp(arg, "--threads") == 0 || strcmp(arg, "--adapter") == 0) &&
              has_value) {
       char *end;
       long v = strtol(argv[++i], &end, 10);
       bool rep = strcmp(arg, "--repeat") == 0, warm = strcmp(arg, "--warmup") == 0;
-      long least = rep ? 1 : 0, most = rep || warm ? 100000 : TFR_CPU_MAX_THREADS;
+      bool adapter = strcmp(arg, "--adapter") == 0;
+      long least = rep ? 1 : 0, most = rep || warm ? 100000 : adapter ? 1023 : TFR_CPU_MAX_THREADS;
       if (*end || end == argv[i] || argv[i][0] == ' ' || v < least || v > most) {
         fprintf(stderr, "tenferro contract: %s needs an integer in [%ld, %ld], got '%s'\n",
                 arg, least, most, argv[i]);
@@ -677,6 +704,7 @@ static int tfr_contract_parse(int argc, char **argv, tfr_contract_args *out) {
       }
       if (rep) a.repeat = (int)v;
       else if (warm) a.warmup = (int)v;
+      else if (adapter) a.adapter = (int)v;
       else a.threads = (int)v;
     } else if (tfr_cli_search_option("contract", argc, argv, &i, &a.search, &bad)) {
       if (bad) return 2;

@@ -200,7 +200,7 @@ int tfr_cli_einsum(int argc, char **argv) {
       goto done;
     }
   }
-  if (tfr_cli_make_backend("einsum", backend, 0, &be, NULL) != 0) goto done;
+  if (tfr_cli_make_backend("einsum", backend, 0, 0, &be, NULL) != 0) goto done;
   if (tfr_session_begin(be, &s) != TFR_OK) {
     rc = tfr_cli_fail("session");
     goto done;

@@ -51,13 +51,14 @@ void tfr_cli_mpi_quiet_end(int saved) {
 #ifdef TFR_CLI_MPI
 
 static bool g_active;
-static int g_rank, g_size;
+static int g_rank, g_size, g_local_rank;
 static tfr_mpi_report g_report;
 
 bool tfr_cli_mpi_built(void) { return true; }
 bool tfr_cli_mpi_active(void) { return g_active; }
 int tfr_cli_mpi_rank(void) { return g_rank; }
 int tfr_cli_mpi_size(void) { return g_active ? g_size : 1; }
+int tfr_cli_mpi_local_rank(void) { return g_active ? g_local_rank : 0; }
 
 int tfr_cli_mpi_start(const char *cmd) {
   int provided = 0;
@@ -69,6 +70,13 @@ int tfr_cli_mpi_start(const char *cmd) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  // The rank among those of this node (sharing its memory).
+  MPI_Comm node;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node) ==
+      MPI_SUCCESS) {
+    MPI_Comm_rank(node, &g_local_rank);
+    MPI_Comm_free(&node);
+  }
   g_active = true;
   if (g_rank != 0 && !freopen("/dev/null", "w", stdout)) {
     fprintf(stderr, "tenferro %s: rank %d: cannot silence stdout\n", cmd, g_rank);
@@ -157,6 +165,7 @@ bool tfr_cli_mpi_built(void) { return false; }
 bool tfr_cli_mpi_active(void) { return false; }
 int tfr_cli_mpi_rank(void) { return 0; }
 int tfr_cli_mpi_size(void) { return 1; }
+int tfr_cli_mpi_local_rank(void) { return 0; }
 
 int tfr_cli_mpi_start(const char *cmd) {
   fprintf(stderr,

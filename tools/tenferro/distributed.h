@@ -43,6 +43,8 @@ int tfr_cli_mpi_start(const char *cmd);
 bool tfr_cli_mpi_active(void);
 int tfr_cli_mpi_rank(void);
 int tfr_cli_mpi_size(void);
+// This rank among the ranks on its node (MPI_COMM_TYPE_SHARED); 0 without MPI.
+int tfr_cli_mpi_local_rank(void);
 
 // Rank 0's file text to every rank: on rank 0 `*text` / `*len` are in
 // (read by the caller, NUL-terminated); on the others they are out (a new

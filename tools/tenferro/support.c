@@ -7,8 +7,8 @@
 #include "cli.h"
 #include "tenferro/tenferro.h"
 
-int tfr_cli_make_backend(const char *cmd, const char *name, int threads, tfr_backend **out,
-                         bool *unavailable) {
+int tfr_cli_make_backend(const char *cmd, const char *name, int threads, int adapter,
+                         tfr_backend **out, bool *unavailable) {
   *out = NULL;
   if (unavailable) *unavailable = false;
   tfr_status st;
@@ -16,7 +16,8 @@ int tfr_cli_make_backend(const char *cmd, const char *name, int threads, tfr_bac
     tfr_cpu_options o = {.num_threads = threads};
     st = tfr_backend_create_cpu(&o, out);
   } else if (strcmp(name, "webgpu") == 0) {
-    st = tfr_backend_create_webgpu(NULL, out);
+    tfr_webgpu_options o = {.adapter_index = adapter};
+    st = tfr_backend_create_webgpu(&o, out);
     if (unavailable) *unavailable = st == TFR_ERR_BACKEND_UNAVAILABLE;
   } else {
     fprintf(stderr, "tenferro %s: unknown backend '%s' (cpu or webgpu)\n", cmd, name);
