@@ -290,6 +290,47 @@ static void check_random_networks(void) {
         g_combined[2][1], g_combined[0][0]);
 }
 
+// Empty outputs: blocks of no elements gathered, and a sliced label of
+// extent 0 (no slices, no blocks): the right empty shape on the root.
+static void check_empty_outputs(void) {
+  const char *eq = "ab,bc->ac";
+  int ranks[2] = {2, 2};
+  int64_t s0[2] = {4, 3}, s1[2] = {3, 0}, s2[2] = {0, 3}, s3[2] = {3, 5};
+  const int64_t *cases[2][2] = {{s0, s1}, {s2, s3}};
+  const char *sliced[2] = {"a", "a"};
+  for (int c = 0; c < 2; c++) {
+    tfr_einsum_plan *plan = NULL;
+    if (g_rank == 0) {
+      CHECK(tfr_einsum_plan_create(eq, 2, ranks, cases[c], NULL, &plan) == TFR_OK, "empty %d: plan", c);
+      CHECK(plan && tfr_einsum_plan_slice(plan, sliced[c]) == TFR_OK, "empty %d: slice", c);
+    }
+    tfr_status st = tfr_mpi_einsum_plan_share(MPI_COMM_WORLD, 0, eq, 2, ranks, cases[c], &plan);
+    CHECK(st == TFR_OK, "empty %d: share: %s", c, tfr_mpi_last_error_message());
+    if (st != TFR_OK) continue;
+    CHECK(tfr_einsum_plan_num_blocks(plan) == (c == 0 ? 4 : 0), "empty %d: blocks", c);
+    tfr_tensor *ops[2];
+    for (int i = 0; i < 2; i++) ops[i] = make_operand(TFR_F64, 2, cases[c][i], (uint64_t)i);
+    for (int det = 0; det < 2; det++) {
+      tfr_mpi_options o = {TFR_MPI_SCHEDULE_STATIC, det == 1, 0};
+      tfr_tensor *out = NULL;
+      tfr_mpi_report rep;
+      st = tfr_mpi_plan_execute(MPI_COMM_WORLD, g_s, plan, (const tfr_tensor *const *)ops, &o, &out, &rep);
+      CHECK(st == TFR_OK, "empty %d: execute: %s", c, tfr_mpi_last_error_message());
+      if (c == 0 && g_size <= 4)
+        CHECK(rep.combination == TFR_MPI_COMBINE_GATHER, "empty %d: combination %d", c, (int)rep.combination);
+      if (g_rank == 0 && out) {
+        int64_t want0 = c == 0 ? 4 : 0, want1 = c == 0 ? 0 : 5;
+        CHECK(tfr_tensor_rank(out) == 2 && tfr_tensor_shape(out)[0] == want0 &&
+                  tfr_tensor_shape(out)[1] == want1,
+              "empty %d: result shape", c);
+      }
+      tfr_tensor_release(out);
+    }
+    for (int i = 0; i < 2; i++) tfr_tensor_release(ops[i]);
+    tfr_einsum_plan_release(plan);
+  }
+}
+
 // A rank holding a different plan fails on every rank.
 static void check_different_plans(void) {
   const char *eq = "ab,bc,cd->ad";
@@ -378,6 +419,7 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   check_random_networks();
+  check_empty_outputs();
   check_different_plans();
   check_failing_rank();
   if (tfr_session_end(g_s) != TFR_OK) g_failures++;
