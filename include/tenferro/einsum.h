@@ -418,6 +418,21 @@ TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_slice_labels(tfr_einsum_plan *p
 TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_slice_to_fit(tfr_einsum_plan *plan,
                                                               double max_elements);
 
+// Slices the plan further until it has at least `min_slices` slices (to
+// spread them over threads, devices or processes: tenferro/mpi.h). It keeps
+// its sliced labels and adds labels greedily, one at a time: each the one
+// that adds the fewest sliced flops per factor of slices gained (the ratio
+// of the logarithms, the factor counted up to the one still missing; ties:
+// the smaller extent). Where it costs fewer flops, it stops the greedy
+// sequence early and adds one label that reaches the count at once.
+// Slicing more only lowers one slice's memory. A plan with enough slices is
+// left as it is.
+// Errors: TFR_ERR_INVALID_ARGUMENT (NULL plan, min_slices < 1, a plan with
+//         no slices (a sliced label of extent 0), the labels run out or
+//         TFR_EINSUM_MAX_SLICED is reached first); the plan is then unchanged.
+TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_slice_to_count(tfr_einsum_plan *plan,
+                                                                int64_t min_slices);
+
 // The plan's sliced labels as int32 values (as tfr_einsum_plan_slice_labels
 // takes them: code points for a string plan), the output's first: writes
 // them to `labels` (room for TFR_EINSUM_MAX_SLICED) and returns how many (0

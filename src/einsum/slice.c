@@ -175,6 +175,70 @@ tfr_status tfr_einsum_plan_slice_to_fit(tfr_einsum_plan *plan, double max_elemen
   return tfr_einsum_plan_slice_labels(plan, ns, names);
 }
 
+tfr_status tfr_einsum_plan_slice_to_count(tfr_einsum_plan *plan, int64_t min_slices) {
+  if (!plan) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: plan is NULL");
+  if (min_slices < 1)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: slice_to_count: %" PRId64 " slices (at "
+                     "least 1)", min_slices);
+  const tfr_einsum_expr *e = &plan->expr;
+  int64_t slices = tfr_einsum_plan_num_slices(plan);
+  if (slices == 0)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: slice_to_count: the plan has no slices "
+                     "(a sliced label of extent 0)");
+  int sl[TFR_EINSUM_MAX_SLICED], ns = plan->num_sliced;
+  for (int j = 0; j < ns; j++) sl[j] = plan->sliced[j];
+  tfr_slice_figures f;
+  tfr_slice_eval(plan, sl, ns, &f);
+  // Greedy: the label that adds the fewest flops per factor of slices
+  // gained (the ratio of the logarithms), the factor counted up to what is
+  // still missing (a label of extent 1100 gains no more than one of 12 when
+  // 8 slices are asked for); ties: the smaller extent, then the lower label.
+  // On the way, the cheapest set that one more label completes is kept: the
+  // greedy sets' last steps can cost more than one large label would.
+  int done[TFR_EINSUM_MAX_SLICED], nd = -1;
+  double done_flops = 0;
+  while (slices < min_slices) {
+    double missing = (double)min_slices / (double)slices;
+    int best = -1;
+    double best_score = 0;
+    tfr_slice_figures bf = {0};
+    for (int l = 0; l < e->num_labels && ns < TFR_EINSUM_MAX_SLICED; l++) {
+      int64_t x = e->extent[l];
+      if (x <= 1 || tfr_slice_has(sl, ns, l) || slices > INT64_MAX / x) continue;
+      sl[ns] = l;
+      tfr_slice_figures g;
+      tfr_slice_eval(plan, sl, ns + 1, &g);
+      double gain = log((double)x < missing ? (double)x : missing);
+      double score = f.flops > 0 ? log(g.flops / f.flops) / gain : 0;
+      if ((double)x >= missing && (nd < 0 || g.flops < done_flops)) {
+        nd = ns + 1;
+        memcpy(done, sl, sizeof(int) * (size_t)nd);
+        done_flops = g.flops;
+      }
+      if (best < 0 || score < best_score || (score == best_score && x < e->extent[best])) {
+        best = l;
+        best_score = score;
+        bf = g;
+      }
+    }
+    if (best < 0)
+      return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: slice_to_count: the plan cannot be cut "
+                       "into %" PRId64 " slices: %" PRId64 " at most (%d label(s) sliced, no "
+                       "label left to slice)", min_slices, slices, ns);
+    sl[ns++] = best;
+    slices *= e->extent[best];
+    f = bf;
+  }
+  if (nd >= 0 && done_flops < f.flops) {
+    ns = nd;
+    memcpy(sl, done, sizeof(int) * (size_t)nd);
+  }
+  if (ns == plan->num_sliced) return TFR_OK;
+  int32_t names[TFR_EINSUM_MAX_SLICED];
+  for (int j = 0; j < ns; j++) names[j] = e->names[sl[j]];
+  return tfr_einsum_plan_slice_labels(plan, ns, names);
+}
+
 tfr_status tfr_einsum_plan_slice_labels(tfr_einsum_plan *plan, int num, const int32_t *labels) {
   if (!plan) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: plan is NULL");
   if (num < 0 || num > TFR_EINSUM_MAX_SLICED || (num > 0 && !labels))

@@ -677,6 +677,70 @@ static void test_parallel_slice_failures(void **state) {
   for (int q = 0; q < 3; q++) tfr_tensor_release(t[q]);
 }
 
+// slice_to_count on a batched chain bi,ij,jk->bk (b = 64, i = j = k = 4,
+// path ((0, 1), (0, 1))): slicing j or b adds no flops (each is in both
+// steps), i or k does. Hand-derived choices: 4 slices -> j (the smaller of
+// the free ones); 16 -> j, then b; an earlier slicing is kept; errors leave
+// the plan as it was. The sliced result equals the unsliced one.
+static void test_slice_to_count(void **state) {
+  (void)state;
+  int64_t s0[2] = {64, 4}, s1[2] = {4, 4}, s2[2] = {4, 4};
+  const int64_t *shapes[3] = {s0, s1, s2};
+  int ranks[3] = {2, 2, 2};
+  tfr_einsum_options o;
+  memset(&o, 0, sizeof o);
+  o.path_kind = TFR_EINSUM_PATH_GIVEN;
+  int32_t path[4] = {0, 1, 0, 1};
+  o.path = path;
+  o.path_len = 2;
+  tfr_einsum_plan *plan = NULL;
+  TFR_ASSERT_OK(tfr_einsum_plan_create("bi,ij,jk->bk", 3, ranks, shapes, &o, &plan));
+  const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
+  int32_t labels[TFR_EINSUM_MAX_SLICED];
+  TFR_ASSERT_OK(tfr_einsum_plan_slice_to_count(plan, 4));
+  assert_int_equal(tfr_einsum_plan_num_slices(plan), 4);
+  assert_int_equal(tfr_einsum_plan_sliced_labels(plan, labels), 1);
+  assert_int_equal(labels[0], 'j');
+  assert_true(info->sliced_flops == info->flops);
+  TFR_ASSERT_OK(tfr_einsum_plan_slice_to_count(plan, 16));
+  assert_int_equal(tfr_einsum_plan_num_slices(plan), 256);
+  assert_int_equal(tfr_einsum_plan_sliced_labels(plan, labels), 2);
+  assert_int_equal(labels[0], 'b');  // the output's first
+  assert_int_equal(labels[1], 'j');
+  assert_true(info->sliced_flops == info->flops);
+  // Enough slices already: unchanged. An earlier slicing is kept.
+  TFR_ASSERT_OK(tfr_einsum_plan_slice_to_count(plan, 100));
+  assert_int_equal(tfr_einsum_plan_num_slices(plan), 256);
+  TFR_ASSERT_OK(tfr_einsum_plan_slice(plan, "i"));
+  TFR_ASSERT_OK(tfr_einsum_plan_slice_to_count(plan, 16));
+  assert_int_equal(tfr_einsum_plan_sliced_labels(plan, labels), 2);
+  assert_int_equal(labels[0], 'i');
+  assert_int_equal(labels[1], 'j');
+  assert_int_equal(tfr_einsum_plan_num_slices(plan), 16);
+  // The sliced contraction against the unsliced one.
+  tfr_tensor *ops[3];
+  for (int q = 0; q < 3; q++) ops[q] = tfr_test_random_tensor(TFR_F64, 2, shapes[q], 40 + (uint64_t)q);
+  tfr_session *s = tfr_test_begin(tfr_test_cpu);
+  tfr_tensor *sliced = NULL, *whole = NULL;
+  TFR_ASSERT_OK(tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &sliced));
+  TFR_ASSERT_OK(tfr_einsum_plan_slice(plan, ""));
+  TFR_ASSERT_OK(tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &whole));
+  const double *x = sl_data(sliced), *y = sl_data(whole);
+  for (int q = 0; q < 64 * 4; q++) assert_true(fabs(x[q] - y[q]) <= 1e-12 * (1 + fabs(y[q])));
+  tfr_tensor_release(sliced);
+  tfr_tensor_release(whole);
+  tfr_test_end(s);
+  // Errors, the plan unchanged.
+  TFR_ASSERT_OK(tfr_einsum_plan_slice(plan, "j"));
+  TFR_ASSERT_ERROR(tfr_einsum_plan_slice_to_count(plan, 0), TFR_ERR_INVALID_ARGUMENT, "0 slices");
+  TFR_ASSERT_ERROR(tfr_einsum_plan_slice_to_count(plan, INT64_C(1) << 40), TFR_ERR_INVALID_ARGUMENT,
+                   "cannot be cut", "4096 at most");
+  assert_int_equal(tfr_einsum_plan_num_slices(plan), 4);
+  TFR_ASSERT_ERROR(tfr_einsum_plan_slice_to_count(NULL, 2), TFR_ERR_INVALID_ARGUMENT, "plan");
+  for (int q = 0; q < 3; q++) tfr_tensor_release(ops[q]);
+  tfr_einsum_plan_release(plan);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_numpy_cases, tfr_test_teardown_session),
@@ -685,6 +749,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_budget_given_path, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_parallel_slices, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_parallel_slice_failures, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_slice_to_count, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);  // sets up tfr_test_cpu (the webgpu device goes unused)
 }

@@ -74,8 +74,9 @@ static void tfr_contract_usage(FILE *f) {
           "  --profile=all  the same with every op, in execution order\n"
           "  --save-inputs  writes operand i as DIR/operand_<iii>.npy\n"
           "  -o OUT.npy     writes the result\n"
-          "  --slices K     slice the plan into at least K slices (labels chosen as for\n"
-          "                 --max-memory, with a smaller limit until K is reached)\n"
+          "  --slices K     slice the plan into at least K slices (after --max-memory's):\n"
+          "                 one label at a time, the one that adds the fewest flops per\n"
+          "                 factor of slices gained\n"
           );
   fprintf(f,
           "Under mpirun (a build with MPI; docs/distributed.md): rank 0 reads the instance\n"
@@ -266,33 +267,12 @@ static int tfr_contract_load(const tfr_contract_args *a, const char *path_name, 
   return rc;
 }
 
-// --slices K: slices the plan further until it has at least K slices: the
-// labels tfr_einsum_plan_slice_to_fit picks for an ever smaller limit on the
-// intermediates (the operands and the output, held whole, stay counted).
-static int tfr_contract_slice_more(const tfr_contract_args *a, const tfr_instance *in,
-                                   tfr_einsum_plan *plan) {
-  double held = 0, out = 1;
-  int64_t shape[TFR_MAX_RANK];
-  for (int i = 0; i < in->n; i++) {
-    double x = 1;
-    for (int k = 0; k < in->ranks[i]; k++) x *= (double)in->shapes[i][k];
-    held += x;
-  }
-  int r = tfr_einsum_plan_output_shape(plan, shape);
-  for (int k = 0; k < r; k++) out *= (double)shape[k];
-  held += out;
-  double above = tfr_einsum_plan_info(plan)->sliced_peak_live_elements - held;
-  while (tfr_einsum_plan_num_slices(plan) < a->slices) {
-    above *= 0.75;
-    if (above < 1 || tfr_einsum_plan_slice_to_fit(plan, held + above) != TFR_OK) {
-      fprintf(stderr, "tenferro contract: --slices %" PRId64 ": the plan cannot be cut into that "
-                      "many slices (%" PRId64 " at most with this path: %s)\n",
-              a->slices, tfr_einsum_plan_num_slices(plan),
-              above < 1 ? "no intermediate left to shrink" : tfr_last_error_message());
-      return 1;
-    }
-  }
-  return 0;
+// --slices K: slices the plan further until it has at least K slices
+// (tfr_einsum_plan_slice_to_count: the labels that add the fewest flops).
+static int tfr_contract_slice_more(const tfr_contract_args *a, tfr_einsum_plan *plan) {
+  if (tfr_einsum_plan_slice_to_count(plan, a->slices) == TFR_OK) return 0;
+  fprintf(stderr, "tenferro contract: --slices %" PRId64 ": %s\n", a->slices, tfr_last_error_message());
+  return 1;
 }
 
 static int tfr_contract_body(const tfr_contract_args *a, bool mpi) {
@@ -372,7 +352,7 @@ static int tfr_contract_body(const tfr_contract_args *a, bool mpi) {
   if (root && tfr_cli_plan("contract", a->instance, &net, &a->io, max_memory, tfr_dtype_size(dtype),
                            &opts, &prog, &plan) != 0)
     goto done;
-  if (root && a->slices > 0 && tfr_contract_slice_more(a, &in, plan) != 0) goto done;
+  if (root && a->slices > 0 && tfr_contract_slice_more(a, plan) != 0) goto done;
   if (mpi && tfr_cli_mpi_share_plan(&net, &plan) != 0) goto done;
   double plan_s = tfr_cli_seconds() - t0;
   const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
