@@ -123,6 +123,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (p) abort();
     return 0;
   }
+  // Sometimes more slices (tfr_einsum_plan_slice_to_count): at least as
+  // many as asked, or a refusal that leaves the plan as it was; the blocks
+  // lie inside the output. The execution below compares the sliced result
+  // with greedy's unsliced one.
+  if (next(&b) % 4 == 0) {
+    int64_t want = 1 + next(&b) % 32, before = tfr_einsum_plan_num_slices(p);
+    if (tfr_einsum_plan_slice_to_count(p, want) == TFR_OK) {
+      if (tfr_einsum_plan_num_slices(p) < want && before > 0) abort();
+    } else if (tfr_einsum_plan_num_slices(p) != before) {
+      abort();
+    }
+  }
+  int64_t num = tfr_einsum_plan_num_slices(p), blocks = tfr_einsum_plan_num_blocks(p);
+  if (num > 0 && (blocks < 1 || num % blocks != 0)) abort();
+  int64_t out_shape[TFR_MAX_RANK], start[TFR_MAX_RANK], bshape[TFR_MAX_RANK];
+  int out_rank = tfr_einsum_plan_output_shape(p, out_shape);
+  for (int64_t k = 0; k < num && k < 8; k++) {
+    if (tfr_einsum_plan_slice_block(p, k, start, bshape) != TFR_OK) abort();
+    for (int a = 0; a < out_rank; a++)
+      if (start[a] < 0 || bshape[a] < 0 || start[a] + bshape[a] > out_shape[a]) abort();
+  }
   const tfr_einsum_path_info *info = tfr_einsum_plan_info(p);
   tfr_einsum_plan *g = NULL;
   tfr_einsum_options go = {.path_kind = TFR_EINSUM_PATH_GREEDY};
