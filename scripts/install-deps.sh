@@ -3,10 +3,13 @@
 # build and test tenferro. Safe to run again: when every package is already
 # installed it never touches apt (so it is quick and works offline).
 #
-# Usage: scripts/install-deps.sh [--clang]   (as root, or as a user with sudo)
+# Usage: scripts/install-deps.sh [--clang] [--torch]   (as root, or as a user with sudo)
 #   --clang  also clang-14 with its sanitizer, libFuzzer and OpenMP runtimes,
 #            for the fuzz targets (scripts/fuzz.sh) and the ThreadSanitizer
 #            build (.ci/run)
+#   --torch  also Debian's PyTorch (python3-torch, 1.13, CPU; about 200
+#            packages), so that the Python module's DLPack tests with torch
+#            run rather than skip (.ci/run)
 set -euo pipefail
 
 # python3 + python3-numpy: the tests make their reference data with Debian's
@@ -36,9 +39,13 @@ packages=(
 # clang-14, libclang-rt-14-dev (libFuzzer, the sanitizer runtimes) and
 # libomp-14-dev (LLVM's OpenMP, with Archer, its ThreadSanitizer annotations):
 # only the fuzz targets and the ThreadSanitizer build need them.
-if [ "${1:-}" = "--clang" ]; then
-  packages+=(clang-14 libclang-rt-14-dev libomp-14-dev)
-fi
+for arg in "$@"; do
+  case "$arg" in
+    --clang) packages+=(clang-14 libclang-rt-14-dev libomp-14-dev) ;;
+    --torch) packages+=(python3-torch) ;;
+    *) echo "install-deps: unknown option '$arg' (--clang, --torch)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for pkg in "${packages[@]}"; do
