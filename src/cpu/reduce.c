@@ -672,9 +672,16 @@ tfr_status tfr_cpu_reduction(tfr_backend *b, const tfr_reduce_desc *d) {
   bool empty = false;
   for (int j = 0; j < d->naxes; j++) empty |= x->shape[d->axes[j]] == 0;
   if (empty) {
-    // Owned results are compact: the outputs are one run.
+    // Owned results are compact: the outputs are one run, filled by copies
+    // of doubling length (a few calls for any size).
     char *out = tfr_tensor_host_ptr(o);
-    for (int64_t i = 0; i < o->numel; i++) memcpy(out + (size_t)i * es, init, es);
+    size_t total = (size_t)o->numel * es, done = es;
+    memcpy(out, init, es);
+    while (done < total) {
+      size_t n = done < total - done ? done : total - done;
+      memcpy(out + done, out, n);
+      done += n;
+    }
     return TFR_OK;
   }
   tfr_red_plan *p = tfr_alloc(sizeof *p);

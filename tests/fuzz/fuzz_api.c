@@ -1225,6 +1225,15 @@ static void op_reduce(fz *f) {
   for (int k = 0; k < naxes && k < CAPA; k++) axes[k] = axis(f, rank);
   unsigned b = byte(f);
   if (nel(x) > WORK_CAP) return;  // a small result may take all the work
+  // An empty reduced axis makes a result of the init value as large as the
+  // other axes (a (2^28, 0) operand gives 2^28 elements): bounded too.
+  double res = 1;
+  for (int k = 0; k < rank; k++) {
+    bool reduced = false;
+    for (int j = 0; j < naxes && j < CAPA; j++) reduced |= axes[j] == k;
+    if (!reduced) res *= (double)tfr_tensor_shape(x)[k];
+  }
+  if (!affordable(nel(x), res)) return;
   tfr_tensor *out = SENTINEL;
   tfr_status st;
   switch (b % 6) {

@@ -477,6 +477,26 @@ static void test_rank0_and_empty(void **state) {
   tfr_tensor_release(out);
   tfr_tensor_release(init);
   tfr_tensor_release(e);
+  // A large result of an empty reduction (filled by doubling copies): every
+  // element the init value, for sizes that are not powers of two, c128's
+  // 16-byte elements included.
+  const int64_t sizes[] = {1, 3, 1000, 65537};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    int64_t sh[2] = {sizes[i], 0}, ax = 1;
+    double ci[2] = {1.5, -2.25};
+    tfr_tensor *z = NULL, *c = tfr_scalar(TFR_C128, ci);
+    TFR_ASSERT_OK(tfr_tensor_zeros_host(TFR_C128, 2, sh, &z));
+    TFR_ASSERT_OK(tfr_reduce(s, z, c, TFR_REDUCE_ADD, 1, &ax, &out));
+    assert_int_equal(tfr_tensor_numel(out), sizes[i]);
+    double *got = malloc((size_t)sizes[i] * 16);
+    assert_non_null(got);
+    TFR_ASSERT_OK(tfr_tensor_read(out, got, (size_t)sizes[i] * 16));
+    for (int64_t k = 0; k < sizes[i]; k++) assert_true(got[2 * k] == 1.5 && got[2 * k + 1] == -2.25);
+    free(got);
+    tfr_tensor_release(out);
+    tfr_tensor_release(c);
+    tfr_tensor_release(z);
+  }
 }
 
 // tfr_reduce with explicit init values, on a strided view.
