@@ -353,6 +353,22 @@ static PyObject *mod_blas_coretype_advice(PyObject *self, PyObject *unused) {
   return PyUnicode_FromString(advice);
 }
 
+// tenferro.live_objects(): {kind name: count} from tfr_live_objects.
+static PyObject *mod_live_objects(PyObject *self, PyObject *unused) {
+  PyObject *d = PyDict_New();
+  if (!d) return NULL;
+  for (int k = 0; k < TFR_OBJECT_KIND_COUNT; k++) {
+    PyObject *n = PyLong_FromLongLong(tfr_live_objects((tfr_object_kind)k));
+    if (!n || PyDict_SetItemString(d, tfr_object_kind_name((tfr_object_kind)k), n) < 0) {
+      Py_XDECREF(n);
+      Py_DECREF(d);
+      return NULL;
+    }
+    Py_DECREF(n);
+  }
+  return d;
+}
+
 static PyObject *mod_backends_compiled(PyObject *self, PyObject *unused) {
   return PyUnicode_FromString(tfr_backends_compiled());
 }
@@ -443,6 +459,14 @@ static PyMethodDef module_methods[] = {
      "('Haswell', 'SkylakeX', 'Cooperlake'), or None when OpenBLAS's own kernels are\n"
      "right (tfr_cpu_blas_coretype_advice). OpenBLAS reads it only while it loads:\n"
      "set it in the environment before starting Python (the CLI re-executes itself)."},
+    {"live_objects", mod_live_objects, METH_NOARGS,
+     "live_objects()\n\n"
+     "The library's live objects in this process, by kind: a dict {'tensor': n,\n"
+     "'storage': n, 'session': n, 'einsum_plan': n, 'dot_plan': n, 'fusion_plan': n}\n"
+     "(tfr_live_objects). Every Tensor holds one library tensor, and a Tensor over\n"
+     "numpy or DLPack memory one storage; cached einsum plans and open Sessions count\n"
+     "too. For leak checks: with no call running, the counts return to what they were\n"
+     "once every object made since is released."},
     {"backends_compiled", mod_backends_compiled, METH_NOARGS,
      "The backends this build contains, e.g. 'cpu' or 'cpu webgpu'."},
     {NULL, NULL, 0, NULL}};
