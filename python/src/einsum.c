@@ -301,17 +301,10 @@ static PyObject *run_plan(const tfr_einsum_plan *plan, operands *ops, tfrpy_back
   tfrpy_call call;
   Py_BEGIN_ALLOW_THREADS
   st = tfrpy_call_begin(b->backend, &call);
-  for (int i = 0; !st && i < ops->n; ++i) {
+  if (!st) st = tfrpy_upload_operands(call.session, ops->t, ops->n);
+  for (int i = 0; !st && ops->promote && i < ops->n; ++i) {
     tfr_tensor *moved = NULL;
-    if (device && tfr_tensor_is_host(ops->t[i])) {
-      st = tfr_upload(call.session, ops->t[i], &moved);
-      if (moved) {
-        tfr_tensor_release(ops->t[i]);
-        ops->t[i] = moved;
-        moved = NULL;
-      }
-    }
-    if (!st && ops->promote && tfr_tensor_dtype(ops->t[i]) != ops->dtype) {
+    if (tfr_tensor_dtype(ops->t[i]) != ops->dtype) {
       st = tfr_convert(call.session, ops->t[i], ops->dtype, &moved);
       if (moved) {
         tfr_tensor_release(ops->t[i]);

@@ -55,13 +55,20 @@ tfr_status tfrpy_call_begin(tfr_backend *backend, tfrpy_call *call);
 // Ends a session the call opened; keeps the first failure in *st.
 void tfrpy_call_end(tfrpy_call *call, tfr_status *st);
 
+// Uploads the host tensors among t[0..n) to the session's backend when it is
+// a device backend (nothing on the cpu backend), replacing each reference
+// in t by the uploaded tensor's. Call with the GIL released.
+tfr_status tfrpy_upload_operands(tfr_session *session, tfr_tensor **t, int n);
+
 // One computation on `backend` in the thread's session (or one of its own):
-// body(session, in, attrs, out) with the GIL released. The caller holds the
-// GIL; on failure raises the library's error and returns NULL, else the
-// result tensor (a new reference).
+// body(session, in, attrs, out) with the GIL released, after the host
+// tensors among in[0..n_upload) were uploaded to a device backend
+// (tfrpy_upload_operands: the caller's references in `in` are replaced). The
+// caller holds the GIL; on failure raises the library's error and returns
+// NULL, else the result tensor (a new reference).
 typedef tfr_status (*tfrpy_body)(tfr_session *session, tfr_tensor *const *in,
                                  const void *attrs, tfr_tensor **out);
-tfr_tensor *tfrpy_run(tfr_backend *backend, tfrpy_body body, tfr_tensor *const *in,
+tfr_tensor *tfrpy_run(tfr_backend *backend, tfrpy_body body, tfr_tensor **in, int n_upload,
                       const void *attrs);
 
 // ---- tensor.c ----
