@@ -9,16 +9,34 @@
 // GIL released; the first exception a callback raises is kept per thread and
 // raised when the call returns.
 // ---------------------------------------------------------------------------
+// The kept exception: one object from Python 3.12 on (PyErr_Fetch is
+// deprecated there), the (type, value, traceback) triple before.
+#if PY_VERSION_HEX >= 0x030C0000
+static _Thread_local PyObject *progress_exc;
+static bool progress_kept(void) { return progress_exc != NULL; }
+static void progress_keep(void) { progress_exc = PyErr_GetRaisedException(); }
+static void progress_restore(void) {
+  PyErr_SetRaisedException(progress_exc);
+  progress_exc = NULL;
+}
+#else
 static _Thread_local PyObject *progress_type, *progress_value, *progress_tb;
+static bool progress_kept(void) { return progress_type != NULL; }
+static void progress_keep(void) { PyErr_Fetch(&progress_type, &progress_value, &progress_tb); }
+static void progress_restore(void) {
+  PyErr_Restore(progress_type, progress_value, progress_tb);
+  progress_type = progress_value = progress_tb = NULL;
+}
+#endif
 
 static void progress_trampoline(void *ctx, int done, int total, double flops) {
   PyGILState_STATE g = PyGILState_Ensure();
-  if (!progress_type) {
+  if (!progress_kept()) {
     PyObject *r = PyObject_CallFunction((PyObject *)ctx, "iid", done, total, flops);
     if (r) {
       Py_DECREF(r);
     } else {
-      PyErr_Fetch(&progress_type, &progress_value, &progress_tb);
+      progress_keep();
     }
   }
   PyGILState_Release(g);
@@ -26,9 +44,8 @@ static void progress_trampoline(void *ctx, int done, int total, double flops) {
 
 // Raises the kept progress exception, if any: returns -1 then.
 static int progress_check(void) {
-  if (!progress_type) return 0;
-  PyErr_Restore(progress_type, progress_value, progress_tb);
-  progress_type = progress_value = progress_tb = NULL;
+  if (!progress_kept()) return 0;
+  progress_restore();
   return -1;
 }
 

@@ -29,7 +29,8 @@ static bool capi_ready(void) {
   return capi_state > 0;
 }
 
-static int dtype_of_typenum(int typenum, tfr_dtype *out) {
+// The dtype of numpy's type number `typenum` of `itemsize` bytes.
+static int dtype_of_typenum(int typenum, int itemsize, tfr_dtype *out) {
   switch (typenum) {
     case NPY_BOOL: *out = TFR_BOOL; return 0;
     case NPY_BYTE: *out = TFR_I8; return 0;
@@ -45,16 +46,9 @@ static int dtype_of_typenum(int typenum, tfr_dtype *out) {
   }
   // The integer type numbers alias by size (long vs long long, int vs long).
   if (PyTypeNum_ISSIGNED(typenum) || PyTypeNum_ISUNSIGNED(typenum)) {
-    PyArray_Descr *d = PyArray_DescrFromType(typenum);
-    if (!d) {
-      PyErr_Clear();
-      return -1;
-    }
-    int size = (int)d->elsize;
     bool is_signed = PyTypeNum_ISSIGNED(typenum);
-    Py_DECREF(d);
-    if (size == 4) *out = is_signed ? TFR_I32 : TFR_U32;
-    else if (size == 8) *out = is_signed ? TFR_I64 : TFR_U64;
+    if (itemsize == 4) *out = is_signed ? TFR_I32 : TFR_U32;
+    else if (itemsize == 8) *out = is_signed ? TFR_I64 : TFR_U64;
     else return -1;
     return 0;
   }
@@ -73,7 +67,8 @@ int tfrpy_numpy_operand(PyObject *obj, bool writable, tfr_tensor **out) {
   PyArrayObject *arr = (PyArrayObject *)obj;
   tfr_dtype dt;
   int nd = PyArray_NDIM(arr);
-  if (!PyArray_ISNOTSWAPPED(arr) || dtype_of_typenum(PyArray_TYPE(arr), &dt) < 0 ||
+  if (!PyArray_ISNOTSWAPPED(arr) ||
+      dtype_of_typenum(PyArray_TYPE(arr), (int)PyArray_ITEMSIZE(arr), &dt) < 0 ||
       nd > TFR_MAX_RANK || (writable && !PyArray_ISWRITEABLE(arr)))
     return 1;  // the buffer path says what is wrong
   npy_intp esize = PyArray_ITEMSIZE(arr);

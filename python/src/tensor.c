@@ -240,7 +240,17 @@ int tfrpy_operand_ex(PyObject *obj, bool writable, tfr_tensor **out) {
   }
   int fast = tfrpy_numpy_operand(obj, writable, out);
   if (fast <= 0) return fast;
-  if (PyObject_CheckBuffer(obj)) return operand_from_buffer(obj, writable, out);
+  if (PyObject_CheckBuffer(obj)) {
+    // The buffer protocol first (numpy without its C API, memoryview, JAX's
+    // CPU arrays); DLPack when it fails on another object that has both (a
+    // dtype the buffer formats lack, such as JAX's bfloat16). numpy's DLPack
+    // export reads no dtype its buffers lack: its buffer error stands.
+    bool has_dlpack = !writable && !tfrpy_is_ndarray(obj) &&
+                      PyObject_HasAttrString(obj, "__dlpack__");
+    int r = operand_from_buffer(obj, writable, out);
+    if (r == 0 || !has_dlpack) return r;
+    PyErr_Clear();
+  }
   if (writable) {
     PyErr_Format(PyExc_TypeError, "out must be a writable numpy array or tenferro.Tensor, not %.100s",
                  Py_TYPE(obj)->tp_name);
