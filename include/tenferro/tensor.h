@@ -210,9 +210,12 @@ typedef enum tfr_object_kind {
 // no call is running on any thread is the number the caller holds, directly
 // or through the tensors, plans and backends it holds (a backend's buffer
 // pool keeps memory, not storages). Backends are not counted.
-// Counted with relaxed atomic increments and decrements: safe and cheap from
-// any thread; a count read while other threads create or release objects is
-// a snapshot of some moment of that.
+// Threads: callable from any thread. Objects are counted per thread in C11
+// atomics that only the counting thread writes (relaxed, no locked
+// instruction: counting costs about a nanosecond), and this function sums
+// every thread's counts under a lock (and those of threads that have ended).
+// The sum is exact whenever no thread is making or freeing an object; read
+// while others are, it may miss objects in flight (it is never below 0).
 //   kind  a tfr_object_kind, or TFR_OBJECT_ALL for the sum of every kind.
 // Returns the count (>= 0), or -1 for a `kind` that is not one of those.
 TFR_API int64_t tfr_live_objects(tfr_object_kind kind);

@@ -235,7 +235,7 @@ static void test_allocation_failures(void **state) {
 }
 
 // Threads creating and releasing tensors and views at once: no count is
-// lost (the counters are atomic).
+// lost (each thread counts in its own block, summed by tfr_live_objects).
 enum { THREADS = 4, ROUNDS = 20000 };
 
 static void *churn(void *arg) {
@@ -250,17 +250,51 @@ static void *churn(void *arg) {
   return NULL;
 }
 
+// Makes tensors that outlive the thread (the main thread releases them).
+enum { KEPT = 50 };
+static void *make_kept(void *arg) {
+  tfr_tensor **kept = arg;
+  for (int i = 0; i < KEPT; i++)
+    if (tfr_tensor_zeros_host(TFR_F32, 1, (int64_t[]){3}, &kept[i])) return (void *)1;
+  return NULL;
+}
+
+// Releases tensors the main thread made.
+static void *release_all(void *arg) {
+  tfr_tensor **kept = arg;
+  for (int i = 0; i < KEPT; i++) tfr_tensor_release(kept[i]);
+  return NULL;
+}
+
+static void join_ok(pthread_t th) {
+  void *r = NULL;
+  assert_int_equal(pthread_join(th, &r), 0);
+  assert_null(r);
+}
+
 static void test_threads(void **state) {
   (void)state;
   counts base = snapshot();
   pthread_t th[THREADS];
   for (int i = 0; i < THREADS; i++) assert_int_equal(pthread_create(&th[i], NULL, churn, NULL), 0);
-  for (int i = 0; i < THREADS; i++) {
-    void *r = NULL;
-    assert_int_equal(pthread_join(th[i], &r), 0);
-    assert_null(r);
-  }
+  for (int i = 0; i < THREADS; i++) join_ok(th[i]);
   expect_same(&base, "after the threads");
+  // Made on a thread that has ended, released here; made here, released on
+  // another thread: each counted once.
+  tfr_tensor *kept[KEPT] = {NULL};
+  assert_int_equal(pthread_create(&th[0], NULL, make_kept, kept), 0);
+  join_ok(th[0]);
+  expect_delta(&base,
+               (int64_t[TFR_OBJECT_KIND_COUNT]){[TFR_OBJECT_TENSOR] = KEPT,
+                                                [TFR_OBJECT_STORAGE] = KEPT},
+               "tensors of an ended thread");
+  for (int i = 0; i < KEPT; i++) tfr_tensor_release(kept[i]);
+  expect_same(&base, "released by the main thread");
+  for (int i = 0; i < KEPT; i++)
+    TFR_ASSERT_OK(tfr_tensor_zeros_host(TFR_F32, 1, (int64_t[]){3}, &kept[i]));
+  assert_int_equal(pthread_create(&th[0], NULL, release_all, kept), 0);
+  join_ok(th[0]);
+  expect_same(&base, "released by another thread");
 }
 
 int main(void) {
