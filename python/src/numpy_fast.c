@@ -97,13 +97,19 @@ PyObject *tfrpy_numpy_wrap(PyObject *tensor) {
   const tfr_dtype_info *info = tfr_dtype_get_info(tfr_tensor_dtype(t));
   void *data = NULL;
   if (!info->descr || tfr_tensor_host_data(t, &data)) return tfrpy_to_numpy(tensor);
-  PyObject *descr_str = PyUnicode_FromString(info->descr);
-  PyArray_Descr *descr = NULL;
-  if (!descr_str || !PyArray_DescrConverter(descr_str, &descr)) {
+  // numpy's descriptor of each dtype, made once from the library's typestr.
+  static PyArray_Descr *descrs[TFR_DTYPE_COUNT];
+  tfr_dtype dt = tfr_tensor_dtype(t);
+  if (!descrs[dt]) {
+    PyObject *descr_str = PyUnicode_FromString(info->descr);
+    PyArray_Descr *made = NULL;
+    int ok = descr_str && PyArray_DescrConverter(descr_str, &made);
     Py_XDECREF(descr_str);
-    return NULL;
+    if (!ok) return NULL;
+    descrs[dt] = made;  // kept for the module's lifetime
   }
-  Py_DECREF(descr_str);
+  PyArray_Descr *descr = descrs[dt];
+  Py_INCREF(descr);
   int nd = tfr_tensor_rank(t);
   npy_intp dims[TFR_MAX_RANK], strides[TFR_MAX_RANK];
   for (int k = 0; k < nd; ++k) {
