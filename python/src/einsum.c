@@ -214,11 +214,16 @@ static tfr_einsum_plan *make_plan(const char *eq, int n, const int *ranks,
 // ---------------------------------------------------------------------------
 // Operands
 // ---------------------------------------------------------------------------
+// Up to this many operands live in the struct itself (no allocation per call).
+#define OPERANDS_INLINE 8
 typedef struct {
   int n;
   tfr_tensor **t;  // owned references
   int *ranks;
   const int64_t **shapes;
+  tfr_tensor *t_inline[OPERANDS_INLINE];  // t, ranks and shapes of few operands
+  int ranks_inline[OPERANDS_INLINE];
+  const int64_t *shapes_inline[OPERANDS_INLINE];
   bool all_ndarray;
   PyObject *device;  // the backend of the first device Tensor operand (borrowed), or NULL
   tfr_dtype dtype;   // the common dtype
@@ -227,10 +232,15 @@ typedef struct {
 
 static void operands_free(operands *ops) {
   for (int i = 0; i < ops->n; ++i) tfr_tensor_release(ops->t[i]);
-  PyMem_Free(ops->t);
-  PyMem_Free(ops->ranks);
-  PyMem_Free((void *)ops->shapes);
-  memset(ops, 0, sizeof *ops);
+  if (ops->t != ops->t_inline) {
+    PyMem_Free(ops->t);
+    PyMem_Free(ops->ranks);
+    PyMem_Free((void *)ops->shapes);
+  }
+  ops->n = 0;
+  ops->t = NULL;
+  ops->ranks = NULL;
+  ops->shapes = NULL;
 }
 
 // The numpy dtype string of a dtype (for numpy.result_type), or NULL (bf16).
@@ -262,7 +272,10 @@ static int common_dtype(operands *ops) {
 
 static int operands_load(operands *ops, PyObject *args, Py_ssize_t first) {
   Py_ssize_t n = PyTuple_GET_SIZE(args) - first;
-  memset(ops, 0, sizeof *ops);
+  ops->n = 0;
+  ops->t = NULL;
+  ops->device = NULL;
+  ops->promote = false;
   if (n < 1) {
     PyErr_SetString(PyExc_TypeError, "einsum needs at least one operand");
     return -1;
@@ -271,13 +284,22 @@ static int operands_load(operands *ops, PyObject *args, Py_ssize_t first) {
     PyErr_SetString(PyExc_ValueError, "too many operands");
     return -1;
   }
-  ops->t = PyMem_Calloc((size_t)n, sizeof(tfr_tensor *));
-  ops->ranks = PyMem_Calloc((size_t)n, sizeof(int));
-  ops->shapes = PyMem_Calloc((size_t)n, sizeof(int64_t *));
-  if (!ops->t || !ops->ranks || !ops->shapes) {
-    operands_free(ops);
-    PyErr_NoMemory();
-    return -1;
+  if (n <= OPERANDS_INLINE) {
+    ops->t = ops->t_inline;
+    ops->ranks = ops->ranks_inline;
+    ops->shapes = ops->shapes_inline;
+  } else {
+    ops->t = PyMem_Calloc((size_t)n, sizeof(tfr_tensor *));
+    ops->ranks = PyMem_Calloc((size_t)n, sizeof(int));
+    ops->shapes = PyMem_Calloc((size_t)n, sizeof(int64_t *));
+    if (!ops->t || !ops->ranks || !ops->shapes) {
+      PyMem_Free(ops->t);
+      PyMem_Free(ops->ranks);
+      PyMem_Free((void *)ops->shapes);
+      ops->t = NULL;
+      PyErr_NoMemory();
+      return -1;
+    }
   }
   ops->all_ndarray = true;
   for (Py_ssize_t i = 0; i < n; ++i) {

@@ -116,8 +116,11 @@ PyObject *tfrpy_numpy_wrap(PyObject *tensor) {
     dims[k] = (npy_intp)tfr_tensor_shape(t)[k];
     strides[k] = (npy_intp)(tfr_tensor_strides(t)[k] * (int64_t)info->size);
   }
-  // Steals the descr reference.
-  PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, strides, data,
+  // Steals the descr reference. Compact results (every einsum and op
+  // result) leave the strides to numpy, which then knows the flags without
+  // reading them.
+  PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims,
+                                       tfr_tensor_is_contiguous(t) ? NULL : strides, data,
                                        NPY_ARRAY_WRITEABLE, NULL);
   if (!arr) return NULL;
   if (PyArray_SetBaseObject((PyArrayObject *)arr, Py_NewRef(tensor)) < 0) {
