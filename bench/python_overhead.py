@@ -46,13 +46,14 @@ LARGE = ["lm_batch_likelihood_brackets_4_4d", "str_matrix_chain_multiplication_1
          "bin_matmul_256", "str_mps_varying_inner_product_200"]
 
 
-TINY_CALLS, TINY_ROUNDS = 20000, 7
+TINY_CALLS, TINY_ROUNDS = 2000, 40
 
 
 def per_call_us(fns):
     """Each function's best time per call (microseconds) over TINY_ROUNDS
     rounds of TINY_CALLS calls, the functions taking turns within a round: on
-    a shared machine the load then weighs on all of them alike."""
+    a shared machine the load then weighs on all of them alike, and windows
+    of a few milliseconds often run without being preempted."""
     best = [float("inf")] * len(fns)
     for _ in range(TINY_ROUNDS):
         for i, fn in enumerate(fns):
