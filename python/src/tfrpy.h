@@ -92,8 +92,9 @@ PyObject *tfrpy_tensor_new(tfr_tensor *t, PyObject *backend);
 
 // A library tensor for a Python operand, without copying host memory:
 // a tenferro.Tensor (a new reference to its tensor), an object with the
-// buffer protocol (numpy arrays: strides of any sign), an object with
-// __dlpack__ (PyTorch, JAX; CPU memory), else numpy.asarray(obj) (Python
+// buffer protocol (numpy arrays: strides of any sign; JAX's CPU arrays), an
+// object with __dlpack__ (PyTorch, JAX; CPU memory; also one whose buffer
+// was refused, unless it is a numpy array), else numpy.asarray(obj) (Python
 // scalars and lists, a copy). The wrapped tensor keeps the producer alive.
 // Returns 0 and a new reference in *out, or -1 with an exception set.
 int tfrpy_operand(PyObject *obj, tfr_tensor **out);
