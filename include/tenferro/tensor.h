@@ -185,6 +185,45 @@ TFR_API TFR_NODISCARD tfr_status tfr_tensor_view_broadcast_in_dim(
 TFR_API TFR_NODISCARD tfr_status tfr_tensor_view_reshape(const tfr_tensor *t, int rank,
                                                          const int64_t *shape, tfr_tensor **out);
 
+// ---------------------------------------------------------------------------
+// Live objects (for leak checks)
+// ---------------------------------------------------------------------------
+
+// The kinds of library object whose live instances are counted.
+typedef enum tfr_object_kind {
+  TFR_OBJECT_TENSOR = 0,   // tfr_tensor handles: results, views, wrapped buffers
+  TFR_OBJECT_STORAGE,      // the memory behind tensors: library host buffers,
+                           // wrapped user buffers, device buffers (one per
+                           // allocation, shared by every view of it)
+  TFR_OBJECT_SESSION,      // begun and not yet ended (backend.h)
+  TFR_OBJECT_EINSUM_PLAN,  // tfr_einsum_plan (einsum.h)
+  TFR_OBJECT_DOT_PLAN,     // tfr_dot_plan (dot_plan.h)
+  TFR_OBJECT_FUSION_PLAN,  // tfr_fusion_plan (fusion.h)
+  TFR_OBJECT_KIND_COUNT,   // the number of kinds above
+  TFR_OBJECT_ALL = -1      // every kind together
+} tfr_object_kind;
+
+// How many objects of `kind` exist in this process right now: an object is
+// counted from its creation until its last reference is released (tensors,
+// storages), it is freed (plans) or it ends (sessions). Objects the library
+// makes for itself while an op runs are counted too, so a count taken while
+// no call is running on any thread is the number the caller holds, directly
+// or through the tensors, plans and backends it holds (a backend's buffer
+// pool keeps memory, not storages). Backends are not counted.
+// Threads: callable from any thread. Objects are counted per thread in C11
+// atomics that only the counting thread writes (relaxed, no locked
+// instruction: counting costs about a nanosecond), and this function sums
+// every thread's counts under a lock (and those of threads that have ended).
+// The sum is exact whenever no thread is making or freeing an object; read
+// while others are, it may miss objects in flight (it is never below 0).
+//   kind  a tfr_object_kind, or TFR_OBJECT_ALL for the sum of every kind.
+// Returns the count (>= 0), or -1 for a `kind` that is not one of those.
+TFR_API int64_t tfr_live_objects(tfr_object_kind kind);
+
+// The name of a kind: "tensor", "storage", "session", "einsum_plan",
+// "dot_plan", "fusion_plan", "all"; NULL for any other value. Static storage.
+TFR_API const char *tfr_object_kind_name(tfr_object_kind kind);
+
 #ifdef __cplusplus
 }
 #endif

@@ -207,25 +207,37 @@ PyObject *tfrpy_tensor_dlpack(PyObject *self, PyObject *args, PyObject *kwargs) 
   if (want_copy < 0 && copy != Py_None) return NULL;
   int32_t own_type;
   device_of(t, &own_type);
-  int32_t target = own_type;
+  int32_t target = -1;  // the device asked for (-1: none, the tensor's own)
   if (dl_device != Py_None) {
     int dev_type = 0, dev_id = 0;
     if (!PyArg_ParseTuple(dl_device, "ii:dl_device", &dev_type, &dev_id)) return NULL;
-    target = dev_type;
-    if ((dev_type != TFRPY_DL_CPU && dev_type != own_type) || dev_id != 0) {
-      PyErr_Format(PyExc_BufferError, "__dlpack__: cannot export to device (%d, %d)", dev_type,
-                   dev_id);
+    // Host memory only: a host tensor's own, or a host copy of a webgpu one.
+    if (dev_type != TFRPY_DL_CPU || dev_id != 0) {
+      PyErr_Format(PyExc_BufferError,
+                   "__dlpack__: cannot export to device (%d, %d): tenferro exports host memory "
+                   "only, dl_device=(1, 0)",
+                   dev_type, dev_id);
       return NULL;
     }
+    target = dev_type;
   }
   // The tensor to export: itself, a host copy, or a download.
   PyObject *src = NULL;
   bool copied = false;
   if (own_type == TFRPY_DL_WEBGPU) {
-    if (target != TFRPY_DL_CPU || want_copy != 1) {
+    // Device memory leaves only as a host copy, and only when asked for:
+    // copy=True, or dl_device=(1, 0) (a copy is needed there, which
+    // copy=None allows).
+    if (want_copy == 0 || (want_copy != 1 && target != TFRPY_DL_CPU)) {
       PyErr_SetString(PyExc_BufferError,
-                      "__dlpack__: a webgpu tensor is exported only as a host copy: "
-                      "__dlpack__(dl_device=(1, 0), copy=True), or download() it");
+                      want_copy == 0
+                          ? "__dlpack__: a webgpu tensor's memory is on the device and "
+                            "copy=False forbids a copy; tenferro exports a webgpu tensor only as "
+                            "a host copy (copy=True or dl_device=(1, 0))"
+                          : "__dlpack__: a webgpu tensor (device type 15, kDLWebGPU) is exported "
+                            "only as a host copy, made when asked: __dlpack__(copy=True) or "
+                            "__dlpack__(dl_device=(1, 0)) (numpy.from_dlpack(t, device='cpu')), "
+                            "or t.download() / t.numpy()");
       return NULL;
     }
     src = PyObject_CallMethod(self, "download", NULL);

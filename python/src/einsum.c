@@ -9,16 +9,34 @@
 // GIL released; the first exception a callback raises is kept per thread and
 // raised when the call returns.
 // ---------------------------------------------------------------------------
+// The kept exception: one object from Python 3.12 on (PyErr_Fetch is
+// deprecated there), the (type, value, traceback) triple before.
+#if PY_VERSION_HEX >= 0x030C0000
+static _Thread_local PyObject *progress_exc;
+static bool progress_kept(void) { return progress_exc != NULL; }
+static void progress_keep(void) { progress_exc = PyErr_GetRaisedException(); }
+static void progress_restore(void) {
+  PyErr_SetRaisedException(progress_exc);
+  progress_exc = NULL;
+}
+#else
 static _Thread_local PyObject *progress_type, *progress_value, *progress_tb;
+static bool progress_kept(void) { return progress_type != NULL; }
+static void progress_keep(void) { PyErr_Fetch(&progress_type, &progress_value, &progress_tb); }
+static void progress_restore(void) {
+  PyErr_Restore(progress_type, progress_value, progress_tb);
+  progress_type = progress_value = progress_tb = NULL;
+}
+#endif
 
 static void progress_trampoline(void *ctx, int done, int total, double flops) {
   PyGILState_STATE g = PyGILState_Ensure();
-  if (!progress_type) {
+  if (!progress_kept()) {
     PyObject *r = PyObject_CallFunction((PyObject *)ctx, "iid", done, total, flops);
     if (r) {
       Py_DECREF(r);
     } else {
-      PyErr_Fetch(&progress_type, &progress_value, &progress_tb);
+      progress_keep();
     }
   }
   PyGILState_Release(g);
@@ -26,9 +44,8 @@ static void progress_trampoline(void *ctx, int done, int total, double flops) {
 
 // Raises the kept progress exception, if any: returns -1 then.
 static int progress_check(void) {
-  if (!progress_type) return 0;
-  PyErr_Restore(progress_type, progress_value, progress_tb);
-  progress_type = progress_value = progress_tb = NULL;
+  if (!progress_kept()) return 0;
+  progress_restore();
   return -1;
 }
 
@@ -197,11 +214,16 @@ static tfr_einsum_plan *make_plan(const char *eq, int n, const int *ranks,
 // ---------------------------------------------------------------------------
 // Operands
 // ---------------------------------------------------------------------------
+// Up to this many operands live in the struct itself (no allocation per call).
+#define OPERANDS_INLINE 8
 typedef struct {
   int n;
   tfr_tensor **t;  // owned references
   int *ranks;
   const int64_t **shapes;
+  tfr_tensor *t_inline[OPERANDS_INLINE];  // t, ranks and shapes of few operands
+  int ranks_inline[OPERANDS_INLINE];
+  const int64_t *shapes_inline[OPERANDS_INLINE];
   bool all_ndarray;
   PyObject *device;  // the backend of the first device Tensor operand (borrowed), or NULL
   tfr_dtype dtype;   // the common dtype
@@ -210,10 +232,15 @@ typedef struct {
 
 static void operands_free(operands *ops) {
   for (int i = 0; i < ops->n; ++i) tfr_tensor_release(ops->t[i]);
-  PyMem_Free(ops->t);
-  PyMem_Free(ops->ranks);
-  PyMem_Free((void *)ops->shapes);
-  memset(ops, 0, sizeof *ops);
+  if (ops->t != ops->t_inline) {
+    PyMem_Free(ops->t);
+    PyMem_Free(ops->ranks);
+    PyMem_Free((void *)ops->shapes);
+  }
+  ops->n = 0;
+  ops->t = NULL;
+  ops->ranks = NULL;
+  ops->shapes = NULL;
 }
 
 // The numpy dtype string of a dtype (for numpy.result_type), or NULL (bf16).
@@ -245,7 +272,10 @@ static int common_dtype(operands *ops) {
 
 static int operands_load(operands *ops, PyObject *args, Py_ssize_t first) {
   Py_ssize_t n = PyTuple_GET_SIZE(args) - first;
-  memset(ops, 0, sizeof *ops);
+  ops->n = 0;
+  ops->t = NULL;
+  ops->device = NULL;
+  ops->promote = false;
   if (n < 1) {
     PyErr_SetString(PyExc_TypeError, "einsum needs at least one operand");
     return -1;
@@ -254,13 +284,22 @@ static int operands_load(operands *ops, PyObject *args, Py_ssize_t first) {
     PyErr_SetString(PyExc_ValueError, "too many operands");
     return -1;
   }
-  ops->t = PyMem_Calloc((size_t)n, sizeof(tfr_tensor *));
-  ops->ranks = PyMem_Calloc((size_t)n, sizeof(int));
-  ops->shapes = PyMem_Calloc((size_t)n, sizeof(int64_t *));
-  if (!ops->t || !ops->ranks || !ops->shapes) {
-    operands_free(ops);
-    PyErr_NoMemory();
-    return -1;
+  if (n <= OPERANDS_INLINE) {
+    ops->t = ops->t_inline;
+    ops->ranks = ops->ranks_inline;
+    ops->shapes = ops->shapes_inline;
+  } else {
+    ops->t = PyMem_Calloc((size_t)n, sizeof(tfr_tensor *));
+    ops->ranks = PyMem_Calloc((size_t)n, sizeof(int));
+    ops->shapes = PyMem_Calloc((size_t)n, sizeof(int64_t *));
+    if (!ops->t || !ops->ranks || !ops->shapes) {
+      PyMem_Free(ops->t);
+      PyMem_Free(ops->ranks);
+      PyMem_Free((void *)ops->shapes);
+      ops->t = NULL;
+      PyErr_NoMemory();
+      return -1;
+    }
   }
   ops->all_ndarray = true;
   for (Py_ssize_t i = 0; i < n; ++i) {
@@ -301,17 +340,10 @@ static PyObject *run_plan(const tfr_einsum_plan *plan, operands *ops, tfrpy_back
   tfrpy_call call;
   Py_BEGIN_ALLOW_THREADS
   st = tfrpy_call_begin(b->backend, &call);
-  for (int i = 0; !st && i < ops->n; ++i) {
+  if (!st) st = tfrpy_upload_operands(call.session, ops->t, ops->n);
+  for (int i = 0; !st && ops->promote && i < ops->n; ++i) {
     tfr_tensor *moved = NULL;
-    if (device && tfr_tensor_is_host(ops->t[i])) {
-      st = tfr_upload(call.session, ops->t[i], &moved);
-      if (moved) {
-        tfr_tensor_release(ops->t[i]);
-        ops->t[i] = moved;
-        moved = NULL;
-      }
-    }
-    if (!st && ops->promote && tfr_tensor_dtype(ops->t[i]) != ops->dtype) {
+    if (tfr_tensor_dtype(ops->t[i]) != ops->dtype) {
       st = tfr_convert(call.session, ops->t[i], ops->dtype, &moved);
       if (moved) {
         tfr_tensor_release(ops->t[i]);

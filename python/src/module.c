@@ -117,7 +117,20 @@ void tfrpy_call_end(tfrpy_call *call, tfr_status *st) {
   if (*st == TFR_OK) *st = e;
 }
 
-tfr_tensor *tfrpy_run(tfr_backend *backend, tfrpy_body body, tfr_tensor *const *in,
+tfr_status tfrpy_upload_operands(tfr_session *session, tfr_tensor **t, int n) {
+  if (tfr_backend_get_kind(tfr_session_backend(session)) == TFR_BACKEND_CPU) return TFR_OK;
+  for (int i = 0; i < n; ++i) {
+    if (!t[i] || !tfr_tensor_is_host(t[i])) continue;
+    tfr_tensor *moved = NULL;
+    tfr_status st = tfr_upload(session, t[i], &moved);
+    if (st) return st;
+    tfr_tensor_release(t[i]);
+    t[i] = moved;
+  }
+  return TFR_OK;
+}
+
+tfr_tensor *tfrpy_run(tfr_backend *backend, tfrpy_body body, tfr_tensor **in, int n_upload,
                       const void *attrs) {
   tfr_tensor *res = NULL;
   tfr_status st;
@@ -125,7 +138,8 @@ tfr_tensor *tfrpy_run(tfr_backend *backend, tfrpy_body body, tfr_tensor *const *
   Py_BEGIN_ALLOW_THREADS
   st = tfrpy_call_begin(backend, &call);
   if (!st) {
-    st = body(call.session, in, attrs, &res);
+    st = tfrpy_upload_operands(call.session, in, n_upload);
+    if (!st) st = body(call.session, in, attrs, &res);
     tfrpy_call_end(&call, &st);
   }
   Py_END_ALLOW_THREADS
@@ -353,6 +367,22 @@ static PyObject *mod_blas_coretype_advice(PyObject *self, PyObject *unused) {
   return PyUnicode_FromString(advice);
 }
 
+// tenferro.live_objects(): {kind name: count} from tfr_live_objects.
+static PyObject *mod_live_objects(PyObject *self, PyObject *unused) {
+  PyObject *d = PyDict_New();
+  if (!d) return NULL;
+  for (int k = 0; k < TFR_OBJECT_KIND_COUNT; k++) {
+    PyObject *n = PyLong_FromLongLong(tfr_live_objects((tfr_object_kind)k));
+    if (!n || PyDict_SetItemString(d, tfr_object_kind_name((tfr_object_kind)k), n) < 0) {
+      Py_XDECREF(n);
+      Py_DECREF(d);
+      return NULL;
+    }
+    Py_DECREF(n);
+  }
+  return d;
+}
+
 static PyObject *mod_backends_compiled(PyObject *self, PyObject *unused) {
   return PyUnicode_FromString(tfr_backends_compiled());
 }
@@ -362,28 +392,67 @@ static tfr_status convert_body(tfr_session *s, tfr_tensor *const *in, const void
   return tfr_convert(s, in[0], *(const tfr_dtype *)dtype, out);
 }
 
-static PyObject *mod_tensor(PyObject *self, PyObject *args, PyObject *kwargs) {
-  static char *kwlist[] = {"obj", "dtype", NULL};
-  PyObject *obj, *dtype_obj = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O:asarray", kwlist, &obj, &dtype_obj))
+static tfr_status upload_body(tfr_session *s, tfr_tensor *const *in, const void *attrs,
+                              tfr_tensor **out) {
+  return tfr_upload(s, in[0], out);
+}
+
+// tenferro.asarray: a Tensor of obj, converted to `dtype` on the backend it
+// is on, then moved to `backend` when one is named.
+static PyObject *mod_asarray(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"obj", "dtype", "backend", NULL};
+  static PyObject *cpu_name;  // 'cpu' (made once)
+  PyObject *obj, *dtype_obj = Py_None, *backend_obj = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O$O:asarray", kwlist, &obj, &dtype_obj,
+                                   &backend_obj))
     return NULL;
-  tfr_tensor *t = NULL;
-  if (tfrpy_operand(obj, &t) < 0) return NULL;
+  if (!cpu_name && !(cpu_name = PyUnicode_InternFromString("cpu"))) return NULL;
+  // A Tensor as it is (on its backend); anything else a host Tensor over it.
+  PyObject *src;
+  if (PyObject_TypeCheck(obj, &tfrpy_tensor_type)) {
+    src = Py_NewRef(obj);
+  } else {
+    tfr_tensor *t = NULL;
+    if (tfrpy_operand(obj, &t) < 0) return NULL;
+    if (!(src = tfrpy_tensor_new(t, NULL))) return NULL;
+  }
+  tfrpy_tensor *s = (tfrpy_tensor *)src;
   if (dtype_obj != Py_None) {
     tfr_dtype dt;
-    if (tfrpy_dtype_from_object(dtype_obj, &dt) < 0) {
-      tfr_tensor_release(t);
-      return NULL;
-    }
-    if (dt != tfr_tensor_dtype(t)) {
-      tfrpy_backend *b = tfrpy_backend_resolve(Py_None);
-      tfr_tensor *c = b ? tfrpy_run(b->backend, convert_body, &t, &dt) : NULL;
-      tfr_tensor_release(t);
-      if (!c) return NULL;
-      t = c;
+    if (tfrpy_dtype_from_object(dtype_obj, &dt) < 0) goto fail;
+    if (dt != tfr_tensor_dtype(s->tensor)) {
+      tfrpy_backend *b = tfrpy_backend_resolve(s->backend ? s->backend : cpu_name);
+      tfr_tensor *in = s->tensor;
+      tfr_tensor *c = b ? tfrpy_run(b->backend, convert_body, &in, 0, &dt) : NULL;
+      if (!c) goto fail;
+      PyObject *conv = tfrpy_tensor_new(c, s->backend);
+      Py_DECREF(src);
+      if (!(src = conv)) return NULL;
+      s = (tfrpy_tensor *)src;
     }
   }
-  return tfrpy_tensor_new(t, NULL);
+  if (backend_obj == Py_None) return src;
+  tfrpy_backend *target = tfrpy_backend_resolve(backend_obj);
+  if (!target) goto fail;
+  if (tfr_backend_get_kind(target->backend) == TFR_BACKEND_CPU) {
+    if (!s->backend) return src;
+    PyObject *host = PyObject_CallMethod(src, "download", NULL);  // an explicit copy
+    Py_DECREF(src);
+    return host;
+  }
+  if (s->backend == (PyObject *)target) return src;
+  if (s->backend) {
+    PyErr_SetString(PyExc_ValueError,
+                    "asarray: the tensor is on another device backend: download() it first");
+    goto fail;
+  }
+  tfr_tensor *in = s->tensor;
+  tfr_tensor *u = tfrpy_run(target->backend, upload_body, &in, 0, NULL);
+  Py_DECREF(src);
+  return u ? tfrpy_tensor_new(u, (PyObject *)target) : NULL;
+fail:
+  Py_DECREF(src);
+  return NULL;
 }
 
 static PyMethodDef module_methods[] = {
@@ -433,16 +502,27 @@ static PyMethodDef module_methods[] = {
      "the legacy unversioned capsule from producers that take no max_version. No copy;\n"
      "the Tensor keeps x's memory alive. BufferError for device memory, TypeError for\n"
      "an object without __dlpack__, UnsupportedDtypeError for a dtype tenferro lacks."},
-    {"asarray", (PyCFunction)(void (*)(void))mod_tensor, METH_VARARGS | METH_KEYWORDS,
-     "asarray(obj, dtype=None)\n\n"
-     "A host tenferro.Tensor of obj: zero-copy for numpy arrays and DLPack producers,\n"
-     "a copy for Python lists and scalars (through numpy), a converted copy when\n"
-     "dtype (a tenferro or numpy dtype name, e.g. 'bf16', 'float32') differs."},
+    {"asarray", (PyCFunction)(void (*)(void))mod_asarray, METH_VARARGS | METH_KEYWORDS,
+     "asarray(obj, dtype=None, *, backend=None)\n\n"
+     "A tenferro.Tensor of obj: a Tensor itself; else a host Tensor, zero-copy for\n"
+     "numpy arrays and DLPack producers, a copy for Python lists and scalars (through\n"
+     "numpy). A converted copy when dtype (a tenferro or numpy dtype name, e.g. 'bf16',\n"
+     "'float32') differs, made on the tensor's backend. backend: None (stay where it\n"
+     "is), 'cpu' (a webgpu tensor is downloaded: a copy), 'webgpu' or a Backend (a host\n"
+     "tensor is uploaded: a copy)."},
     {"blas_coretype_advice", mod_blas_coretype_advice, METH_NOARGS,
      "The OPENBLAS_CORETYPE this process should have had when OpenBLAS loaded\n"
      "('Haswell', 'SkylakeX', 'Cooperlake'), or None when OpenBLAS's own kernels are\n"
      "right (tfr_cpu_blas_coretype_advice). OpenBLAS reads it only while it loads:\n"
      "set it in the environment before starting Python (the CLI re-executes itself)."},
+    {"live_objects", mod_live_objects, METH_NOARGS,
+     "live_objects()\n\n"
+     "The library's live objects in this process, by kind: a dict {'tensor': n,\n"
+     "'storage': n, 'session': n, 'einsum_plan': n, 'dot_plan': n, 'fusion_plan': n}\n"
+     "(tfr_live_objects). Every Tensor holds one library tensor, and a Tensor over\n"
+     "numpy or DLPack memory one storage; cached einsum plans and open Sessions count\n"
+     "too. For leak checks: with no call running, the counts return to what they were\n"
+     "once every object made since is released."},
     {"backends_compiled", mod_backends_compiled, METH_NOARGS,
      "The backends this build contains, e.g. 'cpu' or 'cpu webgpu'."},
     {NULL, NULL, 0, NULL}};

@@ -29,7 +29,8 @@ static bool capi_ready(void) {
   return capi_state > 0;
 }
 
-static int dtype_of_typenum(int typenum, tfr_dtype *out) {
+// The dtype of numpy's type number `typenum` of `itemsize` bytes.
+static int dtype_of_typenum(int typenum, int itemsize, tfr_dtype *out) {
   switch (typenum) {
     case NPY_BOOL: *out = TFR_BOOL; return 0;
     case NPY_BYTE: *out = TFR_I8; return 0;
@@ -45,16 +46,9 @@ static int dtype_of_typenum(int typenum, tfr_dtype *out) {
   }
   // The integer type numbers alias by size (long vs long long, int vs long).
   if (PyTypeNum_ISSIGNED(typenum) || PyTypeNum_ISUNSIGNED(typenum)) {
-    PyArray_Descr *d = PyArray_DescrFromType(typenum);
-    if (!d) {
-      PyErr_Clear();
-      return -1;
-    }
-    int size = (int)d->elsize;
     bool is_signed = PyTypeNum_ISSIGNED(typenum);
-    Py_DECREF(d);
-    if (size == 4) *out = is_signed ? TFR_I32 : TFR_U32;
-    else if (size == 8) *out = is_signed ? TFR_I64 : TFR_U64;
+    if (itemsize == 4) *out = is_signed ? TFR_I32 : TFR_U32;
+    else if (itemsize == 8) *out = is_signed ? TFR_I64 : TFR_U64;
     else return -1;
     return 0;
   }
@@ -73,7 +67,8 @@ int tfrpy_numpy_operand(PyObject *obj, bool writable, tfr_tensor **out) {
   PyArrayObject *arr = (PyArrayObject *)obj;
   tfr_dtype dt;
   int nd = PyArray_NDIM(arr);
-  if (!PyArray_ISNOTSWAPPED(arr) || dtype_of_typenum(PyArray_TYPE(arr), &dt) < 0 ||
+  if (!PyArray_ISNOTSWAPPED(arr) ||
+      dtype_of_typenum(PyArray_TYPE(arr), (int)PyArray_ITEMSIZE(arr), &dt) < 0 ||
       nd > TFR_MAX_RANK || (writable && !PyArray_ISWRITEABLE(arr)))
     return 1;  // the buffer path says what is wrong
   npy_intp esize = PyArray_ITEMSIZE(arr);
@@ -102,21 +97,30 @@ PyObject *tfrpy_numpy_wrap(PyObject *tensor) {
   const tfr_dtype_info *info = tfr_dtype_get_info(tfr_tensor_dtype(t));
   void *data = NULL;
   if (!info->descr || tfr_tensor_host_data(t, &data)) return tfrpy_to_numpy(tensor);
-  PyObject *descr_str = PyUnicode_FromString(info->descr);
-  PyArray_Descr *descr = NULL;
-  if (!descr_str || !PyArray_DescrConverter(descr_str, &descr)) {
+  // numpy's descriptor of each dtype, made once from the library's typestr.
+  static PyArray_Descr *descrs[TFR_DTYPE_COUNT];
+  tfr_dtype dt = tfr_tensor_dtype(t);
+  if (!descrs[dt]) {
+    PyObject *descr_str = PyUnicode_FromString(info->descr);
+    PyArray_Descr *made = NULL;
+    int ok = descr_str && PyArray_DescrConverter(descr_str, &made);
     Py_XDECREF(descr_str);
-    return NULL;
+    if (!ok) return NULL;
+    descrs[dt] = made;  // kept for the module's lifetime
   }
-  Py_DECREF(descr_str);
+  PyArray_Descr *descr = descrs[dt];
+  Py_INCREF(descr);
   int nd = tfr_tensor_rank(t);
   npy_intp dims[TFR_MAX_RANK], strides[TFR_MAX_RANK];
   for (int k = 0; k < nd; ++k) {
     dims[k] = (npy_intp)tfr_tensor_shape(t)[k];
     strides[k] = (npy_intp)(tfr_tensor_strides(t)[k] * (int64_t)info->size);
   }
-  // Steals the descr reference.
-  PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, strides, data,
+  // Steals the descr reference. Compact results (every einsum and op
+  // result) leave the strides to numpy, which then knows the flags without
+  // reading them.
+  PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims,
+                                       tfr_tensor_is_contiguous(t) ? NULL : strides, data,
                                        NPY_ARRAY_WRITEABLE, NULL);
   if (!arr) return NULL;
   if (PyArray_SetBaseObject((PyArrayObject *)arr, Py_NewRef(tensor)) < 0) {

@@ -34,7 +34,7 @@ static PyObject *run_op(PyObject *const *objs, int n, op_body body, const void *
   tfrpy_backend *b = tfrpy_backend_resolve(device);
   if (!b) goto done;
   bool on_device = tfr_backend_get_kind(b->backend) != TFR_BACKEND_CPU;
-  tfr_tensor *res = tfrpy_run(b->backend, body, in, attrs);
+  tfr_tensor *res = tfrpy_run(b->backend, body, in, n, attrs);
   if (!res) goto done;
   result = tfrpy_tensor_new(res, on_device ? (PyObject *)b : NULL);
   if (result && all_ndarray && !on_device) Py_SETREF(result, tfrpy_numpy_result(result));

@@ -240,7 +240,17 @@ int tfrpy_operand_ex(PyObject *obj, bool writable, tfr_tensor **out) {
   }
   int fast = tfrpy_numpy_operand(obj, writable, out);
   if (fast <= 0) return fast;
-  if (PyObject_CheckBuffer(obj)) return operand_from_buffer(obj, writable, out);
+  if (PyObject_CheckBuffer(obj)) {
+    // The buffer protocol first (numpy without its C API, memoryview, JAX's
+    // CPU arrays); DLPack when it fails on another object that has both (a
+    // dtype the buffer formats lack, such as JAX's bfloat16). numpy's DLPack
+    // export reads no dtype its buffers lack: its buffer error stands.
+    bool has_dlpack = !writable && !tfrpy_is_ndarray(obj) &&
+                      PyObject_HasAttrString(obj, "__dlpack__");
+    int r = operand_from_buffer(obj, writable, out);
+    if (r == 0 || !has_dlpack) return r;
+    PyErr_Clear();
+  }
   if (writable) {
     PyErr_Format(PyExc_TypeError, "out must be a writable numpy array or tenferro.Tensor, not %.100s",
                  Py_TYPE(obj)->tp_name);
@@ -469,14 +479,14 @@ static PyObject *tensor_download(PyObject *self, PyObject *unused) {
   tfrpy_tensor *t = (tfrpy_tensor *)self;
   if (!t->backend) return Py_NewRef(self);
   tfrpy_backend *b = tfrpy_backend_resolve(t->backend);
-  tfr_tensor *h = b ? tfrpy_run(b->backend, download_body, &t->tensor, NULL) : NULL;
+  tfr_tensor *h = b ? tfrpy_run(b->backend, download_body, &t->tensor, 0, NULL) : NULL;
   return h ? tfrpy_tensor_new(h, NULL) : NULL;
 }
 
 static PyObject *tensor_copy(PyObject *self, PyObject *unused) {
   tfrpy_tensor *t = (tfrpy_tensor *)self;
   tfrpy_backend *b = tfrpy_backend_resolve(t->backend);
-  tfr_tensor *c = b ? tfrpy_run(b->backend, copy_body, &t->tensor, NULL) : NULL;
+  tfr_tensor *c = b ? tfrpy_run(b->backend, copy_body, &t->tensor, 0, NULL) : NULL;
   return c ? tfrpy_tensor_new(c, t->backend) : NULL;
 }
 
@@ -566,15 +576,17 @@ static PyMethodDef tensor_methods[] = {
      "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None)\n\n"
      "A DLPack capsule sharing the tensor's memory: 'dltensor_versioned'\n"
      "(DLManagedTensorVersioned, DLPack 1.0) when max_version >= (1, 0), else the\n"
-     "legacy 'dltensor'. copy=True exports a copy (flagged IS_COPIED); a webgpu\n"
-     "tensor is exported only with copy=True and dl_device=(1, 0) (downloaded).\n"
-     "BufferError when the request cannot be met without a copy."},
+     "legacy 'dltensor'. copy=True exports a copy (flagged IS_COPIED). A webgpu\n"
+     "tensor is exported only as a host copy (kDLCPU, IS_COPIED), made when asked:\n"
+     "copy=True or dl_device=(1, 0); otherwise, with copy=False, and for any other\n"
+     "dl_device, BufferError."},
     {"__dlpack_device__", tfrpy_tensor_dlpack_device, METH_NOARGS,
      "(device_type, device_id): (1, 0) kDLCPU for host tensors, (15, 0) kDLWebGPU."},
     {"__array__", (PyCFunction)(void (*)(void))tensor_array, METH_VARARGS | METH_KEYWORDS,
      "__array__(dtype=None, copy=None): a numpy array sharing a host tensor's memory\n"
      "(a copy when dtype differs or copy=True). BufferError for bf16 and for a\n"
-     "webgpu tensor unless copy=True."},
+     "webgpu tensor unless copy=True (numpy.array(t, copy=True) passes it from numpy\n"
+     "2 on; with numpy 1.x use t.numpy())."},
     {"numpy", tensor_numpy, METH_NOARGS,
      "A numpy array: the tensor's memory for a host tensor (no copy), a download for\n"
      "a webgpu tensor. BufferError for bf16 (numpy has no bfloat16)."},

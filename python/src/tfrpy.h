@@ -55,13 +55,20 @@ tfr_status tfrpy_call_begin(tfr_backend *backend, tfrpy_call *call);
 // Ends a session the call opened; keeps the first failure in *st.
 void tfrpy_call_end(tfrpy_call *call, tfr_status *st);
 
+// Uploads the host tensors among t[0..n) to the session's backend when it is
+// a device backend (nothing on the cpu backend), replacing each reference
+// in t by the uploaded tensor's. Call with the GIL released.
+tfr_status tfrpy_upload_operands(tfr_session *session, tfr_tensor **t, int n);
+
 // One computation on `backend` in the thread's session (or one of its own):
-// body(session, in, attrs, out) with the GIL released. The caller holds the
-// GIL; on failure raises the library's error and returns NULL, else the
-// result tensor (a new reference).
+// body(session, in, attrs, out) with the GIL released, after the host
+// tensors among in[0..n_upload) were uploaded to a device backend
+// (tfrpy_upload_operands: the caller's references in `in` are replaced). The
+// caller holds the GIL; on failure raises the library's error and returns
+// NULL, else the result tensor (a new reference).
 typedef tfr_status (*tfrpy_body)(tfr_session *session, tfr_tensor *const *in,
                                  const void *attrs, tfr_tensor **out);
-tfr_tensor *tfrpy_run(tfr_backend *backend, tfrpy_body body, tfr_tensor *const *in,
+tfr_tensor *tfrpy_run(tfr_backend *backend, tfrpy_body body, tfr_tensor **in, int n_upload,
                       const void *attrs);
 
 // ---- tensor.c ----
@@ -85,8 +92,9 @@ PyObject *tfrpy_tensor_new(tfr_tensor *t, PyObject *backend);
 
 // A library tensor for a Python operand, without copying host memory:
 // a tenferro.Tensor (a new reference to its tensor), an object with the
-// buffer protocol (numpy arrays: strides of any sign), an object with
-// __dlpack__ (PyTorch, JAX; CPU memory), else numpy.asarray(obj) (Python
+// buffer protocol (numpy arrays: strides of any sign; JAX's CPU arrays), an
+// object with __dlpack__ (PyTorch, JAX; CPU memory; also one whose buffer
+// was refused, unless it is a numpy array), else numpy.asarray(obj) (Python
 // scalars and lists, a copy). The wrapped tensor keeps the producer alive.
 // Returns 0 and a new reference in *out, or -1 with an exception set.
 int tfrpy_operand(PyObject *obj, tfr_tensor **out);

@@ -44,3 +44,21 @@ def random_array(rng, shape, dtype):
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261202)
+
+
+@pytest.fixture(scope="session")
+def webgpu():
+    """The webgpu backend (lavapipe under ctest: the build passes
+    scripts/setup-webgpu.sh's VK_DRIVER_FILES). Without a provider or adapter
+    the test skips, or fails with TFR_REQUIRE_WEBGPU=1 (CI), as the C tests do."""
+    import tenferro
+    if "webgpu" not in tenferro.backends_compiled():
+        reason = "the module is built without the webgpu backend"
+    else:
+        try:
+            return tenferro.Backend("webgpu")
+        except tenferro.BackendUnavailableError as e:
+            reason = f"webgpu backend unavailable: {e}"
+    if os.environ.get("TFR_REQUIRE_WEBGPU") == "1":
+        pytest.fail(reason + " (and TFR_REQUIRE_WEBGPU=1)")
+    pytest.skip(reason)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/validate.h"
+#include "core/live.h"
 
 tfr_status tfr_fusion_plan_create(int num_inputs, const tfr_dtype *input_dtypes,
                                   tfr_fusion_plan **out) {
@@ -22,13 +23,18 @@ tfr_status tfr_fusion_plan_create(int num_inputs, const tfr_dtype *input_dtypes,
                        (int)input_dtypes[i]);
   tfr_fusion_plan *p = tfr_calloc(1, sizeof *p);
   if (!p) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "fusion_plan_create: out of host memory");
+  tfr_live_add(TFR_OBJECT_FUSION_PLAN);
   p->num_inputs = num_inputs;
   for (int i = 0; i < num_inputs; i++) p->value_dtype[i] = input_dtypes[i];
   *out = p;
   return TFR_OK;
 }
 
-void tfr_fusion_plan_release(tfr_fusion_plan *plan) { tfr_free(plan); }
+void tfr_fusion_plan_release(tfr_fusion_plan *plan) {
+  if (!plan) return;
+  tfr_free(plan);
+  tfr_live_sub(TFR_OBJECT_FUSION_PLAN);
+}
 
 tfr_status tfr_fusion_plan_broadcast_input(tfr_fusion_plan *plan, int input, int num_dims,
                                            const int64_t *broadcast_dimensions) {

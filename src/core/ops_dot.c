@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/validate.h"
+#include "core/live.h"
 #include "tenferro/dot_plan.h"
 
 // ---------------------------------------------------------------------------
@@ -131,6 +132,7 @@ tfr_status tfr_dot_plan_create(tfr_session *s, tfr_dtype dtype, int lhs_rank,
     p->in_place[i] = small || tfr_dot_operand_direct(&p->tmpl, i, p->shape[i], p->strides[i]);
   p->backend = s->backend;
   tfr_backend_retain(p->backend);
+  tfr_live_add(TFR_OBJECT_DOT_PLAN);
   *out = p;
   return TFR_OK;
 }
@@ -166,6 +168,7 @@ void tfr_dot_plan_release(tfr_dot_plan *plan) {
   tfr_dot_plan_unpack(plan, TFR_DOT_RHS);
   tfr_backend_release(plan->backend);
   tfr_free(plan);
+  tfr_live_sub(TFR_OBJECT_DOT_PLAN);
 }
 
 int tfr_dot_plan_result_rank(const tfr_dot_plan *plan) { return plan->out_rank; }

@@ -2,6 +2,7 @@
 // placement check every op runs (tensor on the session's backend).
 #include "core/backend_impl.h"
 #include "core/core.h"
+#include "core/live.h"
 #include "tenferro/backend.h"
 
 // The calling thread's active session (at most one, whatever the backend).
@@ -44,6 +45,7 @@ tfr_status tfr_session_begin(tfr_backend *backend, tfr_session **out) {
     return st;
   }
   tfr_tls_session = s;
+  tfr_live_add(TFR_OBJECT_SESSION);
   *out = s;
   return TFR_OK;
 }
@@ -66,6 +68,7 @@ tfr_status tfr_session_end(tfr_session *session) {
   tfr_tls_session = NULL;
   pthread_mutex_unlock(&backend->session_lock);
   tfr_free(session);
+  tfr_live_sub(TFR_OBJECT_SESSION);
   tfr_backend_release(backend);
   return st;
 }

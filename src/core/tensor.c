@@ -4,6 +4,7 @@
 
 #include "core/backend_impl.h"
 #include "core/core.h"
+#include "core/live.h"
 #include "tenferro/tensor.h"
 
 // ---------------------------------------------------------------------------
@@ -26,6 +27,7 @@ void tfr_storage_release(tfr_storage *s) {
   }
   tfr_backend *owner = s->backend;
   tfr_free(s);
+  tfr_live_sub(TFR_OBJECT_STORAGE);
   tfr_backend_release(owner);
 }
 
@@ -41,6 +43,7 @@ static tfr_status tfr_host_storage_create(size_t nbytes, bool zero, tfr_storage 
   }
   if (zero) memset(s->data, 0, nbytes);
   atomic_init(&s->refcount, 1);
+  tfr_live_add(TFR_OBJECT_STORAGE);
   s->host = true;
   s->nbytes = nbytes;
   s->capacity = nbytes;
@@ -104,6 +107,7 @@ tfr_status tfr_tensor_header(tfr_storage *storage, tfr_dtype dtype, int rank,
   tfr_tensor *t = tfr_alloc(sizeof *t + 2 * (size_t)rank * sizeof(int64_t));
   if (!t) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "tensor: out of host memory");
   atomic_init(&t->refcount, 1);
+  tfr_live_add(TFR_OBJECT_TENSOR);
   t->storage = storage;
   tfr_storage_retain(storage);
   t->dtype = dtype;
@@ -146,6 +150,7 @@ tfr_status tfr_tensor_alloc(tfr_backend *backend, tfr_dtype dtype, int rank,
       return st;
     }
     atomic_init(&s->refcount, 1);
+    tfr_live_add(TFR_OBJECT_STORAGE);
     s->backend = backend;
     s->nbytes = nbytes;
     tfr_backend_retain(backend);
@@ -268,6 +273,7 @@ tfr_status tfr_tensor_wrap_host(tfr_dtype dtype, int rank, const int64_t *shape,
   tfr_storage *s = tfr_calloc(1, sizeof *s);
   if (!s) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "tensor_wrap_host: out of host memory");
   atomic_init(&s->refcount, 1);
+  tfr_live_add(TFR_OBJECT_STORAGE);
   s->host = true;
   s->data = data;
   s->nbytes = nbytes;
@@ -277,6 +283,7 @@ tfr_status tfr_tensor_wrap_host(tfr_dtype dtype, int rank, const int64_t *shape,
   tfr_status st = tfr_tensor_header(s, dtype, rank, shape, strides, 0, &t);
   if (st) {
     tfr_free(s);  // the caller keeps the buffer: release is not called
+    tfr_live_sub(TFR_OBJECT_STORAGE);
     return st;
   }
   // Only now, once nothing can fail, does the storage take over the buffer.
@@ -296,4 +303,5 @@ void tfr_tensor_release(tfr_tensor *t) {
   if (atomic_fetch_sub_explicit(&t->refcount, 1, memory_order_acq_rel) != 1) return;
   tfr_storage_release(t->storage);
   tfr_free(t);
+  tfr_live_sub(TFR_OBJECT_TENSOR);
 }

@@ -623,15 +623,17 @@ tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
   // the working list holds slot numbers, so that dropping two and appending
   // one moves ints rather than items (a network of 400 tensors moved 100 KB
   // per step, most of the time of a run of small slices).
-  tfr_item *items = tfr_calloc((size_t)(n + plan->num_steps), sizeof(tfr_item));
-  int *list = tfr_calloc((size_t)n, sizeof(int));
-  int *refs = tfr_calloc((size_t)e->num_labels + 1, sizeof(int));
-  if (!items || !list || !refs) {
-    tfr_free(items);
-    tfr_free(list);
-    tfr_free(refs);
-    return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
-  }
+  // One block for the three (a small network's on the stack: a tiny
+  // contraction's run would otherwise spend a good part of its time in the
+  // allocator).
+  size_t n_items = (size_t)(n + plan->num_steps), n_refs = (size_t)e->num_labels + 1;
+  size_t bytes = n_items * sizeof(tfr_item) + ((size_t)n + n_refs) * sizeof(int);
+  _Alignas(tfr_item) unsigned char local[8 * sizeof(tfr_item) + 64 * sizeof(int)];
+  void *block = bytes <= sizeof local ? memset(local, 0, bytes) : tfr_calloc(1, bytes);
+  if (!block) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
+  tfr_item *items = block;
+  int *list = (int *)(items + n_items);
+  int *refs = list + n;
   tfr_status st = TFR_OK;
   for (int i = 0; i < n; i++) {
     tfr_tensor_retain((tfr_tensor *)operands[i]);
@@ -706,9 +708,7 @@ tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
     }
   }
   for (int i = 0; i < len; i++) tfr_tensor_release(items[list[i]].t);
-  tfr_free(items);
-  tfr_free(list);
-  tfr_free(refs);
+  if (block != local) tfr_free(block);
   return st;
 }
 

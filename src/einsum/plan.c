@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/live.h"
 #include "einsum/einsum_impl.h"
 
 tfr_status tfr_einsum_plan_execute(tfr_session *session, const tfr_einsum_plan *plan,
@@ -74,6 +75,7 @@ tfr_status tfr_einsum_plan_create(const char *subscripts, int n, const int *rank
   *out = NULL;
   tfr_einsum_plan *p = tfr_calloc(1, sizeof *p);
   if (!p) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
+  tfr_live_add(TFR_OBJECT_EINSUM_PLAN);
   return tfr_plan_finish(p, tfr_einsum_parse(subscripts, n, ranks, shapes, &p->expr), options, out);
 }
 
@@ -85,6 +87,7 @@ tfr_status tfr_einsum_plan_create_labels(int n, const int *ranks, const int64_t 
   *out = NULL;
   tfr_einsum_plan *p = tfr_calloc(1, sizeof *p);
   if (!p) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
+  tfr_live_add(TFR_OBJECT_EINSUM_PLAN);
   return tfr_plan_finish(
       p, tfr_einsum_from_labels(n, ranks, shapes, labels, num_out, out_labels, &p->expr), options,
       out);
@@ -114,6 +117,7 @@ void tfr_einsum_plan_release(tfr_einsum_plan *plan) {
   tfr_free(plan->step_inputs);
   tfr_free(plan->sliced);
   tfr_free(plan);
+  tfr_live_sub(TFR_OBJECT_EINSUM_PLAN);
 }
 
 tfr_status tfr_einsum(tfr_session *session, const char *subscripts, int n,
