@@ -14,7 +14,7 @@
 //     analytic functions (exp, log, sin, pow, ...). Reductions on f64: add,
 //     multiply, maximum, minimum (the combiners the registry has for f64);
 //   * dot_general (dot.c): f32, i32, c64, f64;
-//   * reduce_precision (copy.c): f32;
+//   * reduce_precision (copy.c): f32, f64 (on the bits);
 //   * data movement (copy, transpose, slice, pad, ..., tril/triu by element
 //     size in structural.c), gather and scatter with `replace`
 //     (gather_scatter.c): every dtype, since they move bits; scatter's
@@ -44,7 +44,7 @@ bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
     case TFR_WGPU_REDUCE:
     case TFR_WGPU_IOTA: return tfr_wgpu_is_value_type(dt);
     case TFR_WGPU_DOT: return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_C64 || dt == TFR_F64;
-    case TFR_WGPU_REDUCE_PRECISION: return dt == TFR_F32;
+    case TFR_WGPU_REDUCE_PRECISION: return dt == TFR_F32 || dt == TFR_F64;
     case TFR_WGPU_TRIANGLE:
     case TFR_WGPU_SCATTER_REPLACE: return true;  // bits, by element size
     case TFR_WGPU_SCATTER_ARITHMETIC: return tfr_wgpu_is_value_type(dt) || dt == TFR_I64;

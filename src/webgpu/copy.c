@@ -230,9 +230,9 @@ static tfr_status tfr_wgpu_transpose_pieces(tfr_wgpu_backend *b, const char *op,
 }
 
 // The copy kernels. `m` (or NULL) applies `m->expr` (a WGSL expression of the
-// raw 32-bit element `v`, e.g. reduce_precision on the bits; `m->tag` names
-// it in the variant, `m->snippet` defines it) to every element of a 4-byte
-// dtype copied to itself. `may_split`: a transposition may be cut into
+// raw element `v`, u32 or vec2<u32>, e.g. reduce_precision on the bits;
+// `m->tag` names it in the variant, `m->snippet` defines it and comes after
+// common/u64.wgsl) to every element of a 4- or 8-byte dtype copied to itself. `may_split`: a transposition may be cut into
 // pieces (tfr_wgpu_transpose_pieces; not again for a piece).
 static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
                                     tfr_tensor *out, const tfr_wgpu_map *m, bool may_split) {
@@ -243,8 +243,9 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
   tfr_wgpu_elem elems[2];
   tfr_wgpu_elem *se = &elems[0], *de = &elems[1];
   if (map) {
-    assert(in->dtype == out->dtype && tfr_dtype_size(in->dtype) == 4);
-    tfr_wgpu_elem_of(tfr_wgsl_bits_of(4), true, se);
+    assert(in->dtype == out->dtype &&
+           (tfr_dtype_size(in->dtype) == 4 || tfr_dtype_size(in->dtype) == 8));
+    tfr_wgpu_elem_of(tfr_wgsl_bits_of(tfr_dtype_size(in->dtype)), true, se);
     de = se;
   } else if (in->dtype == out->dtype) {
     tfr_wgpu_elem_of(tfr_wgsl_bits_of(tfr_dtype_size(in->dtype)), true, se);
@@ -374,7 +375,10 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
     snippets[ns++] = "common/u64.wgsl";
     snippets[ns++] = "common/f64.wgsl";
   }
-  if (map_snippet) snippets[ns++] = map_snippet;
+  if (map_snippet) {  // (reduce_precision.wgsl's f64 function needs u64.wgsl)
+    snippets[ns++] = "common/u64.wgsl";
+    snippets[ns++] = map_snippet;
+  }
   if (de->bytes) snippets[ns++] = "common/bytes.wgsl";
   snippets[ns] = NULL;
   const char *convert = map ? map : tfr_wgpu_convert_expr(in->dtype, out->dtype);
@@ -526,10 +530,11 @@ tfr_status tfr_wgpu_reduce_precision(tfr_wgpu_backend *b, const tfr_structural_d
   if (!tfr_wgpu_dtype_computes(TFR_WGPU_REDUCE_PRECISION, d->in->dtype))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "reduce_precision: dtype %s is not supported on the webgpu backend (it "
-                     "computes on f32)",
+                     "computes on f32 and f64)",
                      tfr_dtype_name(d->in->dtype));
   char map[64], tag[32];
-  snprintf(map, sizeof map, "tfr_reduce_precision_f32(v, %uu, %uu)", (unsigned)d->exponent_bits,
+  snprintf(map, sizeof map, "tfr_reduce_precision_%s(v, %uu, %uu)",
+           d->in->dtype == TFR_F64 ? "f64" : "f32", (unsigned)d->exponent_bits,
            (unsigned)d->mantissa_bits);
   snprintf(tag, sizeof tag, "rp%d.%d", d->exponent_bits, d->mantissa_bits);
   tfr_wgpu_map m = {map, tag, "common/reduce_precision.wgsl"};

@@ -315,11 +315,11 @@ static void test_iota(void **state) {
   tfr_test_end(s);
 }
 
-// reduce_precision of f32 (on the bits) against the cpu: formats from bf16
-// and f16 to wider-than-f32 widths, special values (NaN with and without
-// mantissa bits, infinities, zeros, subnormals, values that round up into
-// overflow or down into the flushed range), on compact and reversed,
-// transposed and strided views.
+// reduce_precision of f32 and f64 (on the bits) against the cpu: formats
+// from bf16 and f16 to wider-than-f32 (f64) widths, special values (NaN with
+// and without mantissa bits, infinities, zeros, subnormals, values that round
+// up into overflow or down into the flushed range), random bit patterns, on
+// compact and reversed, transposed and strided views.
 typedef struct rp_ctx {
   int ebits, mbits;
 } rp_ctx;
@@ -328,6 +328,18 @@ static tfr_status op_reduce_precision(tfr_session *s, const tfr_tensor *x, const
                                       tfr_tensor **out) {
   const rp_ctx *c = ctx;
   return tfr_reduce_precision(s, x, c->ebits, c->mbits, out);
+}
+
+// Every format of `formats` on every view of h against the cpu.
+static void rp_check_formats(const tfr_tensor *h, const rp_ctx *formats, size_t nformats) {
+  static const view_fn views[] = {NULL, view_rev_t, view_step2};
+  for (size_t f = 0; f < nformats; f++)
+    for (size_t k = 0; k < sizeof views / sizeof views[0]; k++) {
+      char what[64];
+      snprintf(what, sizeof what, "reduce_precision %s e%d m%d, view %zu",
+               tfr_dtype_name(tfr_tensor_dtype(h)), formats[f].ebits, formats[f].mbits, k);
+      check_op(h, views[k], op_reduce_precision, &formats[f], what);
+    }
 }
 
 static void test_reduce_precision(void **state) {
@@ -352,14 +364,25 @@ static void test_reduce_precision(void **state) {
   tfr_tensor_release(h);
   h = tfr_test_tensor(TFR_F32, 2, shape, v);
   static const rp_ctx formats[] = {{8, 7}, {5, 10}, {8, 23}, {11, 52}, {1, 0}, {4, 3}, {5, 2}};
-  static const view_fn views[] = {NULL, view_rev_t, view_step2};
-  for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)
-    for (size_t k = 0; k < sizeof views / sizeof views[0]; k++) {
-      char what[64];
-      snprintf(what, sizeof what, "reduce_precision e%d m%d, view %zu", formats[f].ebits,
-               formats[f].mbits, k);
-      check_op(h, views[k], op_reduce_precision, &formats[f], what);
-    }
+  rp_check_formats(h, formats, sizeof formats / sizeof formats[0]);
+  tfr_tensor_release(h);
+  // f64: specials, then random bit patterns and values near 1.
+  static const uint64_t specials64[] = {
+      UINT64_C(0x7ff8000000000000), UINT64_C(0x7ff0000000000001), UINT64_C(0xfff0000000000000),
+      UINT64_C(0x7ff0000000000000), UINT64_C(0x8000000000000000), 0, 1,
+      UINT64_C(0x800fffffffffffff), UINT64_C(0x47efffffefffffff), UINT64_C(0x47effffff0000000),
+      UINT64_C(0x3810000000000000), UINT64_C(0x380fffffffffffff), UINT64_C(0x3ff0000000000001),
+      UINT64_C(0x3ff0000010000000), UINT64_C(0x7fefffffffffffff), UINT64_C(0xc058ffffffffffff)};
+  uint64_t d[16 * 33];
+  for (int i = 0; i < 16 * 33; i++) {
+    uint64_t r = tfr_test_rand_u64(&st);
+    if (i < 16) d[i] = specials64[i];
+    else if (i % 2) d[i] = r;  // any bits
+    else d[i] = (r & ((UINT64_C(1) << 52) - 1)) | ((uint64_t)(1023 - 40 + (int)(r >> 58)) << 52);
+  }
+  h = tfr_test_tensor(TFR_F64, 2, shape, d);
+  static const rp_ctx formats64[] = {{8, 23}, {11, 52}, {5, 10}, {8, 7}, {1, 0}, {11, 20}, {10, 51}};
+  rp_check_formats(h, formats64, sizeof formats64 / sizeof formats64[0]);
   tfr_tensor_release(h);
 }
 
