@@ -26,7 +26,7 @@
 #include "core/op_registry.h"
 #include "webgpu/ew_table.h"
 
-// f32, i32, bool and c64: the dtypes WGSL computes on.
+// f32, i32, bool and c64: the dtypes WGSL computes on natively.
 static bool tfr_wgpu_is_word_type(tfr_dtype dt) {
   return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_BOOL || dt == TFR_C64;
 }

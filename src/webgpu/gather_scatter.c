@@ -28,10 +28,10 @@
 // are passed as their low 32 bits (exact modulo 2^32, see index_space.wgsl).
 //
 // dtypes: gather and scatter `replace` move bits, so every dtype works.
-// add, multiply, maximum, minimum compute on bool, i32, f32, c64 and i64
-// (emulated with 32-bit words); f64 maximum/minimum compare bits; f64
-// add/multiply and c128 arithmetic fail with TFR_ERR_UNSUPPORTED_DTYPE (WGSL
-// has no 64-bit floats). Indices may have any integer dtype (gs_index_load:
+// add, multiply, maximum, minimum compute on bool, i32, f32, c64, i64
+// (emulated with 32-bit words, common/u64.wgsl) and f64 (in software on its
+// bits, common/f64.wgsl, applied in the cpu's order: bit for bit); c128
+// arithmetic fails with TFR_ERR_UNSUPPORTED_DTYPE. Indices may have any integer dtype (gs_index_load:
 // narrow ones unpacked from their word, 64-bit ones read as two words).
 #include <stdio.h>
 #include <string.h>
@@ -471,9 +471,8 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   const gs_elem *e = &elem;
   if (!tfr_wgpu_dtype_computes(family, dt))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                     "scatter (%s): dtype %s is not supported on the webgpu backend (WGSL "
-                     "has no 64-bit floats: f64 takes replace, maximum and minimum, c128 "
-                     "only replace)",
+                     "scatter (%s): dtype %s is not supported on the webgpu backend (c128 "
+                     "takes only replace)",
                      gs_combiner_name(d->combiner), tfr_dtype_name(dt));
   if (d->combiner == TFR_SCATTER_REPLACE) gs_raw(tfr_dtype_size(dt), &elem);
   else gs_typed(dt, &elem);
