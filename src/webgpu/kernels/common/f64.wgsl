@@ -308,7 +308,9 @@ fn tfr_f64_sqrt(a: vec2<u32>) -> vec2<u32> {
 
 // a * b + c rounded once: the exact 106-bit product and c aligned in 128
 // bits (the smaller magnitude shifted right, jamming), added or subtracted,
-// normalised and rounded.
+// normalised and rounded: tfr_f64_add's steps on 128 bits. (WGSL has no
+// generics, and add keeps its 64-bit form: it is the op that must run at
+// memory speed, fma only feeds dot_general.)
 fn tfr_f64_fma(a: vec2<u32>, b: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
   let na = tfr_f64_is_nan(a);
   let nb = tfr_f64_is_nan(b);
