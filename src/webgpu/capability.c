@@ -7,21 +7,33 @@
 //   * elementwise (elementwise.c, ew_kernel.c), convert (copy.c), iota
 //     (structural.c), reductions (reduce.c), and the window ops (composed
 //     of elementwise ops by the core): bool, i32, f32 and c64, the dtypes
-//     WGSL computes on (no 64-bit or narrow types yet);
-//   * dot_general (dot.c): f32, i32, c64;
-//   * reduce_precision (copy.c): f32;
+//     WGSL computes on, and f64 in software on its bits (common/f64.wgsl).
+//     An elementwise op runs where the op table (ew_table.c) has its
+//     expression: on f64 the exact ops (arithmetic, sqrt, rsqrt, remainder,
+//     comparisons, min/max, rounding, sign, select, clamp), not the
+//     analytic functions (exp, log, sin, pow, ...). Reductions on f64: add,
+//     multiply, maximum, minimum (the combiners the registry has for f64);
+//   * dot_general (dot.c): f32, i32, c64, f64;
+//   * reduce_precision (copy.c): f32, f64 (on the bits);
 //   * data movement (copy, transpose, slice, pad, ..., tril/triu by element
 //     size in structural.c), gather and scatter with `replace`
 //     (gather_scatter.c): every dtype, since they move bits; scatter's
-//     add/multiply also on i64 (32-bit words), maximum/minimum also on i64
-//     and f64 (compared as bits).
+//     add/multiply/maximum/minimum also on f64 (common/f64.wgsl, in the
+//     cpu's order: bit for bit) and i64 (32-bit words).
+// No 64-bit integer, c128 or narrow dtype computes yet.
 #include "webgpu/capability.h"
 
 #include "core/op_registry.h"
+#include "webgpu/ew_table.h"
 
-// f32, i32, bool and c64: the value types of the elementwise kernels.
+// f32, i32, bool and c64: the dtypes WGSL computes on natively.
 static bool tfr_wgpu_is_word_type(tfr_dtype dt) {
   return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_BOOL || dt == TFR_C64;
+}
+
+// Those and f64 (common/f64.wgsl): the value types of the elementwise kernels.
+static bool tfr_wgpu_is_value_type(tfr_dtype dt) {
+  return tfr_wgpu_is_word_type(dt) || dt == TFR_F64;
 }
 
 bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
@@ -30,12 +42,12 @@ bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
     case TFR_WGPU_ELEMENTWISE:
     case TFR_WGPU_CONVERT:
     case TFR_WGPU_REDUCE:
-    case TFR_WGPU_IOTA: return tfr_wgpu_is_word_type(dt);
-    case TFR_WGPU_DOT: return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_C64;
-    case TFR_WGPU_REDUCE_PRECISION: return dt == TFR_F32;
+    case TFR_WGPU_IOTA: return tfr_wgpu_is_value_type(dt);
+    case TFR_WGPU_DOT: return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_C64 || dt == TFR_F64;
+    case TFR_WGPU_REDUCE_PRECISION: return dt == TFR_F32 || dt == TFR_F64;
     case TFR_WGPU_TRIANGLE:
     case TFR_WGPU_SCATTER_REPLACE: return true;  // bits, by element size
-    case TFR_WGPU_SCATTER_ARITHMETIC: return tfr_wgpu_is_word_type(dt) || dt == TFR_I64;
+    case TFR_WGPU_SCATTER_ARITHMETIC: return tfr_wgpu_is_value_type(dt) || dt == TFR_I64;
     case TFR_WGPU_SCATTER_MINMAX:
       return tfr_wgpu_is_word_type(dt) || dt == TFR_I64 || dt == TFR_F64;
   }
@@ -65,9 +77,26 @@ static tfr_wgpu_family tfr_wgpu_family_of(const tfr_op_info *info, tfr_op_id op)
   return TFR_WGPU_ELEMENTWISE;
 }
 
+// Whether the elementwise op table has the op of `info` (a unary, binary,
+// compare, select or clamp row) on `dtype`: not every op on every dtype that
+// elementwise kernels compute on (no analytic function on f64).
+static bool tfr_wgpu_has_expr(const tfr_op_info *info, tfr_dtype dtype) {
+  int type = tfr_ew_type_of(dtype);
+  switch (info->family) {
+    case TFR_FAMILY_UNARY: return tfr_ew_expr_of(TFR_EW_UNARY, info->param, type) != NULL;
+    case TFR_FAMILY_BINARY: return tfr_ew_expr_of(TFR_EW_BINARY, info->param, type) != NULL;
+    case TFR_FAMILY_COMPARE: return tfr_ew_expr_of(TFR_EW_COMPARE, TFR_EQ, type) != NULL;
+    case TFR_FAMILY_SELECT: return tfr_ew_expr_of(TFR_EW_SELECT, 0, type) != NULL;
+    case TFR_FAMILY_CLAMP: return tfr_ew_expr_of(TFR_EW_CLAMP, 0, type) != NULL;
+    default: return true;
+  }
+}
+
 bool tfr_wgpu_supports(tfr_backend *b, tfr_op_id op, tfr_dtype dtype) {
   (void)b;
   const tfr_op_info *info = tfr_op_info_of(op);
   if (!info || (unsigned)dtype >= TFR_DTYPE_COUNT || !(info->dtypes & TFR_DT(dtype))) return false;
-  return tfr_wgpu_dtype_computes(tfr_wgpu_family_of(info, op), dtype);
+  tfr_wgpu_family family = tfr_wgpu_family_of(info, op);
+  return tfr_wgpu_dtype_computes(family, dtype) &&
+         (family != TFR_WGPU_ELEMENTWISE || tfr_wgpu_has_expr(info, dtype));
 }

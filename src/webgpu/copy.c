@@ -1,5 +1,6 @@
 // The first kernel family: copies of strided views to any layout, tiled
-// transposition, and `convert` among f32, i32, bool and c64. Plain copies move
+// transposition, and `convert` among f32, i32, bool, c64 and f64 (in
+// software on its bits, common/f64.wgsl). Plain copies move
 // bits by element size (1, 2, 4, 8, 16 bytes), so they serve every dtype.
 //
 // Planning mirrors src/cpu/strided.c: axes of extent 1 are dropped, the rest
@@ -70,9 +71,28 @@ static void tfr_wgpu_elem_of(const tfr_wgsl_type *t, bool bits, tfr_wgpu_elem *e
 
 // Expression of `v` (source value) converting to the destination's value
 // (DESIGN.md): complex -> real keeps the real part, -> bool is x != 0 (for
-// complex: either part), bool (a u32 byte) -> number is 0 or 1.
+// complex: either part), bool (a u32 byte) -> number is 0 or 1. f64 goes
+// through common/f64.wgsl on its bits: f32 -> f64 exact, f64 -> f32 rounded
+// to nearest even (subnormals both ways, whatever the device does with f32
+// subnormal arithmetic), f64 -> i32 toward zero and saturating, NaN -> 0.
 static const char *tfr_wgpu_convert_expr(tfr_dtype from, tfr_dtype to) {
   if (from == to) return "v";
+  if (to == TFR_F64) {
+    switch (from) {
+      case TFR_F32: return "tfr_f64_from_f32(v)";
+      case TFR_C64: return "tfr_f64_from_f32(v.x)";
+      case TFR_I32: return "tfr_f64_from_i32(v)";
+      default: return "tfr_f64_from_bool(v)";
+    }
+  }
+  if (from == TFR_F64) {
+    switch (to) {
+      case TFR_BOOL: return "select(0u, 1u, tfr_f64_nonzero(v))";
+      case TFR_I32: return "tfr_f64_to_i32(v)";
+      case TFR_C64: return "vec2<f32>(tfr_f64_to_f32(v), 0.0)";
+      default: return "tfr_f64_to_f32(v)";
+    }
+  }
   switch (to) {
     case TFR_BOOL:
       switch (from) {
@@ -210,9 +230,9 @@ static tfr_status tfr_wgpu_transpose_pieces(tfr_wgpu_backend *b, const char *op,
 }
 
 // The copy kernels. `m` (or NULL) applies `m->expr` (a WGSL expression of the
-// raw 32-bit element `v`, e.g. reduce_precision on the bits; `m->tag` names
-// it in the variant, `m->snippet` defines it) to every element of a 4-byte
-// dtype copied to itself. `may_split`: a transposition may be cut into
+// raw element `v`, u32 or vec2<u32>, e.g. reduce_precision on the bits;
+// `m->tag` names it in the variant, `m->snippet` defines it and comes after
+// common/u64.wgsl) to every element of a 4- or 8-byte dtype copied to itself. `may_split`: a transposition may be cut into
 // pieces (tfr_wgpu_transpose_pieces; not again for a piece).
 static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
                                     tfr_tensor *out, const tfr_wgpu_map *m, bool may_split) {
@@ -223,8 +243,9 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
   tfr_wgpu_elem elems[2];
   tfr_wgpu_elem *se = &elems[0], *de = &elems[1];
   if (map) {
-    assert(in->dtype == out->dtype && tfr_dtype_size(in->dtype) == 4);
-    tfr_wgpu_elem_of(tfr_wgsl_bits_of(4), true, se);
+    assert(in->dtype == out->dtype &&
+           (tfr_dtype_size(in->dtype) == 4 || tfr_dtype_size(in->dtype) == 8));
+    tfr_wgpu_elem_of(tfr_wgsl_bits_of(tfr_dtype_size(in->dtype)), true, se);
     de = se;
   } else if (in->dtype == out->dtype) {
     tfr_wgpu_elem_of(tfr_wgsl_bits_of(tfr_dtype_size(in->dtype)), true, se);
@@ -237,7 +258,7 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
     } else
       return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                        "%s: %s to %s is not supported on the webgpu backend (it converts "
-                       "among f32, i32, bool and c64)",
+                       "among f32, i32, bool, c64 and f64)",
                        op, tfr_dtype_name(in->dtype), tfr_dtype_name(out->dtype));
   }
 
@@ -346,11 +367,18 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
   snprintf(variant, sizeof variant, "%s[%s->%s%s%s]", family, se->tag, de->tag, map ? "," : "",
            map ? map_tag : "");
   snprintf(file, sizeof file, "%s.wgsl", family);
-  const char *snippets[5];
+  const char *snippets[7];
   int ns = 0;
   if (tj >= 0) snippets[ns++] = "common/transpose_tile.wgsl";
   if (in->dtype != out->dtype) snippets[ns++] = "common/convert.wgsl";
-  if (map_snippet) snippets[ns++] = map_snippet;
+  if (in->dtype != out->dtype && (in->dtype == TFR_F64 || out->dtype == TFR_F64)) {
+    snippets[ns++] = "common/u64.wgsl";
+    snippets[ns++] = "common/f64.wgsl";
+  }
+  if (map_snippet) {  // (reduce_precision.wgsl's f64 function needs u64.wgsl)
+    snippets[ns++] = "common/u64.wgsl";
+    snippets[ns++] = map_snippet;
+  }
   if (de->bytes) snippets[ns++] = "common/bytes.wgsl";
   snippets[ns] = NULL;
   const char *convert = map ? map : tfr_wgpu_convert_expr(in->dtype, out->dtype);
@@ -502,10 +530,11 @@ tfr_status tfr_wgpu_reduce_precision(tfr_wgpu_backend *b, const tfr_structural_d
   if (!tfr_wgpu_dtype_computes(TFR_WGPU_REDUCE_PRECISION, d->in->dtype))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "reduce_precision: dtype %s is not supported on the webgpu backend (it "
-                     "computes on f32)",
+                     "computes on f32 and f64)",
                      tfr_dtype_name(d->in->dtype));
   char map[64], tag[32];
-  snprintf(map, sizeof map, "tfr_reduce_precision_f32(v, %uu, %uu)", (unsigned)d->exponent_bits,
+  snprintf(map, sizeof map, "tfr_reduce_precision_%s(v, %uu, %uu)",
+           d->in->dtype == TFR_F64 ? "f64" : "f32", (unsigned)d->exponent_bits,
            (unsigned)d->mantissa_bits);
   snprintf(tag, sizeof tag, "rp%d.%d", d->exponent_bits, d->mantissa_bits);
   tfr_wgpu_map m = {map, tag, "common/reduce_precision.wgsl"};

@@ -1,4 +1,6 @@
-// dot_general on the webgpu backend: f32, i32 and c64 (vec2<f32>).
+// dot_general on the webgpu backend: f32, i32 and c64 (vec2<f32>), and f64
+// in software (dot_f64.wgsl: one invocation per output, a chain of correctly
+// rounded fmas in k order; the mapping below, without the GEMM's tiles).
 //
 // A dot_general is one batched GEMM C[b][m, n] = sum_k A[b][m, k] B[b][k, n]
 // once its axis groups merge: lhs free axes into M, contracting axes into K
@@ -694,6 +696,68 @@ static tfr_status tfr_dot_run_gemm(tfr_wgpu_backend *b, const tfr_dot_desc *d,
   return st;
 }
 
+// Parameters of dot_f64.wgsl.
+typedef struct tfr_dot_f64_params {
+  uint32_t M, N, K, nbatch;
+  uint32_t batch_rank, a_off, b_off, c_off;
+  uint32_t sam, sak, sbk, sbn;
+  uint32_t scm, scn, epi, pad0;
+  uint32_t alpha[4], beta[4];
+  uint32_t batch_shape[4], batch_a[4], batch_b[4], batch_c[4];
+} tfr_dot_f64_params;
+_Static_assert(sizeof(tfr_dot_f64_params) == 160, "dot_f64 Params layout");
+
+// f64: dot_f64.wgsl, one invocation per element of out (`dummy` is bound in
+// place of the operands when K = 0 or alpha = 0: p->a is NULL then).
+static tfr_status tfr_dot_run_f64(tfr_wgpu_backend *b, const tfr_dot_desc *d,
+                                  const tfr_gemm_problem *p, tfr_tensor *dummy, int epi) {
+  const char *snippets[] = {"common/u64.wgsl", "common/f64.wgsl", NULL};
+  tfr_wgsl_override ov[] = {{"WG", 256}};
+  tfr_wgsl_variant v = {"dot_f64", "dot_f64.wgsl", snippets, NULL, 0, ov, 1, 2, 1};
+  WGPUComputePipeline pipeline;
+  TFR_RETURN_IF_ERROR(tfr_wgpu_pipeline_get(b, &v, &pipeline));
+  int64_t nbatch = 1;
+  for (int i = 0; i < p->nb; i++) nbatch *= p->bshape[i];
+  int64_t total = tfr_dot_sat_mul(tfr_dot_sat_mul(p->M, p->N), nbatch);
+  if (total >= (INT64_C(1) << 32) || p->K >= (INT64_C(1) << 32))
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "dot_general: webgpu: %" PRId64 " x %" PRId64 " x %" PRId64
+                     " (batch %" PRId64 ") exceeds the 2^32 outputs of one dispatch",
+                     p->M, p->N, p->K, nbatch);
+  tfr_dot_f64_params P;
+  memset(&P, 0, sizeof P);
+  P.M = (uint32_t)p->M, P.N = (uint32_t)p->N, P.K = p->a ? (uint32_t)p->K : 0;
+  P.nbatch = (uint32_t)nbatch, P.batch_rank = (uint32_t)p->nb;
+  P.sam = (uint32_t)p->sam, P.sak = (uint32_t)p->sak, P.sbk = (uint32_t)p->sbk;
+  P.sbn = (uint32_t)p->sbn, P.scm = (uint32_t)p->scm, P.scn = (uint32_t)p->scn;
+  P.epi = (uint32_t)epi;
+  memcpy(P.alpha, d->alpha, sizeof P.alpha);
+  memcpy(P.beta, d->beta, sizeof P.beta);
+  for (int i = 0; i < p->nb; i++) {
+    P.batch_shape[i] = (uint32_t)p->bshape[i];
+    P.batch_a[i] = (uint32_t)p->ba[i];
+    P.batch_b[i] = (uint32_t)p->bb[i];
+    P.batch_c[i] = (uint32_t)p->bc[i];
+  }
+  tfr_wgpu_binding bind[3];
+  if (p->a) {
+    TFR_RETURN_IF_ERROR(
+        tfr_dot_bind(b, "lhs", p->a, p, p->ba, p->M, p->sam, p->K, p->sak, &bind[0], &P.a_off));
+    TFR_RETURN_IF_ERROR(
+        tfr_dot_bind(b, "rhs", p->b, p, p->bb, p->K, p->sbk, p->N, p->sbn, &bind[1], &P.b_off));
+  } else {
+    int64_t zero[TFR_GEMM_MAX_BATCH] = {0};
+    TFR_RETURN_IF_ERROR(
+        tfr_dot_bind(b, "scratch", dummy, p, zero, 1, 0, 1, 0, &bind[0], &P.a_off));
+    bind[1] = bind[0];
+    P.b_off = P.a_off;
+  }
+  TFR_RETURN_IF_ERROR(
+      tfr_dot_bind(b, "out", p->c, p, p->bc, p->M, p->scm, p->N, p->scn, &bind[2], &P.c_off));
+  return tfr_wgpu_dispatch_n(b, pipeline, &P, sizeof P, bind, 2, 1,
+                             ((uint64_t)total + 255) / 256);
+}
+
 // y = A x with N = 1 (or M = 1, transposed).
 static tfr_status tfr_dot_run_gemv(tfr_wgpu_backend *b, const tfr_dot_desc *d,
                                    const tfr_dot_type *ty, const tfr_gemm_problem *p, int epi) {
@@ -825,7 +889,7 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
   if (!tfr_dot_type_of(d->dtype, &type))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "dot_general: dtype %s is not supported on the webgpu backend (it computes "
-                     "f32, i32 and c64; WGSL has no 64-bit types)",
+                     "f32, i32, c64 and f64)",
                      tfr_dtype_name(d->dtype));
   TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "dot_general"));
   if (d->out->numel == 0) return TFR_OK;
@@ -846,6 +910,7 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
   M = N = 1;  // (whether or not out's groups merge)
   for (int i = 0; i < d->nlhs_free; i++) M *= d->lhs->shape[d->lhs_free[i]];
   for (int i = 0; i < d->nrhs_free; i++) N *= d->rhs->shape[d->rhs_free[i]];
+  bool f64 = d->dtype == TFR_F64;  // one kernel for every shape, operands in place
   bool gemv = !no_dot && (M == 1 || N == 1);
 
   if (!no_dot) {
@@ -861,7 +926,7 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
               : tfr_dot_merge_axes(w.nrhs_free, w.rhs_free, t->shape, t->strides, &fe, &fs) &&
                     tfr_dot_merge_axes(w.ncontract, w.rhs_contract, t->shape, t->strides, &ke,
                                        &ks);
-      if (merged && (gemv || tfr_dot_coalesced(fe, fs, ke, ks))) continue;
+      if (merged && (gemv || f64 || tfr_dot_coalesced(fe, fs, ke, ks))) continue;
       st = tfr_dot_pack(base, &w, side, &packed[side]);
       if (!st) tfr_dot_use_packed(&w, side, packed[side]);
     }
@@ -896,7 +961,8 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
       // The kernel reads no operand: bind a small scratch buffer.
       int64_t four = 4;
       st = tfr_tensor_alloc(base, d->dtype, 1, &four, true, &dummy);
-      if (!st) st = tfr_dot_run_gemm(b, d, ty, &p, dummy, epi);
+      if (!st)
+        st = f64 ? tfr_dot_run_f64(b, d, &p, dummy, epi) : tfr_dot_run_gemm(b, d, ty, &p, dummy, epi);
     } else {
       int64_t e;
       p.a = w.lhs, p.b = w.rhs;
@@ -904,7 +970,9 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
       tfr_dot_merge_axes(w.ncontract, w.lhs_contract, w.lhs->shape, w.lhs->strides, &e, &p.sak);
       tfr_dot_merge_axes(w.ncontract, w.rhs_contract, w.rhs->shape, w.rhs->strides, &e, &p.sbk);
       tfr_dot_merge_axes(w.nrhs_free, w.rhs_free, w.rhs->shape, w.rhs->strides, &e, &p.sbn);
-      st = gemv ? tfr_dot_run_gemv(b, d, ty, &p, epi) : tfr_dot_run_gemm(b, d, ty, &p, NULL, epi);
+      st = f64    ? tfr_dot_run_f64(b, d, &p, NULL, epi)
+           : gemv ? tfr_dot_run_gemv(b, d, ty, &p, epi)
+                  : tfr_dot_run_gemm(b, d, ty, &p, NULL, epi);
     }
   }
   if (!st && tmp) st = tfr_wgpu_copy(b, "dot_general", tmp, d->out);

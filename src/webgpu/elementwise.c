@@ -1,9 +1,9 @@
 // The elementwise entries of the webgpu backend: single ops (unary, binary,
-// compare, select, clamp) and fused plans on f32, i32, bool and c64, with
-// the cpu backend's semantics (src/cpu/scalar_math.h). Both run through the
-// one kernel generator (ew_kernel.c): a single op is a plan of one
-// instruction, whose kernel is the op table's expression (ew_table.c)
-// between the loads and the stores.
+// compare, select, clamp) and fused plans on f32, i32, bool, c64 and f64
+// (the exact ops only: common/f64.wgsl), with the cpu backend's semantics
+// (src/cpu/scalar_math.h). Both run through the one kernel generator
+// (ew_kernel.c): a single op is a plan of one instruction, whose kernel is
+// the op table's expression (ew_table.c) between the loads and the stores.
 #include <stdio.h>
 #include <string.h>
 
@@ -12,13 +12,23 @@
 #include "webgpu/ew_table.h"
 #include "webgpu/wgpu.h"
 
-// The refusal of a dtype without kernels (the 64-bit ones wait for the
-// emulation of their own issue). `what` names the op, `which` the operand.
+// The refusal of a dtype without kernels (the other 64-bit ones and the
+// narrow ones wait for their emulation). `what` names the op, `which` the
+// operand.
 static tfr_status tfr_ew_refuse_dtype(const char *what, tfr_dtype dt, const char *which) {
-  bool wide = dt == TFR_F64 || dt == TFR_I64 || dt == TFR_C128;
+  bool wide = dt == TFR_I64 || dt == TFR_U64 || dt == TFR_C128;
   return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE, "%s: dtype %s%s is not supported on the webgpu "
                    "backend%s", what, tfr_dtype_name(dt), which,
-                   wide ? " (it has no 64-bit types yet)" : "");
+                   wide ? " (it has no 64-bit integer or c128 kernels yet)" : "");
+}
+
+// The refusal of an op the op table lacks on a dtype that has kernels
+// (f64's analytic functions).
+static tfr_status tfr_ew_refuse_op(const char *what, tfr_dtype dt, const char *which) {
+  return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE, "%s: dtype %s%s is not supported on the webgpu "
+                   "backend%s", what, tfr_dtype_name(dt), which,
+                   dt == TFR_F64 ? " (f64 has the exact ops there, no analytic functions yet)"
+                                 : "");
 }
 
 tfr_status tfr_wgpu_elementwise(tfr_backend *base, const tfr_elementwise_desc *d) {
@@ -30,6 +40,8 @@ tfr_status tfr_wgpu_elementwise(tfr_backend *base, const tfr_elementwise_desc *d
   for (int i = 0; i < ndts; i++)
     if (!tfr_wgpu_dtype_computes(TFR_WGPU_ELEMENTWISE, dts[i]))
       return tfr_ew_refuse_dtype(op, dts[i], "");
+  if (!tfr_ew_expr_of(d->kind, d->op, tfr_ew_type_of(d->dtype)))
+    return tfr_ew_refuse_op(op, d->dtype, "");
   // The plan of one instruction: inputs 0 .. ninputs-1, value ninputs the
   // result. Only the fields the generator reads are set (the broadcast ones
   // are the core's).
@@ -64,6 +76,13 @@ tfr_status tfr_wgpu_fusion(tfr_backend *base, const tfr_fusion_desc *d) {
     if (v < p->num_inputs) snprintf(which, sizeof which, " (input %d)", v);
     else snprintf(which, sizeof which, " (the result of instruction %d)", v - p->num_inputs);
     return tfr_ew_refuse_dtype("fusion", dt, which);
+  }
+  for (int k = 0; k < p->num_instructions; k++) {
+    const tfr_fusion_instr *in = &p->instr[k];
+    if (tfr_ew_expr_of(in->kind, in->op, tfr_ew_type_of(in->dtype))) continue;
+    char which[64];
+    snprintf(which, sizeof which, " (instruction %d, %s)", k, tfr_ew_op_name(in->kind, in->op));
+    return tfr_ew_refuse_op("fusion", in->dtype, which);
   }
   return tfr_wgpu_ew_run(b, "fusion", p, d->inputs, d->outputs);
 }

@@ -289,7 +289,7 @@ static void fu_put_apply(tfr_wgsl_text *apply, tfr_wgsl_text *apply4, tfr_wgsl_t
 static uint32_t fu_compact_ept(const tfr_wgpu_backend *b, const fu_setup *s) {
   uint32_t ept = b->ew_ept ? b->ew_ept : 8u;
   for (int j = 0; j < s->nops; j++)
-    if (s->type[j] == TFR_EW_C64) return (ept + 1) / 2;
+    if (tfr_ew_wgsl(s->type[j])->size == 8) return (ept + 1) / 2;  // c64, f64
   return ept;
 }
 
@@ -847,9 +847,19 @@ static tfr_status fu_run(tfr_wgpu_backend *b, const tfr_fusion_plan *p,
   int budget = (int)b->limits.maxStorageBuffersPerShaderStage;
   if (budget > TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE) budget = TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE;
   if (b->fusion_budget > 0 && b->fusion_budget < budget) budget = b->fusion_budget;
-  if (budget < 2 * TFR_EW_NTYPES)
+  // Packing leaves at most one binding per value type among the inputs and
+  // one among the outputs: the plan needs that many at least.
+  bool in_type[TFR_EW_NTYPES] = {false}, out_type[TFR_EW_NTYPES] = {false};
+  int need = 0;
+  for (int q = 0; q < s->nops; q++) {
+    bool *seen = q < s->nout ? out_type : in_type;
+    if ((q >= s->nout && s->alias[q] >= 0) || seen[s->type[q]]) continue;
+    seen[s->type[q]] = true;
+    need++;
+  }
+  if (budget < need)
     return tfr_error(TFR_ERR_INTERNAL, "%s: webgpu: %d storage buffers per kernel (at least "
-                     "%d needed)", s->what, budget, 2 * TFR_EW_NTYPES);
+                     "%d needed)", s->what, budget, need);
   TFR_RETURN_IF_ERROR(fu_fit(b, s, budget));
 
   tfr_wgpu_plan_axes_n(s->nops, s->t, &s->nd, s->shape, s->stride);

@@ -2,8 +2,12 @@
 // expression per (op, operand dtype), over the exact helpers of
 // common/ew_exact.wgsl and the math library (common/math_f32.wgsl,
 // common/math_c64.wgsl, common/math_special_f32.wgsl) for the analytic
-// functions, correctly rounded f32 division and fmod. The semantics are the
-// cpu backend's (src/cpu/scalar_math.h).
+// functions, correctly rounded f32 division and fmod. f64 runs in software
+// on its bits (common/f64.wgsl): the exact ops only (arithmetic, sqrt,
+// rsqrt, fmod, comparisons, min/max, rounding, sign), bit for bit the cpu's;
+// the analytic functions have no f64 entry yet, so the capability table
+// (capability.c) refuses them. The semantics are the cpu backend's
+// (src/cpu/scalar_math.h).
 #include "webgpu/ew_table.h"
 
 #include <stddef.h>
@@ -14,7 +18,8 @@
 
 // The dtype of each kernel value type.
 static const tfr_dtype tfr_ew_dtypes[TFR_EW_NTYPES] = {
-    [TFR_EW_F32] = TFR_F32, [TFR_EW_I32] = TFR_I32, [TFR_EW_B8] = TFR_BOOL, [TFR_EW_C64] = TFR_C64};
+    [TFR_EW_F32] = TFR_F32, [TFR_EW_I32] = TFR_I32, [TFR_EW_B8] = TFR_BOOL, [TFR_EW_C64] = TFR_C64,
+    [TFR_EW_F64] = TFR_F64};
 
 const tfr_wgsl_type *tfr_ew_wgsl(int type) { return tfr_wgsl_type_of(tfr_ew_dtypes[type]); }
 
@@ -24,6 +29,7 @@ int tfr_ew_type_of(tfr_dtype dt) {
     case TFR_I32: return TFR_EW_I32;
     case TFR_BOOL: return TFR_EW_B8;
     case TFR_C64: return TFR_EW_C64;
+    case TFR_F64: return TFR_EW_F64;
     default: return -1;
   }
 }
@@ -44,6 +50,8 @@ typedef struct tfr_ew_row {
 #define B_(e) [TFR_EW_B8] = {e, 0}
 #define C_(e) [TFR_EW_C64] = {e, 0}
 #define CM(e) [TFR_EW_C64] = {e, TFR_EW_LIB_C64}
+// f64, from common/f64.wgsl.
+#define D_(e) [TFR_EW_F64] = {e, TFR_EW_LIB_F64}
 // An analytic function of the math library on f32 and c64 / on f32 only.
 #define FN_FC(name) \
   {{FM("tfr_" name "_f32(a)"), CM("tfr_" name "_c64(a)")}}
@@ -52,27 +60,32 @@ typedef struct tfr_ew_row {
 #define FN_S(name) {{[TFR_EW_F32] = {"tfr_" name "_f32(a)", TFR_EW_LIB_F32 | TFR_EW_LIB_SPECIAL}}}
 
 static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
-    [TFR_NEGATE] = {{F_("tfr_ew_neg_f32(a)"), I_("tfr_ew_neg_i32(a)"), C_("tfr_ew_neg_c64(a)")}},
-    [TFR_ABS] = {{F_("tfr_ew_abs_f32(a)"), I_("tfr_ew_abs_i32(a)"), CM("tfr_abs_c64(a)")}},
-    [TFR_SIGN] = {{F_("tfr_ew_sign_f32(a)"), I_("tfr_ew_sign_i32(a)"), CM("tfr_sign_c64(a)")}},
-    [TFR_CONJ] = {{F_("a"), I_("a"), C_("tfr_ew_conj_c64(a)")}},
+    [TFR_NEGATE] = {{F_("tfr_ew_neg_f32(a)"), I_("tfr_ew_neg_i32(a)"), C_("tfr_ew_neg_c64(a)"),
+                   D_("tfr_f64_neg(a)")}},
+    [TFR_ABS] = {{F_("tfr_ew_abs_f32(a)"), I_("tfr_ew_abs_i32(a)"), CM("tfr_abs_c64(a)"),
+                D_("tfr_f64_abs(a)")}},
+    [TFR_SIGN] = {{F_("tfr_ew_sign_f32(a)"), I_("tfr_ew_sign_i32(a)"), CM("tfr_sign_c64(a)"),
+                 D_("tfr_f64_sign(a)")}},
+    [TFR_CONJ] = {{F_("a"), I_("a"), C_("tfr_ew_conj_c64(a)"), D_("a")}},
     [TFR_NOT] = {{I_("~a"), B_("a ^ 1u")}},
-    [TFR_FLOOR] = {{F_("floor(a)")}},
-    [TFR_CEIL] = {{F_("ceil(a)")}},
+    [TFR_FLOOR] = {{F_("floor(a)"), D_("tfr_f64_floor(a)")}},
+    [TFR_CEIL] = {{F_("ceil(a)"), D_("tfr_f64_ceil(a)")}},
     // WGSL's round() rounds halves to even.
-    [TFR_ROUND_NEAREST_EVEN] = {{F_("round(a)")}},
-    [TFR_ROUND_NEAREST_AFZ] = {{F_("tfr_ew_round_afz_f32(a)")}},
-    [TFR_IS_FINITE] = {{F_("select(0u, 1u, tfr_ew_is_finite_f32(a))")}},
-    [TFR_REAL] = {{F_("a"), C_("a.x")}},
-    [TFR_IMAG] = {{F_("0.0"), C_("a.y")}},
+    [TFR_ROUND_NEAREST_EVEN] = {{F_("round(a)"), D_("tfr_f64_round_even(a)")}},
+    [TFR_ROUND_NEAREST_AFZ] = {{F_("tfr_ew_round_afz_f32(a)"), D_("tfr_f64_round_afz(a)")}},
+    [TFR_IS_FINITE] = {{F_("select(0u, 1u, tfr_ew_is_finite_f32(a))"),
+                      D_("select(0u, 1u, tfr_f64_is_finite(a))")}},
+    [TFR_REAL] = {{F_("a"), C_("a.x"), D_("a")}},
+    [TFR_IMAG] = {{F_("0.0"), C_("a.y"), D_("vec2<u32>(0u, 0u)")}},
     [TFR_EXP] = FN_FC("exp"),
     [TFR_LOG] = FN_FC("log"),
     [TFR_SIN] = FN_FC("sin"),
     [TFR_COS] = FN_FC("cos"),
     [TFR_TAN] = FN_FC("tan"),
     [TFR_TANH] = FN_FC("tanh"),
-    [TFR_SQRT] = FN_FC("sqrt"),
-    [TFR_RSQRT] = FN_FC("rsqrt"),
+    [TFR_SQRT] = {{FM("tfr_sqrt_f32(a)"), CM("tfr_sqrt_c64(a)"), D_("tfr_f64_sqrt(a)")}},
+    // 1 / sqrt(a), two roundings as on the cpu.
+    [TFR_RSQRT] = {{FM("tfr_rsqrt_f32(a)"), CM("tfr_rsqrt_c64(a)"), D_("tfr_f64_rsqrt(a)")}},
     [TFR_CBRT] = FN_F("cbrt"),
     [TFR_EXPM1] = FN_FC("expm1"),
     [TFR_LOG1P] = FN_FC("log1p"),
@@ -95,17 +108,20 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
 };
 
 static const tfr_ew_row tfr_ew_binary_rows[TFR_BINARY_OP_COUNT] = {
-    [TFR_ADD] = {{F_("a + b"), I_("tfr_ew_add_i32(a, b)"), C_("a + b")}},
-    [TFR_SUBTRACT] = {{F_("a - b"), I_("tfr_ew_sub_i32(a, b)"), C_("a - b")}},
-    [TFR_MULTIPLY] = {{F_("a * b"), I_("tfr_ew_mul_i32(a, b)"), CM("tfr_mul_c64(a, b)")}},
+    [TFR_ADD] = {{F_("a + b"), I_("tfr_ew_add_i32(a, b)"), C_("a + b"), D_("tfr_f64_add(a, b)")}},
+    [TFR_SUBTRACT] = {{F_("a - b"), I_("tfr_ew_sub_i32(a, b)"), C_("a - b"),
+                      D_("tfr_f64_sub(a, b)")}},
+    [TFR_MULTIPLY] = {{F_("a * b"), I_("tfr_ew_mul_i32(a, b)"), CM("tfr_mul_c64(a, b)"),
+                      D_("tfr_f64_mul(a, b)")}},
     // WGSL's f32 `/` is only within 2.5 ulp: the library's is correctly rounded.
     [TFR_DIVIDE] = {{FM("tfr_div_f32(a, b)"), I_("tfr_ew_div_i32(a, b)"),
-                     CM("tfr_div_c64(a, b)")}},
-    [TFR_REMAINDER] = {{FM("tfr_fmod_f32(a, b)"), I_("tfr_ew_rem_i32(a, b)")}},
+                     CM("tfr_div_c64(a, b)"), D_("tfr_f64_div(a, b)")}},
+    [TFR_REMAINDER] = {{FM("tfr_fmod_f32(a, b)"), I_("tfr_ew_rem_i32(a, b)"),
+                       D_("tfr_f64_fmod(a, b)")}},
     [TFR_MAXIMUM] = {{F_("tfr_ew_max_f32(a, b)"), I_("max(a, b)"), B_("a | b"),
-                      C_("tfr_ew_max_c64(a, b)")}},
+                      C_("tfr_ew_max_c64(a, b)"), D_("tfr_f64_max(a, b)")}},
     [TFR_MINIMUM] = {{F_("tfr_ew_min_f32(a, b)"), I_("min(a, b)"), B_("a & b"),
-                      C_("tfr_ew_min_c64(a, b)")}},
+                      C_("tfr_ew_min_c64(a, b)"), D_("tfr_f64_min(a, b)")}},
     [TFR_POWER] = {{FM("tfr_pow_f32(a, b)"), I_("tfr_ew_pow_i32(a, b)"),
                     CM("tfr_pow_c64(a, b)")}},
     [TFR_AND] = {{I_("a & b"), B_("a & b")}},
@@ -116,27 +132,30 @@ static const tfr_ew_row tfr_ew_binary_rows[TFR_BINARY_OP_COUNT] = {
     [TFR_SHIFT_LEFT] = {{I_("tfr_ew_shl_i32(a, b)")}},
     [TFR_SHIFT_RIGHT_ARITHMETIC] = {{I_("tfr_ew_shr_arithmetic_i32(a, b)")}},
     [TFR_SHIFT_RIGHT_LOGICAL] = {{I_("tfr_ew_shr_logical_i32(a, b)")}},
-    [TFR_NEXT_AFTER] = {{F_("tfr_ew_next_after_f32(a, b)")}},
+    [TFR_NEXT_AFTER] = {{F_("tfr_ew_next_after_f32(a, b)"), D_("tfr_f64_next_after(a, b)")}},
     [TFR_COMPLEX] = {{F_("vec2<f32>(a, b)")}},
 };
 
 // IEEE comparisons: every ordered one is false with a NaN, NE true. NaN is
 // decided on the bits, so no driver shortcut changes the answer; bool
 // compares as unsigned.
-#define CMP_ROW(op)                                                               \
+#define CMP_ROW(op, f64)                                                          \
   {{F_("select(0u, 1u, tfr_ew_ordered_f32(a, b) && a " op " b)"),                \
-    I_("select(0u, 1u, a " op " b)"), B_("select(0u, 1u, a " op " b)")}}
+    I_("select(0u, 1u, a " op " b)"), B_("select(0u, 1u, a " op " b)"),           \
+    D_("select(0u, 1u, " f64 ")")}}
 static const tfr_ew_row tfr_ew_compare_rows[TFR_GE + 1] = {
     [TFR_EQ] = {{F_("select(0u, 1u, tfr_ew_ordered_f32(a, b) && a == b)"),
                  I_("select(0u, 1u, a == b)"), B_("select(0u, 1u, a == b)"),
-                 C_("select(0u, 1u, tfr_ew_eq_c64(a, b))")}},
+                 C_("select(0u, 1u, tfr_ew_eq_c64(a, b))"),
+                 D_("select(0u, 1u, tfr_f64_eq(a, b))")}},
     [TFR_NE] = {{F_("select(0u, 1u, !tfr_ew_ordered_f32(a, b) || a != b)"),
                  I_("select(0u, 1u, a != b)"), B_("select(0u, 1u, a != b)"),
-                 C_("select(0u, 1u, !tfr_ew_eq_c64(a, b))")}},
-    [TFR_LT] = CMP_ROW("<"),
-    [TFR_LE] = CMP_ROW("<="),
-    [TFR_GT] = CMP_ROW(">"),
-    [TFR_GE] = CMP_ROW(">="),
+                 C_("select(0u, 1u, !tfr_ew_eq_c64(a, b))"),
+                 D_("select(0u, 1u, !tfr_f64_eq(a, b))")}},
+    [TFR_LT] = CMP_ROW("<", "tfr_f64_lt(a, b)"),
+    [TFR_LE] = CMP_ROW("<=", "tfr_f64_le(a, b)"),
+    [TFR_GT] = CMP_ROW(">", "tfr_f64_lt(b, a)"),
+    [TFR_GE] = CMP_ROW(">=", "tfr_f64_le(b, a)"),
 };
 #undef CMP_ROW
 
@@ -144,11 +163,12 @@ static const tfr_ew_row tfr_ew_compare_rows[TFR_GE + 1] = {
 // on_true's dtype.
 static const tfr_ew_row tfr_ew_select_row = {
     {F_("select(c, b, a != 0u)"), I_("select(c, b, a != 0u)"), B_("select(c, b, a != 0u)"),
-     C_("select(c, b, a != 0u)")}};
+     C_("select(c, b, a != 0u)"), [TFR_EW_F64] = {"select(c, b, a != 0u)", 0}}};
 
 // clamp(min, operand, max) = minimum(maximum(operand, min), max).
 static const tfr_ew_row tfr_ew_clamp_row = {
-    {F_("tfr_ew_clamp_f32(a, b, c)"), I_("tfr_ew_clamp_i32(a, b, c)"), B_("(b | a) & c")}};
+    {F_("tfr_ew_clamp_f32(a, b, c)"), I_("tfr_ew_clamp_i32(a, b, c)"), B_("(b | a) & c"),
+     D_("tfr_f64_clamp(a, b, c)")}};
 
 #undef F_
 #undef FM
@@ -156,6 +176,7 @@ static const tfr_ew_row tfr_ew_clamp_row = {
 #undef B_
 #undef C_
 #undef CM
+#undef D_
 #undef FN_FC
 #undef FN_F
 #undef FN_S
@@ -189,10 +210,12 @@ int tfr_ew_lib_snippets(unsigned lib, const char **snippets) {
   int ns = 0;
   snippets[ns++] = "common/convert.wgsl";  // tfr_f32_is_nan
   snippets[ns++] = "common/ew_exact.wgsl";
-  if (lib & (TFR_EW_LIB_F32 | TFR_EW_LIB_C64 | TFR_EW_LIB_SPECIAL))
-    snippets[ns++] = "common/math_f32.wgsl";
+  bool math = lib & (TFR_EW_LIB_F32 | TFR_EW_LIB_C64 | TFR_EW_LIB_SPECIAL);
+  if (math || (lib & TFR_EW_LIB_F64)) snippets[ns++] = "common/u64.wgsl";
+  if (math) snippets[ns++] = "common/math_f32.wgsl";
   if (lib & TFR_EW_LIB_SPECIAL) snippets[ns++] = "common/math_special_f32.wgsl";
   if (lib & TFR_EW_LIB_C64) snippets[ns++] = "common/math_c64.wgsl";
   if (lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
+  if (lib & TFR_EW_LIB_F64) snippets[ns++] = "common/f64.wgsl";
   return ns;
 }

@@ -13,7 +13,8 @@ typedef enum tfr_ew_type {
   TFR_EW_I32 = 1,
   TFR_EW_B8 = 2,
   TFR_EW_C64 = 3,
-  TFR_EW_NTYPES = 4,
+  TFR_EW_F64 = 4,  // vec2<u32>: the bits, computed on by common/f64.wgsl
+  TFR_EW_NTYPES = 5,
 } tfr_ew_type;
 
 // The WGSL types (wgsl_types.h) of a kernel value type.
@@ -25,13 +26,14 @@ int tfr_ew_type_of(tfr_dtype dt);
 // Snippets an op expression needs (besides common/convert.wgsl and
 // common/ew_exact.wgsl, which every elementwise kernel has).
 enum {
-  TFR_EW_LIB_F32 = 1,      // common/math_f32.wgsl
+  TFR_EW_LIB_F32 = 1,      // common/math_f32.wgsl (and common/u64.wgsl)
   TFR_EW_LIB_C64 = 2,      // common/math_c64.wgsl (and math_f32)
   TFR_EW_LIB_COMPLEX = 4,  // common/ew_complex.wgsl (needs math_c64)
   TFR_EW_LIB_SPECIAL = 8,  // common/math_special_f32.wgsl (and math_f32)
+  TFR_EW_LIB_F64 = 16,     // common/u64.wgsl and common/f64.wgsl
 };
 // At most this many snippets come from tfr_ew_lib_snippets.
-#define TFR_EW_MAX_LIB_SNIPPETS 6
+#define TFR_EW_MAX_LIB_SNIPPETS 8
 
 // Writes the snippets of an elementwise or fused kernel whose expressions need
 // `lib` (an OR of TFR_EW_LIB_*) into `snippets`, in dependency order, starting

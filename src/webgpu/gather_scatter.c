@@ -28,10 +28,10 @@
 // are passed as their low 32 bits (exact modulo 2^32, see index_space.wgsl).
 //
 // dtypes: gather and scatter `replace` move bits, so every dtype works.
-// add, multiply, maximum, minimum compute on bool, i32, f32, c64 and i64
-// (emulated with 32-bit words); f64 maximum/minimum compare bits; f64
-// add/multiply and c128 arithmetic fail with TFR_ERR_UNSUPPORTED_DTYPE (WGSL
-// has no 64-bit floats). Indices may have any integer dtype (gs_index_load:
+// add, multiply, maximum, minimum compute on bool, i32, f32, c64, i64
+// (emulated with 32-bit words, common/u64.wgsl) and f64 (in software on its
+// bits, common/f64.wgsl, applied in the cpu's order: bit for bit); c128
+// arithmetic fails with TFR_ERR_UNSUPPORTED_DTYPE. Indices may have any integer dtype (gs_index_load:
 // narrow ones unpacked from their word, 64-bit ones read as two words).
 #include <stdio.h>
 #include <string.h>
@@ -100,7 +100,8 @@ static void gs_raw(size_t es, gs_elem *e) {
 
 // By dtype, for the arithmetic combiners (the dtypes tfr_wgpu_dtype_computes
 // lets through): values of f32, i32 and c64, the bits of the others (i64 is
-// emulated with 32-bit words, f64 maximum/minimum compare bits).
+// emulated with 32-bit words, common/u64.wgsl; f64 computed on its bits,
+// common/f64.wgsl).
 static void gs_typed(tfr_dtype dt, gs_elem *e) {
   if (dt == TFR_I32 || dt == TFR_F32 || dt == TFR_C64) gs_elem_of(tfr_wgsl_type_of(dt), false, e);
   else gs_raw(tfr_dtype_size(dt), e);
@@ -122,10 +123,12 @@ static const char *gs_combine_expr(tfr_scatter_combiner c, tfr_dtype dt) {
     case TFR_SCATTER_REPLACE: return "x";
     case TFR_SCATTER_ADD:
       return dt == TFR_I32 ? "tfr_sc_add_i32(acc, x)"
-             : dt == TFR_I64 ? "tfr_sc_add_i64(acc, x)" : "acc + x";
+             : dt == TFR_I64 ? "tfr_u64_add(acc, x)"
+             : dt == TFR_F64 ? "tfr_f64_add(acc, x)" : "acc + x";
     case TFR_SCATTER_MULTIPLY:
       return dt == TFR_I32 ? "tfr_sc_mul_i32(acc, x)"
-             : dt == TFR_I64 ? "tfr_sc_mul_i64(acc, x)"
+             : dt == TFR_I64 ? "tfr_u64_mul_lo(acc, x)"
+             : dt == TFR_F64 ? "tfr_f64_mul(acc, x)"
              : dt == TFR_C64 ? "tfr_sc_mul_c64(acc, x)" : "acc * x";
     case TFR_SCATTER_MAXIMUM:
       return dt == TFR_BOOL ? "(acc | x)" : dt == TFR_I32 ? "max(acc, x)"
@@ -468,9 +471,8 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   const gs_elem *e = &elem;
   if (!tfr_wgpu_dtype_computes(family, dt))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                     "scatter (%s): dtype %s is not supported on the webgpu backend (WGSL "
-                     "has no 64-bit floats: f64 takes replace, maximum and minimum, c128 "
-                     "only replace)",
+                     "scatter (%s): dtype %s is not supported on the webgpu backend (c128 "
+                     "takes only replace)",
                      gs_combiner_name(d->combiner), tfr_dtype_name(dt));
   if (d->combiner == TFR_SCATTER_REPLACE) gs_raw(tfr_dtype_size(dt), &elem);
   else gs_typed(dt, &elem);
@@ -606,6 +608,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
              e->tag, gs_combiner_name(d->combiner), itag, mtag);
     const char *snippets[] = {"common/scatter_params.wgsl", "common/index_meta.wgsl",
                               "common/index_space.wgsl", "common/scatter_space.wgsl",
+                              "common/u64.wgsl", "common/f64.wgsl",
                               "common/scatter_combine.wgsl",
                               e->bytes ? "common/bytes.wgsl" : NULL, NULL};
     tfr_wgsl_subst subst[] = {
@@ -686,7 +689,8 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
     snprintf(variant, sizeof variant, "scatter_apply[%s:%s,%s%s]", tfr_dtype_name(dt), e->tag,
              gs_combiner_name(d->combiner), mtag);
     const char *snippets[] = {"common/scatter_params.wgsl", "common/index_meta.wgsl",
-                              "common/scatter_space.wgsl", "common/scatter_combine.wgsl",
+                              "common/scatter_space.wgsl", "common/u64.wgsl", "common/f64.wgsl",
+                              "common/scatter_combine.wgsl",
                               e->bytes ? "common/bytes.wgsl" : NULL, NULL};
     tfr_wgsl_subst subst[] = {
         {"UPD_ARRAY", e->array},

@@ -126,10 +126,10 @@ tfr_status tfr_wgpu_math_eval(tfr_backend *backend, const char *name, const tfr_
   else snprintf(expr, sizeof expr, "tfr_%s(a, b)", name);
   const char *in_t = fn->in == TFR_F32 ? "f32" : "vec2<f32>";
   const char *out_t = fn->out == TFR_F32 ? "f32" : "vec2<f32>";
-  static const char *const snippets_f32[] = {"common/math_f32.wgsl",
+  static const char *const snippets_f32[] = {"common/u64.wgsl", "common/math_f32.wgsl",
                                              "common/math_special_f32.wgsl", NULL};
-  static const char *const snippets_c64[] = {"common/math_f32.wgsl", "common/math_c64.wgsl",
-                                             NULL};
+  static const char *const snippets_c64[] = {"common/u64.wgsl", "common/math_f32.wgsl",
+                                             "common/math_c64.wgsl", NULL};
   tfr_wgsl_subst subst[] = {{"IN_T", in_t}, {"OUT_T", out_t}, {"EXPR", expr}};
   tfr_wgsl_override overrides[] = {{"WG", TFR_WGPU_MATH_WG}};
   tfr_wgsl_variant v = {variant, "math_eval.wgsl",

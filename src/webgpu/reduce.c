@@ -1,6 +1,8 @@
 // webgpu reductions: StableHLO `reduce` with a one-op body (add, multiply,
 // maximum, minimum, and, or, xor) over any set of axes of any strided view,
-// for f32, i32, bool and c64.
+// for f32, i32, bool, c64 and f64 (add, multiply, maximum, minimum: the
+// correctly rounded operations of common/f64.wgsl, in the same fixed order
+// as f32).
 //
 // Planning follows src/cpu/reduce.c: reversed axes are flipped (every
 // combiner is commutative), extent-1 axes dropped, the kept and the reduced
@@ -112,18 +114,22 @@ static bool tfr_red_type_of(tfr_dtype dt, tfr_red_type *r) {
 // The body of op(a, b). Float maximum/minimum propagate NaN (a NaN
 // accumulator stays, a NaN element replaces it, tested on the bits) and order
 // -0 below +0 (IEEE 754-2019 maximum/minimum), so their result does not
-// depend on the order of the tree. Integer add/multiply wrap (WGSL's i32
-// arithmetic is two's complement). Bool maximum/minimum/and/or/xor work on
-// the bytes.
+// depend on the order of the tree (f64: tfr_f64_max/min, the same rules).
+// Integer add/multiply wrap (WGSL's i32 arithmetic is two's complement). Bool
+// maximum/minimum/and/or/xor work on the bytes.
 static const char *tfr_red_op(tfr_reduce_combiner c, tfr_dtype dt) {
+  bool f64 = dt == TFR_F64;
   switch (c) {
-    case TFR_REDUCE_ADD: return "return a + b;";
+    case TFR_REDUCE_ADD: return f64 ? "return tfr_f64_add(a, b);" : "return a + b;";
     case TFR_REDUCE_MULTIPLY:
+      if (f64) return "return tfr_f64_mul(a, b);";
       return dt == TFR_C64 ? "return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);"
                            : "return a * b;";
     case TFR_REDUCE_MAXIMUM:
+      if (f64) return "return tfr_f64_max(a, b);";
       return dt == TFR_F32 ? TFR_RED_FMINMAX(">", "&") : "return max(a, b);";
     case TFR_REDUCE_MINIMUM:
+      if (f64) return "return tfr_f64_min(a, b);";
       return dt == TFR_F32 ? TFR_RED_FMINMAX("<", "|") : "return min(a, b);";
     case TFR_REDUCE_AND: return "return a & b;";
     case TFR_REDUCE_OR: return "return a | b;";
@@ -216,6 +222,10 @@ static tfr_status tfr_red_pipeline(tfr_red_ctx *c, bool vec, bool split, uint32_
   const char *snippets[3];
   int ns = 0;
   if (t->bytes) snippets[ns++] = "common/bytes.wgsl";
+  if (c->d->dtype == TFR_F64) {
+    snippets[ns++] = "common/u64.wgsl";
+    snippets[ns++] = "common/f64.wgsl";
+  }
   snippets[ns] = NULL;
   tfr_wgsl_subst subst[] = {
       {"VALUE_T", t->value_t},
@@ -463,7 +473,7 @@ tfr_status tfr_wgpu_reduction(tfr_backend *base, const tfr_reduce_desc *d) {
   if (!c.ty)  // tfr_wgpu_dtype_computes(TFR_WGPU_REDUCE, ...)
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "%s: dtype %s is not supported on the webgpu backend (it reduces f32, i32, "
-                     "bool and c64)",
+                     "bool, c64 and f64)",
                      c.op, tfr_dtype_name(d->dtype));
   if (!tfr_red_op(d->combiner, d->dtype))
     return tfr_error(TFR_ERR_INTERNAL, "%s: webgpu: unknown combiner %d", c.op, (int)d->combiner);

@@ -4,7 +4,7 @@
 //     result, then triangle.wgsl zeroes what lies outside the triangle. The
 //     elements move by size, so every dtype works.
 //   * iota: iota.wgsl computes each element's index along iota_dimension and
-//     converts it, for f32, i32, bool and c64.
+//     converts it, for f32, i32, bool, c64 and f64 (common/f64.wgsl, exact).
 #include <stdio.h>
 #include <string.h>
 
@@ -89,13 +89,14 @@ tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
   if (!tfr_wgpu_dtype_computes(TFR_WGPU_IOTA, out->dtype))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "iota: dtype %s is not supported on the webgpu backend (it makes f32, i32, "
-                     "bool and c64)",
+                     "bool, c64 and f64)",
                      tfr_dtype_name(out->dtype));
   const tfr_wgsl_type *t = tfr_wgsl_type_of(out->dtype);
   // The index v (u32) as a value.
   const char *convert = out->dtype == TFR_F32   ? "f32(v)"
                         : out->dtype == TFR_I32 ? "i32(v)"
                         : out->dtype == TFR_BOOL ? "select(0u, 1u, v != 0u)"
+                        : out->dtype == TFR_F64  ? "tfr_f64_from_u32(v)"
                                                  : "vec2<f32>(f32(v), 0.0)";
   char store[48];
   tfr_wgsl_store(t, "k", "val", store, sizeof store);
@@ -109,12 +110,20 @@ tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
   TFR_RETURN_IF_ERROR(tfr_wgpu_struct_target(b, "iota", out, &bind, &rel, &groups));
   char variant[64];
   snprintf(variant, sizeof variant, "iota[%s]", tfr_dtype_name(out->dtype));
-  const char *snippets[] = {"common/bytes.wgsl", NULL};
+  const char *bytes[] = {"common/bytes.wgsl", NULL};
+  const char *f64[] = {"common/u64.wgsl", "common/f64.wgsl", NULL};
   tfr_wgsl_subst subst[] = {
       {"DST_ARRAY", t->write_array}, {"VALUE_T", t->value}, {"CONVERT", convert}, {"STORE", store}};
   tfr_wgsl_override ov[] = {{"WG", TFR_WGPU_STRUCT_WG}, {"EPT", TFR_WGPU_STRUCT_EPT}};
-  tfr_wgsl_variant v = {variant, "iota.wgsl", t->per_word ? snippets : NULL, subst, 4, ov,
-                        2, 0, 1};
+  tfr_wgsl_variant v = {variant,
+                        "iota.wgsl",
+                        t->per_word ? bytes : out->dtype == TFR_F64 ? f64 : NULL,
+                        subst,
+                        4,
+                        ov,
+                        2,
+                        0,
+                        1};
   WGPUComputePipeline pipeline;
   TFR_RETURN_IF_ERROR(tfr_wgpu_pipeline_get(b, &v, &pipeline));
   tfr_wgpu_iota_params P = {(uint32_t)out->numel, (uint32_t)inner,

@@ -29,9 +29,9 @@ void tfr_wgsl_put_input(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
     tfr_wgsl_put(t, "fn raw%s(j: u32) -> %s { return w%s(j); }\n", s, v, s);
   else if (pair)
     tfr_wgsl_put(t,
-                 "fn raw%s(j: u32) -> vec2<f32> { let v = w%s(j >> 1u); "
+                 "fn raw%s(j: u32) -> %s { let v = w%s(j >> 1u); "
                  "return select(v.xy, v.zw, (j & 1u) != 0u); }\n",
-                 s, s);
+                 s, v, s);
   else
     tfr_wgsl_put(t, "fn raw%s(j: u32) -> %s { return w%s(j >> 2u)[j & 3u]; }\n", s, v, s);
   if (!o->compact) return;
@@ -60,10 +60,10 @@ void tfr_wgsl_put_input(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
                      s, s, off);
       else if (pair)
         tfr_wgsl_put(t,
-                     "fn ldc%s(c: u32) -> array<vec2<f32>, 4> { let q = (%s + c) * 2u; "
+                     "fn ldc%s(c: u32) -> array<%s, 4> { let q = (%s + c) * 2u; "
                      "let u = w%s(q); let w = w%s(q + 1u); "
-                     "return array<vec2<f32>, 4>(u.xy, u.zw, w.xy, w.zw); }\n",
-                     s, off, s, s);
+                     "return array<%s, 4>(u.xy, u.zw, w.xy, w.zw); }\n",
+                     s, v, off, s, s, v);
       else
         tfr_wgsl_put(t,
                      "fn ldc%s(c: u32) -> array<%s, 4> { let v = w%s(%s + c); "
@@ -89,9 +89,9 @@ void tfr_wgsl_put_output(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
     tfr_wgsl_put(t, "fn rawst%s(j: u32, v: %s) { %s[j] = v; }\n", s, v, a);
   else if (pair)
     tfr_wgsl_put(t,
-                 "fn rawst%s(j: u32, v: vec2<f32>) { let q = j >> 1u; let h = (j & 1u) * 2u; "
+                 "fn rawst%s(j: u32, v: %s) { let q = j >> 1u; let h = (j & 1u) * 2u; "
                  "%s[q][h] = v.x; %s[q][h + 1u] = v.y; }\n",
-                 s, a, a);
+                 s, v, a, a);
   else
     tfr_wgsl_put(t, "fn rawst%s(j: u32, v: %s) { %s[j >> 2u][j & 3u] = v; }\n", s, v, a);
   if (!o->compact) return;
@@ -112,9 +112,9 @@ void tfr_wgsl_put_output(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
                  s, a, off);
   else if (pair)
     tfr_wgsl_put(t,
-                 "fn stc%s(c: u32, r: array<vec2<f32>, 4>) { let q = (%s + c) * 2u; "
-                 "%s[q] = vec4<f32>(r[0], r[1]); %s[q + 1u] = vec4<f32>(r[2], r[3]); }\n",
-                 s, off, a, a);
+                 "fn stc%s(c: u32, r: array<%s, 4>) { let q = (%s + c) * 2u; "
+                 "%s[q] = %s(r[0], r[1]); %s[q + 1u] = %s(r[2], r[3]); }\n",
+                 s, v, off, a, ty->vec, a, ty->vec);
   else
     tfr_wgsl_put(t, "fn stc%s(c: u32, r: array<%s, 4>) { %s[%s + c] = %s(r[0], r[1], r[2], r[3]); }\n",
                  s, v, a, off, ty->vec);

@@ -23,7 +23,7 @@ enum {
 
 typedef struct tfr_wgsl_operand {
   const char *suffix;         // of its functions: "0", "3", or "" (a lone output)
-  const tfr_wgsl_type *type;  // f32, i32, bool or c64
+  const tfr_wgsl_type *type;  // f32, i32, bool, c64 or f64
   bool compact;               // a compact kernel (ld/ldc, st/stc over runs)
   int mode;                   // compact: TFR_WGSL_*; strided: TFR_WGSL_SCALAR
   const char *array;          // the binding's variable ("in1", "out0")

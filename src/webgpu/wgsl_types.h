@@ -10,8 +10,8 @@
 // read shifts and masks, a write is a pair of atomics on
 // array<atomic<u32>>. The 64-bit dtypes WGSL lacks (i64, u64, f64 and the
 // parts of c128) are `emulated`: stored as vec2<u32> words (low word first),
-// their value type the words themselves, until an emulation computes on
-// them.
+// their value type the words themselves; f64 is computed on in software on
+// those words (common/u64.wgsl, common/f64.wgsl), the others not yet.
 #ifndef TENFERRO_SRC_WEBGPU_WGSL_TYPES_H_
 #define TENFERRO_SRC_WEBGPU_WGSL_TYPES_H_
 

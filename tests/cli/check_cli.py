@@ -28,8 +28,10 @@ usage: check_cli.py TENFERRO_BINARY REPO_ROOT [--webgpu]
 * `tenferro info --ops [--json]`: the op x dtype x backend matrix lists
   every op of src/core/op_registry.def, the cpu runs each op on all its
   dtypes, and (with --webgpu) the webgpu column is a subset of them;
-* with --webgpu: the same contractions on the webgpu backend in single
-  precision, compared with numpy at single-precision tolerance.
+* with --webgpu: contractions on the webgpu backend: f64 instances in f64
+  (software binary64 there) within 1e-12 relative of numpy's f64 along the
+  instance's path, among them one whose values leave f32's range (a chain
+  of 200 matrices), and --dtype f32 at single-precision tolerance.
 Exits 0 when every check passes; prints each failure.
 """
 import json
@@ -66,16 +68,23 @@ def rel_err(got, want):
     return float(np.max(np.abs(got.astype(want.dtype) - want)) / scale)
 
 
-def contract_case(binary, root, tmp, name, backend, tol):
+def contract_case(binary, root, tmp, name, backend, tol, dtype=None):
     inst_path = os.path.join(root, "examples", "instances", name + ".json")
     inst = json.load(open(inst_path))
-    d = os.path.join(tmp, f"{name}-{backend}")
-    out = os.path.join(tmp, f"{name}-{backend}.npy")
+    tag = f"{name}-{backend}" + (f"-{dtype}" if dtype else "")
+    d = os.path.join(tmp, tag)
+    out = os.path.join(tmp, tag + ".npy")
+    extra = ["--dtype", dtype] if dtype else []
     rc, so, se = run(binary, "contract", inst_path, "--backend", backend, "--save-inputs", d,
-                     "-o", out, "--seed", "3")
+                     "-o", out, "--seed", "3", *extra)
     check(rc == 0, f"contract {name} on {backend}: exit {rc}: {se.strip()}")
     if rc != 0:
         return
+    # The report names the dtype it computed in (the instance's unless --dtype).
+    want_dt = dtype or {"float64": "f64", "float32": "f32", "complex64": "c64",
+                        "complex128": "c128"}.get(inst.get("dtype"), "")
+    check(f"dtype {want_dt}" in so and "single precision" not in so,
+          f"contract {name} on {backend}: the report does not say dtype {want_dt}:\n{so}")
     check("median" in so and "GFLOP/s" in so and "peak RSS" in so,
           f"contract {name}: the report lacks the timing or memory line:\n{so}")
     ops = [np.load(os.path.join(d, f)) for f in sorted(os.listdir(d))]
@@ -119,7 +128,7 @@ def memory_bound(binary, root, name):
     check(rss <= bound, f"contract {name}: peak RSS {rss} MiB above 1.5 x {live} + 320 MiB")
 
 
-def einsum_cases(binary, tmp, backend, tol):
+def einsum_cases(binary, tmp, backend, tol, dt=None):
     rng = np.random.default_rng(5)
     cases = [
         ("ij,jk->ik", [(7, 5), (5, 9)]),
@@ -129,17 +138,19 @@ def einsum_cases(binary, tmp, backend, tol):
         ("abc,cd,db->a", [(4, 3, 5), (5, 6), (6, 3)]),
         ("ij,ij->", [(8, 3), (8, 3)]),
     ]
-    dt = np.float64 if backend == "cpu" else np.float32
+    if dt is None:
+        dt = np.float64 if backend == "cpu" else np.float32
+    sfx = f"{backend}_{np.dtype(dt).name}"
     for k, (expr, shapes) in enumerate(cases):
         files = []
         arrs = []
         for i, sh in enumerate(shapes):
             a = (rng.uniform(-1, 1, sh) + 0.01).astype(dt)
-            f = os.path.join(tmp, f"e{k}_{i}_{backend}.npy")
+            f = os.path.join(tmp, f"e{k}_{i}_{sfx}.npy")
             np.save(f, a)
             files.append(f)
             arrs.append(a.astype(np.float64))
-        out = os.path.join(tmp, f"e{k}_{backend}_out.npy")
+        out = os.path.join(tmp, f"e{k}_{sfx}_out.npy")
         rc, _, se = run(binary, "einsum", expr, *files, "-o", out, "--backend", backend)
         check(rc == 0, f"einsum '{expr}' on {backend}: exit {rc}: {se.strip()}")
         if rc == 0:
@@ -515,8 +526,8 @@ def bad_inputs(binary, root, tmp):
     check(rc1 == 0 and rc2 == 0 and "over 3 repeat(s)" in so2 and
           np.array_equal(np.load(plain), np.load(warm)),
           f"contract --warmup 2 --repeat 3: exit {rc1}, {rc2}: {se1}{se2}\n{so2}")
-    refused(["contract", inst, "--backend", "webgpu", "--dtype", "f64", "-o", out], "64-bit",
-            "f64 on webgpu")
+    refused(["contract", inst, "--backend", "webgpu", "--dtype", "c128", "-o", out], "c128",
+            "c128 on webgpu")
     broken = os.path.join(tmp, "broken.json")
     open(broken, "w").write('{"format_string": "ij,jk->ik", "shapes": [[2, 3]')
     refused(["contract", broken, "-o", out], "broken.json", "malformed instance")
@@ -697,13 +708,19 @@ def main():
             for name in ("gm_queen5_5_3.wcsp", "str_nw_mera_closed_120"):
                 memory_bound(binary, root, name)
         if webgpu:
-            # Instances whose values stay in f32's range (the chains of 100-200
-            # random matrices overflow f32 on any backend: numpy's float32 too).
+            # f64 instances in f64, to 1e-12 of numpy's f64; the chain of 200
+            # random matrices leaves f32's range (it overflows in f32 on any
+            # backend, numpy's float32 too), f64 keeps it.
             for name in ("bin_matmul_256", "lm_batch_likelihood_brackets_4_4d",
-                         "lm_batch_likelihood_sentence_3_12d",
-                         "bin_batched_matmul_b32_m64_n64_k64"):
-                contract_case(binary, root, tmp, name, "webgpu", 2e-4)
+                         "bin_batched_matmul_b32_m64_n64_k64",
+                         "str_mps_varying_inner_product_200"):
+                contract_case(binary, root, tmp, name, "webgpu", 1e-12)
+            # Single precision on request, for instances whose values stay in
+            # f32's range.
+            for name in ("lm_batch_likelihood_sentence_3_12d", "bin_matmul_256"):
+                contract_case(binary, root, tmp, name, "webgpu", 2e-4, "f32")
             einsum_cases(binary, tmp, "webgpu", 2e-5)
+            einsum_cases(binary, tmp, "webgpu", 1e-12, np.float64)
     if FAILURES:
         print(f"{len(FAILURES)} check(s) failed")
         return 1

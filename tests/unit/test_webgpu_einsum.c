@@ -1,9 +1,10 @@
 // einsum on the webgpu backend: the 300 random expressions of
 // tests/ref/gen_einsum.py (numpy's einsum results) run with every operand on
-// the device, in the dtypes the backend computes (f64 cases as f32, c128 as
-// c64, i64 as i32: the values are small, so integer results are exact), and
-// compared with numpy's result at single precision (2e-5 of the largest
-// |expected|; integers exactly). Intermediates stay on the device.
+// the device, in the dtypes the backend computes (f64 as f64; c128 as c64,
+// i64 as i32: the values are small, so integer results are exact), and
+// compared with numpy's result (tfr_test_expect_close: 1e-12 of the largest
+// |expected| for f64, 2e-5 for single precision, integers exactly).
+// Intermediates stay on the device.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,6 @@
 
 static tfr_dtype webgpu_dtype(tfr_dtype dt) {
   switch (dt) {
-    case TFR_F64: return TFR_F32;
     case TFR_C128: return TFR_C64;
     case TFR_I64: return TFR_I32;
     default: return dt;

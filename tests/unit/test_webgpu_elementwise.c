@@ -1,6 +1,6 @@
 // The webgpu elementwise kernels (src/webgpu/elementwise.c, ew_kernel.c) against the cpu
-// backend: every unary, binary, compare, select and clamp op on f32, i32, bool
-// and c64, over layouts that take each kernel path (compact with whole
+// backend: every unary, binary, compare, select and clamp op on f32, i32, bool,
+// c64 and f64 (its exact ops; test_webgpu_f64.c tests their values in depth), over layouts that take each kernel path (compact with whole
 // chunks, compact element by element, broadcast operands, strided views,
 // negative strides, rank 0, empty, 10 unmergeable axes, several workgroups),
 // on random non-zero values plus special values (NaN, infinities, signed
@@ -36,7 +36,7 @@
 // EW_ULP_T_POW eps of the element's larger part instead.
 #define EW_ULP_T_POW 64.0
 
-static const tfr_dtype ew_dtypes[] = {TFR_F32, TFR_I32, TFR_BOOL, TFR_C64};
+static const tfr_dtype ew_dtypes[] = {TFR_F32, TFR_I32, TFR_BOOL, TFR_C64, TFR_F64};
 
 // Mismatches are counted and the first few of each comparison printed, so
 // that one run reports every failing (op, dtype, layout); each test fails at
@@ -115,10 +115,32 @@ static tfr_status ew_run_into(tfr_session *s, const ew_case *c, tfr_tensor *cons
   return TFR_ERR_INTERNAL;
 }
 
+// Whether webgpu has the op on f64: the exact ops (common/f64.wgsl), none of
+// the analytic functions yet.
+static bool ew_f64_has(const ew_case *c) {
+  if (c->family == EW_UNARY) {
+    switch (c->op) {
+      case TFR_NEGATE: case TFR_ABS: case TFR_SIGN: case TFR_CONJ: case TFR_FLOOR:
+      case TFR_CEIL: case TFR_ROUND_NEAREST_EVEN: case TFR_ROUND_NEAREST_AFZ:
+      case TFR_IS_FINITE: case TFR_REAL: case TFR_IMAG: case TFR_SQRT: case TFR_RSQRT:
+        return true;
+      default: return false;
+    }
+  }
+  if (c->family != EW_BINARY) return true;
+  switch (c->op) {
+    case TFR_ADD: case TFR_SUBTRACT: case TFR_MULTIPLY: case TFR_DIVIDE: case TFR_REMAINDER:
+    case TFR_MAXIMUM: case TFR_MINIMUM: case TFR_NEXT_AFTER:
+      return true;
+    default: return false;
+  }
+}
+
 // Analytic functions and the complex ops the conformance table puts in the
-// "function" class; everything else is exact.
+// "function" class; everything else is exact (every f64 op webgpu has).
 // 0 exact, 1 an analytic function, 2 complex power (ew_compare).
 static int ew_is_function(const ew_case *c) {
+  if (c->dtype == TFR_F64) return 0;
   if (c->family == EW_UNARY) {
     switch (c->op) {
       case TFR_NEGATE: case TFR_CONJ: case TFR_NOT: case TFR_FLOOR: case TFR_CEIL:
@@ -178,9 +200,19 @@ static void ew_c64_special(int i, float out[2]) {
   out[1] = p[(i * 5 + i / EW_NPART) % EW_NPART];
 }
 
+#define EW_NF64 24
+static double ew_f64_special(int i) {
+  const double v[EW_NF64] = {NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5,
+                             2.5, -2.5, DBL_MIN, -DBL_MIN, DBL_TRUE_MIN, -DBL_TRUE_MIN, 1e-310,
+                             DBL_MAX, -DBL_MAX, 0x1p-53, 1.0 + 0x1p-52, 4503599627370495.5,
+                             1e300, 0.1};
+  return v[i];
+}
+
 static int ew_nspecial(tfr_dtype dt) {
   switch (dt) {
     case TFR_F32: return EW_NF32;
+    case TFR_F64: return EW_NF64;
     case TFR_I32: return EW_NI32;
     case TFR_C64: return EW_NC64;
     default: return 2;
@@ -201,6 +233,11 @@ static void ew_put_special(tfr_dtype dt, int k, unsigned char *p) {
       break;
     }
     case TFR_C64: ew_c64_special(k, (float *)(void *)p); break;
+    case TFR_F64: {
+      double v = ew_f64_special(k);
+      memcpy(p, &v, 8);
+      break;
+    }
     default: p[0] = (unsigned char)k; break;
   }
 }
@@ -347,7 +384,19 @@ static void ew_compare(const tfr_tensor *want, const tfr_tensor *got, int functi
   TFR_ASSERT_OK(tfr_tensor_read(want, a, nb + 1));
   TFR_ASSERT_OK(tfr_tensor_read(got, b, nb + 1));
   int shown = 0;
-  if (dt == TFR_BOOL || dt == TFR_I32) {
+  if (dt == TFR_F64) {  // bit for bit, any NaN matching any NaN
+    for (int64_t i = 0; i < n; i++) {
+      uint64_t ua, ub;
+      memcpy(&ua, a + i * 8, 8);
+      memcpy(&ub, b + i * 8, 8);
+      bool nan_a = (ua << 1) > (UINT64_C(0x7ff0000000000000) << 1);
+      bool nan_b = (ub << 1) > (UINT64_C(0x7ff0000000000000) << 1);
+      if (ua == ub || (nan_a && nan_b)) continue;
+      if (++shown <= 3)
+        EW_FAIL("%s: element %lld: cpu 0x%016llx, webgpu 0x%016llx", what, (long long)i,
+                (unsigned long long)ua, (unsigned long long)ub);
+    }
+  } else if (dt == TFR_BOOL || dt == TFR_I32) {
     for (int64_t i = 0; i < n; i++) {
       size_t es = tfr_dtype_size(dt);
       if (memcmp(a + i * es, b + i * es, es) != 0) {
@@ -602,6 +651,7 @@ static void ew_check_family(ew_family f, int nops, bool analytic_only, bool exac
       ew_case c = {f, op, ew_dtypes[d]};
       if (analytic_only && !ew_is_function(&c)) continue;
       if (exact_only && ew_is_function(&c)) continue;
+      if (c.dtype == TFR_F64 && !ew_f64_has(&c)) continue;
       if (!ew_supported_on_cpu(&c)) continue;
       ew_stats stats = {0, f == EW_UNARY ? tfr_test_abs_floor_f32(op) : 0.0};
       int before = ew_failures;
@@ -660,7 +710,8 @@ static void test_select_clamp(void **state) {
   ew_check_family(EW_CLAMP, 1, false, false);
 }
 
-// 64-bit dtypes have no kernels yet: the error names op, dtype and backend.
+// i64 and c128 have no kernels yet, nor f64 its analytic functions: the
+// error names op, dtype and backend.
 static void test_unsupported_dtypes(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
@@ -673,15 +724,16 @@ static void test_unsupported_dtypes(void **state) {
   tfr_tensor *d = tfr_test_upload(s, h64), *di = tfr_test_upload(s, hi64);
   tfr_tensor *dc = tfr_test_upload(s, hc), *db = tfr_test_upload(s, hb), *y = NULL;
   TFR_ASSERT_ERROR(tfr_exp(s, d, &y), TFR_ERR_UNSUPPORTED_DTYPE, "exponential", "f64", "webgpu",
-                   "64-bit");
+                   "analytic");
+  TFR_ASSERT_ERROR(tfr_power(s, d, d, &y), TFR_ERR_UNSUPPORTED_DTYPE, "power", "f64", "webgpu");
   TFR_ASSERT_ERROR(tfr_add(s, di, di, &y), TFR_ERR_UNSUPPORTED_DTYPE, "add", "i64", "webgpu");
   TFR_ASSERT_ERROR(tfr_multiply(s, dc, dc, &y), TFR_ERR_UNSUPPORTED_DTYPE, "multiply", "c128",
                    "webgpu");
-  TFR_ASSERT_ERROR(tfr_compare(s, TFR_LT, d, d, &y), TFR_ERR_UNSUPPORTED_DTYPE, "compare",
-                   "f64", "webgpu");
+  TFR_ASSERT_ERROR(tfr_compare(s, TFR_LT, di, di, &y), TFR_ERR_UNSUPPORTED_DTYPE, "compare",
+                   "i64", "webgpu");
   TFR_ASSERT_ERROR(tfr_select(s, db, di, di, &y), TFR_ERR_UNSUPPORTED_DTYPE, "select", "i64",
                    "webgpu");
-  TFR_ASSERT_ERROR(tfr_clamp(s, d, d, d, &y), TFR_ERR_UNSUPPORTED_DTYPE, "clamp", "f64",
+  TFR_ASSERT_ERROR(tfr_clamp(s, di, di, di, &y), TFR_ERR_UNSUPPORTED_DTYPE, "clamp", "i64",
                    "webgpu");
   TFR_ASSERT_ERROR(tfr_complex(s, d, d, &y), TFR_ERR_UNSUPPORTED_DTYPE, "complex", "webgpu");
   TFR_ASSERT_ERROR(tfr_abs(s, dc, &y), TFR_ERR_UNSUPPORTED_DTYPE, "abs", "c128", "webgpu");

@@ -697,8 +697,10 @@ static void test_scatter_high_rank(void **state) {
 }
 
 // 64-bit dtypes: i64 computes with 32-bit words (carries, the high word of
-// products, signed comparison), f64 maximum/minimum compare bits (NaN, -0 ==
-// +0, infinities); values over the full 64-bit range.
+// products, signed comparison), f64 in software on its bits
+// (common/f64.wgsl: add and multiply correctly rounded, in the cpu's order,
+// so bit for bit; maximum/minimum with NaN, -0 == +0, infinities); values
+// over the full 64-bit range.
 static tfr_tensor *ix_wide(tfr_dtype dt, int rank, const int64_t *shape, uint64_t seed) {
   int64_t n = 1;
   for (int k = 0; k < rank; k++) n *= shape[k];
@@ -727,7 +729,6 @@ static void test_scatter_64bit(void **state) {
     for (int ci = 0; ci < 5; ci++) {
       tfr_dtype dt = d ? TFR_F64 : TFR_I64;
       tfr_scatter_combiner cb = ix_combiners[ci];
-      if (dt == TFR_F64 && (cb == TFR_SCATTER_ADD || cb == TFR_SCATTER_MULTIPLY)) continue;
       int64_t oshape[2] = {5, 3}, ishape[2] = {30, 1}, ushape[2] = {30, 3};
       tfr_scatter_config sc = {.num_update_window_dims = 1, .update_window_dims = uwd,
                                .num_inserted_window_dims = 1, .inserted_window_dims = ins,
@@ -745,9 +746,8 @@ static void test_scatter_64bit(void **state) {
     }
 }
 
-// f64 add/multiply and c128 arithmetic: unsupported, with the combiner, the
-// dtype and the backend in the message, and no result; replace and gather
-// move bits and work.
+// c128 arithmetic: unsupported, with the combiner, the dtype and the backend
+// in the message, and no result; replace and gather move bits and work.
 // Indices of every integer dtype (narrow ones are packed in words on the
 // device, u64 beyond 2^63 must clamp high, not count as negative): gather
 // windows and scatter rows against the cpu, with values out of range on
@@ -797,7 +797,7 @@ static void test_index_dtypes(void **state) {
 static void test_unsupported_dtypes(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
-  static const tfr_dtype dts[] = {TFR_F64, TFR_C128, TFR_C128};
+  static const tfr_dtype dts[] = {TFR_C128, TFR_C128, TFR_C128};
   static const tfr_scatter_combiner cbs[] = {TFR_SCATTER_MULTIPLY, TFR_SCATTER_ADD,
                                              TFR_SCATTER_MAXIMUM};
   static const char *const names[] = {"scatter (multiply)", "scatter (add)",

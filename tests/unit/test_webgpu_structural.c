@@ -1,5 +1,6 @@
-// Tests of the webgpu structural ops: convert among f32, i32, bool and c64
-// (every pair, special values, strided views), tril/triu (every dtype, batch
+// Tests of the webgpu structural ops: convert among f32, i32, bool, c64 and
+// f64 (every pair, special values, strided views; test_webgpu_f64.c converts
+// f64 on random bit patterns of every exponent), tril/triu (every dtype, batch
 // axes, diagonal offsets far out of range), iota (every webgpu dtype, rank
 // and iota_dimension), reduce_precision. Each result must equal the cpu
 // backend's bit for bit. The ops the core builds from views and copies
@@ -13,7 +14,8 @@
 
 #include "support.h"
 
-static const tfr_dtype g_webgpu_dtypes[4] = {TFR_F32, TFR_I32, TFR_BOOL, TFR_C64};
+#define NDT 5
+static const tfr_dtype g_webgpu_dtypes[NDT] = {TFR_F32, TFR_I32, TFR_BOOL, TFR_C64, TFR_F64};
 
 static void *read_all(const tfr_tensor *t) {
   size_t n = tfr_tensor_nbytes(t);
@@ -129,23 +131,31 @@ static void test_convert_pairs(void **state) {
   int64_t ni = sizeof iv / sizeof iv[0];
   uint8_t bv[] = {0, 1, 1, 0, 1, 0, 0, 1, 1};
   int64_t nb = sizeof bv;
-  tfr_tensor *srcs[4] = {tfr_test_tensor(TFR_F32, 1, &nf, fv), tfr_test_tensor(TFR_I32, 1, &ni, iv),
-                         tfr_test_tensor(TFR_BOOL, 1, &nb, bv),
-                         tfr_test_tensor(TFR_C64, 1, &nc, cv)};
-  for (int a = 0; a < 4; a++)
-    for (int t = 0; t < 4; t++) {
+  // f64: rounding to f32 (ties, overflow to inf, f32 subnormals, underflow
+  // to zero), saturation to i32, NaN with a payload.
+  const double dnan = __builtin_nan("0x12345"), dinf = __builtin_inf();
+  double dv[] = {dnan, -dnan, dinf, -dinf, 0.0, -0.0, 1.0 + 0x1p-24, 1.0 + 0x1p-23 + 0x1p-24,
+                 3.4028235677973366e38, 3.4028235677973362e38, 1e39, 0x1p-149, 0x1p-150,
+                 0x1.8p-149, 1e-46, 0x1.fffffep-127, 2147483647.9, 2147483648.0, -2147483648.9,
+                 -2147483649.0, 1e300, -0.7, 0.3, 1e-310};
+  int64_t nd = sizeof dv / sizeof dv[0];
+  tfr_tensor *srcs[NDT] = {tfr_test_tensor(TFR_F32, 1, &nf, fv), tfr_test_tensor(TFR_I32, 1, &ni, iv),
+                           tfr_test_tensor(TFR_BOOL, 1, &nb, bv),
+                           tfr_test_tensor(TFR_C64, 1, &nc, cv), tfr_test_tensor(TFR_F64, 1, &nd, dv)};
+  for (int a = 0; a < NDT; a++)
+    for (int t = 0; t < NDT; t++) {
       char what[64];
       snprintf(what, sizeof what, "convert %s -> %s", tfr_dtype_name(tfr_tensor_dtype(srcs[a])),
                tfr_dtype_name(g_webgpu_dtypes[t]));
       check_op(srcs[a], NULL, op_convert, &g_webgpu_dtypes[t], what);
       check_op(srcs[a], view_rev_t, op_convert, &g_webgpu_dtypes[t], what);
     }
-  for (int a = 0; a < 4; a++) tfr_tensor_release(srcs[a]);
+  for (int a = 0; a < NDT; a++) tfr_tensor_release(srcs[a]);
   // Random data, 2-D, through transposed and strided views.
   int64_t shape[2] = {67, 129};
-  for (int a = 0; a < 4; a++) {
+  for (int a = 0; a < NDT; a++) {
     tfr_tensor *r = tfr_test_random_tensor(g_webgpu_dtypes[a], 2, shape, 3 + (uint64_t)a);
-    for (int t = 0; t < 4; t++) {
+    for (int t = 0; t < NDT; t++) {
       char what[64];
       snprintf(what, sizeof what, "convert random %s -> %s", tfr_dtype_name(g_webgpu_dtypes[a]),
                tfr_dtype_name(g_webgpu_dtypes[t]));
@@ -161,8 +171,8 @@ static void test_convert_unsupported(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
   int64_t n = 5;
-  const tfr_dtype others[3] = {TFR_F64, TFR_I64, TFR_C128};
-  for (int a = 0; a < 4; a++)
+  const tfr_dtype others[3] = {TFR_U64, TFR_I64, TFR_C128};
+  for (int a = 0; a < NDT; a++)
     for (int o = 0; o < 3; o++) {
       tfr_tensor *h = tfr_test_random_tensor(g_webgpu_dtypes[a], 1, &n, 1);
       tfr_tensor *ho = tfr_test_random_tensor(others[o], 1, &n, 2);
@@ -283,7 +293,7 @@ static void test_iota(void **state) {
   TFR_TEST_NEED_GPU();
   int64_t s1 = 1000, s2[2] = {17, 300}, s4[4] = {3, 4, 5, 6}, big[2] = {3, 1 << 20},
           e[2] = {4, 0}, tall[2] = {20000000, 1};
-  for (int t = 0; t < 4; t++) {
+  for (int t = 0; t < NDT; t++) {
     tfr_dtype dt = g_webgpu_dtypes[t];
     check_iota(dt, 1, &s1, 0);
     for (int d = 0; d < 2; d++) check_iota(dt, 2, s2, d);
@@ -295,7 +305,7 @@ static void test_iota(void **state) {
   check_iota(TFR_F32, 2, tall, 0);
   int64_t n = 4;
   tfr_session *s = tfr_test_begin(tfr_test_gpu);
-  const tfr_dtype others[3] = {TFR_F64, TFR_I64, TFR_C128};
+  const tfr_dtype others[3] = {TFR_U64, TFR_I64, TFR_C128};
   for (int o = 0; o < 3; o++) {
     tfr_tensor *y = NULL;
     TFR_ASSERT_ERROR(tfr_iota(s, others[o], 1, &n, 0, &y), TFR_ERR_UNSUPPORTED_DTYPE, "iota",
@@ -305,11 +315,11 @@ static void test_iota(void **state) {
   tfr_test_end(s);
 }
 
-// reduce_precision of f32 (on the bits) against the cpu: formats from bf16
-// and f16 to wider-than-f32 widths, special values (NaN with and without
-// mantissa bits, infinities, zeros, subnormals, values that round up into
-// overflow or down into the flushed range), on compact and reversed,
-// transposed and strided views.
+// reduce_precision of f32 and f64 (on the bits) against the cpu: formats
+// from bf16 and f16 to wider-than-f32 (f64) widths, special values (NaN with
+// and without mantissa bits, infinities, zeros, subnormals, values that round
+// up into overflow or down into the flushed range), random bit patterns, on
+// compact and reversed, transposed and strided views.
 typedef struct rp_ctx {
   int ebits, mbits;
 } rp_ctx;
@@ -318,6 +328,18 @@ static tfr_status op_reduce_precision(tfr_session *s, const tfr_tensor *x, const
                                       tfr_tensor **out) {
   const rp_ctx *c = ctx;
   return tfr_reduce_precision(s, x, c->ebits, c->mbits, out);
+}
+
+// Every format of `formats` on every view of h against the cpu.
+static void rp_check_formats(const tfr_tensor *h, const rp_ctx *formats, size_t nformats) {
+  static const view_fn views[] = {NULL, view_rev_t, view_step2};
+  for (size_t f = 0; f < nformats; f++)
+    for (size_t k = 0; k < sizeof views / sizeof views[0]; k++) {
+      char what[64];
+      snprintf(what, sizeof what, "reduce_precision %s e%d m%d, view %zu",
+               tfr_dtype_name(tfr_tensor_dtype(h)), formats[f].ebits, formats[f].mbits, k);
+      check_op(h, views[k], op_reduce_precision, &formats[f], what);
+    }
 }
 
 static void test_reduce_precision(void **state) {
@@ -342,14 +364,25 @@ static void test_reduce_precision(void **state) {
   tfr_tensor_release(h);
   h = tfr_test_tensor(TFR_F32, 2, shape, v);
   static const rp_ctx formats[] = {{8, 7}, {5, 10}, {8, 23}, {11, 52}, {1, 0}, {4, 3}, {5, 2}};
-  static const view_fn views[] = {NULL, view_rev_t, view_step2};
-  for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)
-    for (size_t k = 0; k < sizeof views / sizeof views[0]; k++) {
-      char what[64];
-      snprintf(what, sizeof what, "reduce_precision e%d m%d, view %zu", formats[f].ebits,
-               formats[f].mbits, k);
-      check_op(h, views[k], op_reduce_precision, &formats[f], what);
-    }
+  rp_check_formats(h, formats, sizeof formats / sizeof formats[0]);
+  tfr_tensor_release(h);
+  // f64: specials, then random bit patterns and values near 1.
+  static const uint64_t specials64[] = {
+      UINT64_C(0x7ff8000000000000), UINT64_C(0x7ff0000000000001), UINT64_C(0xfff0000000000000),
+      UINT64_C(0x7ff0000000000000), UINT64_C(0x8000000000000000), 0, 1,
+      UINT64_C(0x800fffffffffffff), UINT64_C(0x47efffffefffffff), UINT64_C(0x47effffff0000000),
+      UINT64_C(0x3810000000000000), UINT64_C(0x380fffffffffffff), UINT64_C(0x3ff0000000000001),
+      UINT64_C(0x3ff0000010000000), UINT64_C(0x7fefffffffffffff), UINT64_C(0xc058ffffffffffff)};
+  uint64_t d[16 * 33];
+  for (int i = 0; i < 16 * 33; i++) {
+    uint64_t r = tfr_test_rand_u64(&st);
+    if (i < 16) d[i] = specials64[i];
+    else if (i % 2) d[i] = r;  // any bits
+    else d[i] = (r & ((UINT64_C(1) << 52) - 1)) | ((uint64_t)(1023 - 40 + (int)(r >> 58)) << 52);
+  }
+  h = tfr_test_tensor(TFR_F64, 2, shape, d);
+  static const rp_ctx formats64[] = {{8, 23}, {11, 52}, {5, 10}, {8, 7}, {1, 0}, {11, 20}, {10, 51}};
+  rp_check_formats(h, formats64, sizeof formats64 / sizeof formats64[0]);
   tfr_tensor_release(h);
 }
 

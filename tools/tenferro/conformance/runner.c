@@ -1,4 +1,5 @@
 // Conformance runner: files and folders -> cases -> verdicts.
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -104,6 +105,18 @@ static tfr_conf_verdict tfr_conf_judge(const tfr_conf_options *opt, const tfr_co
   return TFR_CONF_FAIL;
 }
 
+// Whether `word` occurs in `text` as a word of its own (not inside a longer
+// name: "i64" is not in "ui64").
+static bool tfr_conf_names_word(const char *text, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
+    bool before = p == text || !isalnum((unsigned char)p[-1]);
+    bool after = !isalnum((unsigned char)p[n]);
+    if (before && after) return true;
+  }
+  return false;
+}
+
 static tfr_conf_verdict tfr_conf_run_case(const tfr_conf_options *opt, const tfr_conf_case *c,
                                           const char **reason, char *buf) {
   FILE *log = opt->log;
@@ -133,17 +146,28 @@ static tfr_conf_verdict tfr_conf_run_case(const tfr_conf_options *opt, const tfr
              tfr_last_error_message());
   }
   tfr_conf_verdict v;
-  // The webgpu backend computes on bool, i32, f32 and c64 only (WGSL has no
-  // 64-bit or narrow arithmetic types; docs/webgpu.md): a case with a value
-  // of another dtype that the backend refuses as such is a gap, not a wrong
-  // answer. A refusal on those four dtypes stays a failure.
+  // The webgpu backend computes on bool, i32, f32 and c64, and on f64 in
+  // software (its exact ops; no analytic functions yet); no other 64-bit or
+  // narrow dtype (docs/webgpu.md): a case with a value of another dtype (or
+  // of f64) that the backend refuses as such is a gap, not a wrong answer,
+  // and the reason names the dtype the refusal names (else the case's first
+  // such dtype; a dtype without any kernels before f64). A refusal on bool,
+  // i32, f32 or c64 stays a failure.
   if (!ok && opt->backend_kind == TFR_CONF_BACKEND_WEBGPU &&
       strstr(x.msg, "TFR_ERR_UNSUPPORTED_DTYPE") && strstr(x.msg, "webgpu")) {
+    int first = -1, named = -1;
     for (int vi = 0; vi < c->ninputs + c->ninstrs; vi++) {
       tfr_dtype d;
       if (!tfr_conf_lib_dtype(c->types[vi]->dtype, &d)) continue;
       if (d == TFR_BOOL || d == TFR_I32 || d == TFR_F32 || d == TFR_C64) continue;
-      snprintf(buf, TFR_CONF_MSG, "no %s kernels on webgpu", tfr_dtype_name(d));
+      if (first < 0) first = (int)d;
+      // A named dtype without any kernels wins over f64 (convert f64 to c128).
+      if ((named < 0 || named == TFR_F64) && tfr_conf_names_word(x.msg, tfr_dtype_name(d)))
+        named = (int)d;
+    }
+    if (first >= 0) {
+      snprintf(buf, TFR_CONF_MSG, "no %s kernels on webgpu",
+               tfr_dtype_name((tfr_dtype)(named >= 0 ? named : first)));
       *reason = buf;
       if (opt->verbose) fprintf(log, "SKIP %s: %s (%s)\n", c->name, *reason, x.msg);
       free(got);

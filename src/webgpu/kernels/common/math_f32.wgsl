@@ -21,7 +21,7 @@
 // assume they do not occur), and built from bits (WGSL refuses constant
 // expressions that overflow). Subnormal inputs and outputs are handled as
 // normal numbers; a device that flushes them to zero flushes them here too.
-// Helpers are named tfr_m_*.
+// Helpers are named tfr_m_*. Needs common/u64.wgsl (64-bit products).
 
 // ---------------------------------------------------------------------------
 // Constants (tools/fit_math_f32.py constants): splits into f32 pieces
@@ -304,30 +304,6 @@ fn tfr_m_dd_sqrt(a: vec2<f32>) -> vec2<f32> {
 }
 
 // ---------------------------------------------------------------------------
-// Exact integer helpers
-// ---------------------------------------------------------------------------
-
-// a * b as (hi, lo) 32-bit words of the 64-bit product.
-fn tfr_m_mul64(a: u32, b: u32) -> vec2<u32> {
-  let al = a & 0xffffu;
-  let ah = a >> 16u;
-  let bl = b & 0xffffu;
-  let bh = b >> 16u;
-  let ll = al * bl;
-  let lh = al * bh;
-  let hl = ah * bl;
-  let mid = (ll >> 16u) + (lh & 0xffffu) + (hl & 0xffffu);
-  let lo = (ll & 0xffffu) | (mid << 16u);
-  let hi = ah * bh + (lh >> 16u) + (hl >> 16u) + (mid >> 16u);
-  return vec2<u32>(hi, lo);
-}
-
-// a > b for 64-bit values as (hi, lo).
-fn tfr_m_gt64(a: vec2<u32>, b: vec2<u32>) -> bool {
-  return a.x > b.x || (a.x == b.x && a.y > b.y);
-}
-
-// ---------------------------------------------------------------------------
 // Division, square root, remainder: exact integer arithmetic
 // ---------------------------------------------------------------------------
 
@@ -447,11 +423,11 @@ fn tfr_sqrt_f32(x: f32) -> f32 {
   // 4N as a 64-bit value; S is right when (2S - 1)^2 < 4N < (2S + 1)^2
   // (equality cannot occur: the squares are odd).
   let sh = 25u + odd;
-  let n4 = vec2<u32>(m >> (32u - sh), m << sh);
+  let n4 = vec2<u32>(m << sh, m >> (32u - sh));  // (low word, high word): common/u64.wgsl
   for (var i = 0; i < 4; i++) {
-    if (!tfr_m_gt64(tfr_m_mul64(2u * s + 1u, 2u * s + 1u), n4)) {
+    if (!tfr_u64_lt(n4, tfr_u32_mul_wide(2u * s + 1u, 2u * s + 1u))) {
       s = s + 1u;
-    } else if (tfr_m_gt64(tfr_m_mul64(2u * s - 1u, 2u * s - 1u), n4)) {
+    } else if (tfr_u64_lt(n4, tfr_u32_mul_wide(2u * s - 1u, 2u * s - 1u))) {
       s = s - 1u;
     } else {
       break;
@@ -787,14 +763,14 @@ fn tfr_m_reduce_big(x: f32) -> TfrMReduced {
   }
   // P = mant * (w0 2^64 + w1 2^32 + w2): 4 words p3 p2 p1 p0 (p3 most
   // significant; only its low bits matter).
-  let t2 = tfr_m_mul64(mant, w[2]);
-  let t1 = tfr_m_mul64(mant, w[1]);
-  let t0 = tfr_m_mul64(mant, w[0]);
-  let p0 = t2.y;
-  var p1 = t2.x + t1.y;
-  var carry = select(0u, 1u, p1 < t2.x);
-  var p2 = t1.x + t0.y;
-  let c2 = select(0u, 1u, p2 < t1.x);
+  let t2 = tfr_u32_mul_wide(mant, w[2]);  // (low word, high word)
+  let t1 = tfr_u32_mul_wide(mant, w[1]);
+  let t0 = tfr_u32_mul_wide(mant, w[0]);
+  let p0 = t2.x;
+  var p1 = t2.y + t1.x;
+  var carry = select(0u, 1u, p1 < t2.y);
+  var p2 = t1.y + t0.x;
+  let c2 = select(0u, 1u, p2 < t1.y);
   let p2b = p2 + carry;
   carry = c2 + select(0u, 1u, p2b < p2);
   p2 = p2b;

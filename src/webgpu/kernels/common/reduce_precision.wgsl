@@ -1,4 +1,4 @@
-// StableHLO reduce_precision of an f32 given as its bits `x`: the mantissa
+// StableHLO reduce_precision of an f32 given as its bits `x` (f64: below): the mantissa
 // rounded to `mbits` bits (to nearest, ties to even), then an exponent beyond
 // the reduced range gives a signed infinity and one below the reduced
 // format's smallest normal number a signed zero (no subnormals). A NaN stays,
@@ -24,6 +24,35 @@ fn tfr_reduce_precision_f32(x: u32, ebits: u32, mbits: u32) -> u32 {
       r = (r & 0x80000000u) | exp_mask;
     } else if (e <= ((127u - red_bias) << 23u)) {
       r = r & 0x80000000u;
+    }
+  }
+  return r;
+}
+
+// The same rule for an f64 given as its bits (low word, high word): on u64
+// words (needs common/u64.wgsl). Widths ebits >= 11, mbits >= 52 change
+// nothing.
+fn tfr_reduce_precision_f64(x: vec2<u32>, ebits: u32, mbits: u32) -> vec2<u32> {
+  let exp_hi = 0x7ff00000u;
+  if ((x.y & exp_hi) == exp_hi && ((x.y & 0x000fffffu) | x.x) != 0u) {
+    return select(vec2<u32>(0u, exp_hi), x, mbits > 0u);
+  }
+  var r = x;
+  if (mbits < 52u) {
+    let drop = 52u - mbits;
+    let one = vec2<u32>(1u, 0u);
+    let last = tfr_u64_shl(one, drop);
+    let odd = tfr_u64_shr(r & last, drop);
+    r = tfr_u64_add(r, tfr_u64_add(odd, tfr_u64_sub(tfr_u64_shr(last, 1u), one)));
+    r = r & ~tfr_u64_sub(last, one);
+  }
+  if (ebits < 11u) {
+    let red_bias = (1u << (ebits - 1u)) - 1u;
+    let e = r.y & exp_hi;
+    if (e > ((1023u + red_bias) << 20u)) {
+      r = vec2<u32>(0u, (r.y & 0x80000000u) | exp_hi);
+    } else if (e <= ((1023u - red_bias) << 20u)) {
+      r = vec2<u32>(0u, r.y & 0x80000000u);
     }
   }
   return r;
