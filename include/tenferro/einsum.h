@@ -255,6 +255,15 @@ typedef struct tfr_einsum_options {
   // slicing fits (the operands and the output alone need more, or no label
   // lowers one slice's memory any further).
   double max_slice_elements;
+  // A tiny network is contracted in one loop, as numpy.einsum does without
+  // a path, where its pairwise steps would cost more in per-op overhead
+  // (about 0.6 us a step) than in arithmetic: 2 to 8 operands of f32, f64,
+  // c64 or c128, not sliced, no progress callback, with W the product of
+  // every label's extent, W x n <= 1024 x (n - 1) (complex: 1.5 W x n), on a
+  // backend with host memory. The sums then run in another order than the
+  // path's (results within rounding of the path's), and a profile shows one
+  // sum_of_products op. true: always run the path's pairwise steps.
+  bool follow_path;
 } tfr_einsum_options;
 
 // Statistics of a planned path.
@@ -544,17 +553,25 @@ typedef enum tfr_einsum_op_kind {
   // A sliced plan's combination of slices: a slice's result copied or
   // added (OR for bool) into its block of the output.
   TFR_EINSUM_OP_ACCUMULATE = 10,
-  TFR_EINSUM_OP_NUM_KINDS = 11  // the number of kinds (not a kind)
+  // A tiny network (tfr_einsum_options.follow_path says which) evaluated in
+  // one loop instead of its pairwise steps, as numpy.einsum does without a
+  // path: M = the output's
+  // elements, N = the operands, K = the terms summed per output element
+  // (each N - 1 multiplies and one add). Its record's step is -1.
+  TFR_EINSUM_OP_SUM_OF_PRODUCTS = 11,
+  TFR_EINSUM_OP_NUM_KINDS = 12  // the number of kinds (not a kind)
 } tfr_einsum_op_kind;
 
 // The name of a kind, lower case: "gemm", "batched_gemm", "gemv",
 // "batched_gemv", "dot", "batched_dot", "outer_product", "multiply",
-// "transpose", "reduce", "accumulate" ("?" for a value out of range).
+// "transpose", "reduce", "accumulate", "sum_of_products" ("?" for a value
+// out of range).
 // Static storage.
 TFR_API const char *tfr_einsum_op_kind_name(tfr_einsum_op_kind kind);
 
 // Whether a kind does arithmetic worth counting in GFLOP/s (the six dot
-// kinds: true) or mostly moves memory, measured in GB/s (the others).
+// kinds and sum_of_products: true) or mostly moves memory, measured in GB/s
+// (the others).
 TFR_API bool tfr_einsum_op_kind_is_compute(tfr_einsum_op_kind kind);
 
 // The ops of one kind with the same shapes at one path step, added up: one
@@ -579,6 +596,7 @@ typedef struct tfr_einsum_op_record {
   double seconds;  // their time, all calls
   // Arithmetic of all calls: 2 * B * M * N * K per dot call (a complex
   // multiply-add counted as 2 too, as tfr_einsum_path_info.flops does);
+  // M * N * K per sum_of_products call;
   // elements written for multiply and outer products; elements read for
   // reduce and accumulate; 0 for transposes.
   double flops;

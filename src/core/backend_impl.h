@@ -295,6 +295,32 @@ typedef struct tfr_fusion_desc {
 // Backends and sessions
 // ---------------------------------------------------------------------------
 
+// ---- sum of products (a tiny einsum in one loop) ----
+// out[o] = sum over the summed labels s of prod_i operands[i][o, s]: the
+// einsum of a few small operands evaluated as one loop nest, numpy's
+// sum_of_products, where pairwise steps would cost more in per-op overhead
+// than in arithmetic (src/einsum/execute.c decides). Operand i's element at
+// output index o and summed index s lies at its storage offset plus
+// sum_j o_j out_strides[i][j] + sum_j s_j sum_strides[i][j] (elements; 0 for
+// a label it lacks or broadcasts, the sum of both strides for a diagonal).
+// `out` is compact with the extents out_extent[0 .. num_out - 1]. Any
+// extent may be 0 (an empty sum writes 0).
+#define TFR_SOP_MAX_OPERANDS 8
+#define TFR_SOP_MAX_LABELS 16
+typedef struct tfr_sum_of_products_desc {
+  tfr_dtype dtype;
+  int n;        // operands, 1 .. TFR_SOP_MAX_OPERANDS
+  int num_out;  // output axes
+  int num_sum;  // summed labels; num_out + num_sum <= TFR_SOP_MAX_LABELS
+  const tfr_tensor *operands[TFR_SOP_MAX_OPERANDS];
+  int64_t out_extent[TFR_SOP_MAX_LABELS];
+  int64_t sum_extent[TFR_SOP_MAX_LABELS];
+  int64_t out_strides[TFR_SOP_MAX_OPERANDS][TFR_SOP_MAX_LABELS];
+  int64_t sum_strides[TFR_SOP_MAX_OPERANDS][TFR_SOP_MAX_LABELS];
+  tfr_tensor *out;
+} tfr_sum_of_products_desc;
+// ---- end sum of products ----
+
 typedef struct tfr_backend_vtable {
   // Frees the backend's resources. Called once, after the last reference.
   void (*destroy)(tfr_backend *b);
@@ -325,6 +351,10 @@ typedef struct tfr_backend_vtable {
   tfr_status (*gather)(tfr_backend *b, const tfr_gather_desc *d);
   tfr_status (*scatter)(tfr_backend *b, const tfr_scatter_desc *d);
   tfr_status (*fusion)(tfr_backend *b, const tfr_fusion_desc *d);
+  // The einsum's one-loop form for tiny networks. A backend that does not
+  // run it for this dtype returns TFR_ERR_UNSUPPORTED_DTYPE without setting
+  // a message, and the einsum takes its pairwise steps instead.
+  tfr_status (*sum_of_products)(tfr_backend *b, const tfr_sum_of_products_desc *d);
 
   // Whether the backend runs op `op` (a tfr_op_id of the registry) on
   // operands of `dtype`, which the op is defined for (tfr_backend_supports

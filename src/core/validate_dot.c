@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/op_registry.h"
@@ -56,7 +57,12 @@ tfr_status tfr_validate_dot_dims(const char *op, tfr_dtype ldtype, int lrank,
   int nb = config->num_batching_dims, nc = config->num_contracting_dims;
   TFR_RETURN_IF_ERROR(tfr_dot_check_count(op, "num_batching_dims", nb, lrank, rrank));
   TFR_RETURN_IF_ERROR(tfr_dot_check_count(op, "num_contracting_dims", nc, lrank, rrank));
-  const char *lused[TFR_MAX_RANK] = {NULL}, *rused[TFR_MAX_RANK] = {NULL};
+  if (lrank < 0 || lrank > TFR_MAX_RANK || rrank < 0 || rrank > TFR_MAX_RANK)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "%s: ranks %d and %d, each must be 0 to %d", op,
+                     lrank, rrank, TFR_MAX_RANK);
+  const char *lused[TFR_MAX_RANK], *rused[TFR_MAX_RANK];
+  memset(lused, 0, (size_t)lrank * sizeof *lused);
+  memset(rused, 0, (size_t)rrank * sizeof *rused);
   TFR_RETURN_IF_ERROR(tfr_dot_check_axes(op, "lhs", "batching", lrank, nb,
                                          config->lhs_batching_dimensions, lused));
   TFR_RETURN_IF_ERROR(tfr_dot_check_axes(op, "rhs", "batching", rrank, nb,
@@ -88,7 +94,11 @@ tfr_status tfr_validate_dot_dims(const char *op, tfr_dtype ldtype, int lrank,
                      "%s: the result would have rank %d, more than TFR_MAX_RANK (%d)", op, rank,
                      TFR_MAX_RANK);
 
-  memset(d, 0, sizeof *d);
+  // Every field but the six axis lists, which are written below up to their
+  // counts and never read past them: zeroing their 3 KB was a tenth of a
+  // tiny contraction's instructions.
+  memset(d, 0, offsetof(tfr_dot_desc, lhs_batch));
+  memset(&d->lhs_conj, 0, sizeof *d - offsetof(tfr_dot_desc, lhs_conj));
   d->dtype = ldtype;
   d->nbatch = nb;
   d->ncontract = nc;

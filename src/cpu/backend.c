@@ -226,6 +226,7 @@ static const tfr_backend_vtable tfr_cpu_vtable = {
     .gather = tfr_cpu_gather,
     .scatter = tfr_cpu_scatter,
     .fusion = tfr_cpu_fusion,
+    .sum_of_products = tfr_cpu_sum_of_products,
     .supports = tfr_cpu_supports,
 };
 

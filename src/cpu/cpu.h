@@ -126,5 +126,6 @@ tfr_status tfr_cpu_dot_general(tfr_backend *b, const tfr_dot_desc *d);
 tfr_status tfr_cpu_gather(tfr_backend *b, const tfr_gather_desc *d);
 tfr_status tfr_cpu_scatter(tfr_backend *b, const tfr_scatter_desc *d);
 tfr_status tfr_cpu_fusion(tfr_backend *b, const tfr_fusion_desc *d);
+tfr_status tfr_cpu_sum_of_products(tfr_backend *b, const tfr_sum_of_products_desc *d);
 
 #endif  // TENFERRO_SRC_CPU_CPU_H_

@@ -401,7 +401,12 @@ static tfr_dot_range_fn tfr_dot_naive_kernel(tfr_dtype dt) {
 }
 
 static tfr_status tfr_dot_run_naive(tfr_cpu_backend *cpu, const tfr_dot_desc *d) {
-  tfr_dot_naive c = {.d = d};
+  // Field by field: a zeroing initialiser cleared the 2 KB batch walk, which
+  // tfr_dot_batch_walk writes up to its axis count (a tenth of a tiny
+  // contraction's instructions, with the descriptor's own clearing).
+  tfr_dot_naive c;
+  c.d = d;
+  c.lks = c.rks = 0;
   c.L = tfr_tensor_host_ptr(d->lhs);
   c.R = tfr_tensor_host_ptr(d->rhs);
   c.O = tfr_tensor_host_ptr(d->out);

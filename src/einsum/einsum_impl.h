@@ -71,6 +71,7 @@ struct tfr_einsum_plan {
   int *step_inputs;      // int[2 * num_steps]: the SSA ids of step k's two inputs
   void (*progress)(void *ctx, int steps_done, int num_steps, double flops_done);
   void *progress_ctx;
+  bool follow_path;  // tfr_einsum_options.follow_path: never the one-loop form
   // Slicing (slice.c): the sliced labels, those of the output first, each
   // group ascending; slice k's index of sliced label j is digit j of k in
   // the mixed radix of their extents, the last label fastest.
@@ -117,6 +118,20 @@ tfr_status tfr_einsum_check_operands(tfr_session *session, const tfr_einsum_plan
 tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
                           const tfr_tensor *const *operands, const bool *dropped,
                           tfr_tensor **out);
+
+// The einsum of a tiny network in one loop (the backend's sum_of_products)
+// instead of the plan's pairwise steps: for 2 to TFR_SOP_MAX_OPERANDS
+// operands of f32, f64, c64 or c128 (not sliced, no progress callback, not
+// follow_path) whose loop costs less than the steps' per-op overhead: with
+// W the product of every label's extent (at most TFR_EINSUM_SOP_MAX_WORK),
+// W x n x 2 (x 3 for complex) <= TFR_EINSUM_SOP_STEP_UNITS x (n - 1).
+// Returns TFR_ERR_UNSUPPORTED_DTYPE, with no message and *out untouched,
+// when the network or the backend does not qualify; any other status is
+// the result's (operands already checked against the plan).
+#define TFR_EINSUM_SOP_MAX_WORK 1024
+#define TFR_EINSUM_SOP_STEP_UNITS 2048
+tfr_status tfr_einsum_sum_of_products(tfr_session *session, const tfr_einsum_plan *plan,
+                                      const tfr_tensor *const *operands, tfr_tensor **out);
 
 // Starts a recorder for `plan` (its steps) on `session` for operands of
 // `dtype`: an empty profile.

@@ -617,6 +617,10 @@ tfr_status tfr_einsum_check_operands(tfr_session *session, const tfr_einsum_plan
 tfr_status tfr_einsum_run(tfr_session *session, const tfr_einsum_plan *plan,
                           const tfr_tensor *const *operands, const bool *dropped,
                           tfr_tensor **out) {
+  if (!dropped) {  // a tiny network: one loop, not its steps
+    tfr_status direct = tfr_einsum_sum_of_products(session, plan, operands, out);
+    if (direct != TFR_ERR_UNSUPPORTED_DTYPE) return direct;
+  }
   const tfr_einsum_expr *e = &plan->expr;
   int n = e->n;
   // Every tensor of the path has its slot (n operands, then one per step);

@@ -142,6 +142,7 @@ tfr_status tfr_einsum_find_path(tfr_einsum_plan *plan, const tfr_einsum_options 
   plan->step_flops = tfr_calloc((size_t)n, sizeof(double));
   plan->progress = opts.progress;
   plan->progress_ctx = opts.progress_ctx;
+  plan->follow_path = opts.follow_path;
   int *ssa = tfr_calloc(2 * (size_t)n, sizeof(int));
   if (!plan->path || !plan->step_flops || !ssa) {
     tfr_free(ssa);

@@ -9,7 +9,7 @@
 
 static const char *const tfr_op_kind_names[TFR_EINSUM_OP_NUM_KINDS] = {
     "gemm",          "batched_gemm", "gemv",      "batched_gemv", "dot",       "batched_dot",
-    "outer_product", "multiply",     "transpose", "reduce",       "accumulate"};
+    "outer_product", "multiply",     "transpose", "reduce",       "accumulate", "sum_of_products"};
 
 const char *tfr_einsum_op_kind_name(tfr_einsum_op_kind kind) {
   if ((int)kind < 0 || kind >= TFR_EINSUM_OP_NUM_KINDS) return "?";
@@ -17,7 +17,8 @@ const char *tfr_einsum_op_kind_name(tfr_einsum_op_kind kind) {
 }
 
 bool tfr_einsum_op_kind_is_compute(tfr_einsum_op_kind kind) {
-  return (int)kind >= (int)TFR_EINSUM_OP_GEMM && kind <= TFR_EINSUM_OP_BATCHED_DOT;
+  return ((int)kind >= (int)TFR_EINSUM_OP_GEMM && kind <= TFR_EINSUM_OP_BATCHED_DOT) ||
+         kind == TFR_EINSUM_OP_SUM_OF_PRODUCTS;
 }
 
 void tfr_einsum_profile_free(tfr_einsum_profile *profile) {
@@ -97,7 +98,8 @@ tfr_status tfr_recorder_add(tfr_einsum_recorder *r, double t0, tfr_einsum_op_kin
   if (i < 0) TFR_RETURN_IF_ERROR(tfr_recorder_append(r, slot, &key, &i));
   tfr_einsum_op_record *q = &r->profile->ops[i];
   double flops = 0;
-  if (tfr_einsum_op_kind_is_compute(kind)) flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
+  if (kind == TFR_EINSUM_OP_SUM_OF_PRODUCTS) flops = (double)m * (double)n * (double)k;
+  else if (tfr_einsum_op_kind_is_compute(kind)) flops = 2.0 * (double)batch * (double)m * (double)n * (double)k;
   else if (kind == TFR_EINSUM_OP_MULTIPLY || kind == TFR_EINSUM_OP_OUTER_PRODUCT) flops = (double)out_elements;
   else if (kind == TFR_EINSUM_OP_REDUCE || kind == TFR_EINSUM_OP_ACCUMULATE) flops = (double)in_elements;
   double bytes = (double)(in_elements + out_elements) * (double)r->elem_size;

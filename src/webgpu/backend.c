@@ -80,6 +80,15 @@ static void *tfr_wgpu_session_native(tfr_backend *base, tfr_session *s) {
   return &b->native;
 }
 
+// The einsum's one-loop form is a cpu one: on a GPU one dispatch per pairwise
+// step is recorded, not run, and the steps' kernels are what the device is
+// good at (backend_impl.h: declining sends the einsum to its steps).
+static tfr_status tfr_wgpu_sum_of_products(tfr_backend *b, const tfr_sum_of_products_desc *d) {
+  (void)b;
+  (void)d;
+  return TFR_ERR_UNSUPPORTED_DTYPE;
+}
+
 static const tfr_backend_vtable tfr_wgpu_vtable = {
     .destroy = tfr_wgpu_destroy,
     .storage_alloc = tfr_wgpu_storage_alloc,
@@ -97,6 +106,7 @@ static const tfr_backend_vtable tfr_wgpu_vtable = {
     .gather = tfr_wgpu_gather,
     .scatter = tfr_wgpu_scatter,
     .fusion = tfr_wgpu_fusion,
+    .sum_of_products = tfr_wgpu_sum_of_products,
     .supports = tfr_wgpu_supports,
 };
 

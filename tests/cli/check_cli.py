@@ -287,6 +287,17 @@ def profile_cases(binary, root, tmp):
     check(rc == 0 and len(rows) == 2 and re.search(r"total: profiled [0-9.]+ ms\n", so) and
           rel_err(np.load(out), np.einsum("ij,jk,kl->li", *arrs)) <= 1e-12,
           f"einsum --profile=all: exit {rc}: {se.strip()}\n{so}")
+    # A tiny network runs in one loop (tfr_einsum_options.follow_path): one
+    # sum_of_products record after the steps' place ("end"), M=8 outputs of
+    # N=2 operands with K=3 terms each, numpy's result.
+    small = [rng.uniform(-1, 1, sh) for sh in [(2, 3), (3, 4)]]
+    for i, a in enumerate(small):
+        np.save(os.path.join(tmp, f"sop{i}.npy"), a)
+    rc, so, se = run(binary, "einsum", "ij,jk->ik", os.path.join(tmp, "sop0.npy"),
+                     os.path.join(tmp, "sop1.npy"), "-o", out, "--profile")
+    check(rc == 0 and re.search(r"\n\s+end\s+sum_of_products\s+M=8 N=2 K=3\s", so) and
+          rel_err(np.load(out), small[0] @ small[1]) <= 1e-15,
+          f"einsum --profile on a tiny network: exit {rc}: {se.strip()}\n{so}")
     # 99 steps: the 30 slowest and a line for the rest, or all with =all.
     inst = os.path.join(root, "examples", "instances", "str_matrix_chain_multiplication_100.json")
     rc, so, se = run(binary, "contract", inst, "--profile")

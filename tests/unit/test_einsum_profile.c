@@ -105,7 +105,9 @@ static tfr_einsum_profile *pr_expr(tfr_session *s, const char *expr, tfr_dtype d
                                    const int *ranks, const int64_t *const *shapes) {
   tfr_tensor *t[4] = {0};
   for (int i = 0; i < n; i++) t[i] = tfr_test_random_tensor(dtype, ranks[i], shapes[i], 11 + (uint64_t)i);
-  tfr_einsum_options o = {.path_kind = TFR_EINSUM_PATH_GREEDY};
+  // follow_path: the pairwise steps even for these tiny networks (their
+  // one-loop form has its own test, test_sum_of_products).
+  tfr_einsum_options o = {.path_kind = TFR_EINSUM_PATH_GREEDY, .follow_path = true};
   tfr_einsum_plan *plan = NULL;
   TFR_ASSERT_OK(tfr_einsum_plan_create(expr, n, ranks, shapes, &o, &plan));
   tfr_einsum_profile *p = pr_profile(s, plan, (const tfr_tensor *const *)t, expr);
@@ -254,12 +256,13 @@ static void test_names(void **state) {
   assert_string_equal(tfr_einsum_op_kind_name(TFR_EINSUM_OP_BATCHED_GEMM), "batched_gemm");
   assert_string_equal(tfr_einsum_op_kind_name(TFR_EINSUM_OP_OUTER_PRODUCT), "outer_product");
   assert_string_equal(tfr_einsum_op_kind_name(TFR_EINSUM_OP_ACCUMULATE), "accumulate");
+  assert_string_equal(tfr_einsum_op_kind_name(TFR_EINSUM_OP_SUM_OF_PRODUCTS), "sum_of_products");
   assert_string_equal(tfr_einsum_op_kind_name(TFR_EINSUM_OP_NUM_KINDS), "?");
   assert_string_equal(tfr_einsum_op_kind_name((tfr_einsum_op_kind)-1), "?");
   for (int k = 0; k < TFR_EINSUM_OP_NUM_KINDS; k++) {
     assert_true(strcmp(tfr_einsum_op_kind_name((tfr_einsum_op_kind)k), "?") != 0);
     assert_int_equal(tfr_einsum_op_kind_is_compute((tfr_einsum_op_kind)k),
-                     k <= TFR_EINSUM_OP_BATCHED_DOT);
+                     k <= TFR_EINSUM_OP_BATCHED_DOT || k == TFR_EINSUM_OP_SUM_OF_PRODUCTS);
   }
   tfr_einsum_profile_free(NULL);
 }
@@ -336,7 +339,7 @@ static void test_random_networks(void **state) {
     }
     const tfr_tensor *const *ops = (const tfr_tensor *const *)t;
     tfr_einsum_options o = {.path_kind = c % 3 ? TFR_EINSUM_PATH_GREEDY : TFR_EINSUM_PATH_RANDOM_GREEDY,
-                            .seed = (uint64_t)c};
+                            .seed = (uint64_t)c, .follow_path = true};
     tfr_einsum_plan *plan = NULL;
     TFR_ASSERT_OK(tfr_einsum_plan_create(g.expr, g.n, g.ranks, shapes, &o, &plan));
     const tfr_einsum_path_info *info = tfr_einsum_plan_info(plan);
@@ -476,11 +479,136 @@ static void test_errors(void **state) {
   tfr_backend_release(b);
 }
 
+// Plans `expr` (greedy) with or without follow_path.
+static tfr_einsum_plan *pr_plan(const char *expr, int n, const int *ranks,
+                                const int64_t *const *shapes, bool follow_path) {
+  tfr_einsum_options o = {.path_kind = TFR_EINSUM_PATH_GREEDY, .follow_path = follow_path};
+  tfr_einsum_plan *plan = NULL;
+  TFR_ASSERT_OK(tfr_einsum_plan_create(expr, n, ranks, shapes, &o, &plan));
+  return plan;
+}
+
+// The one-loop form of tiny networks (tfr_einsum_options.follow_path): the
+// values of the path's pairwise steps within rounding, for each dtype it
+// takes, on diagonal, broadcast, empty, transposed and reversed operands;
+// profiled as one sum_of_products op of M x N x K; not past its cost rule.
+static void test_sum_of_products(void **state) {
+  (void)state;
+  tfr_backend *b = pr_backend(2);
+  tfr_session *s = tfr_test_begin(b);
+  static const struct {
+    const char *expr;
+    int n, ranks[3];
+    int64_t shapes[3][3];
+    int64_t m, k;  // output elements, terms per output element
+  } cases[] = {
+      {"ij,jk,kl->il", 3, {2, 2, 2}, {{2, 3}, {3, 4}, {4, 2}}, 4, 12},
+      {"ij,jk->ik", 2, {2, 2}, {{5, 6}, {6, 7}}, 35, 6},
+      {"i,i->", 2, {1, 1}, {{9}, {9}}, 1, 9},
+      {"bij,bjk->bik", 2, {3, 3}, {{2, 3, 4}, {2, 4, 3}}, 18, 4},
+      {"ii,i->i", 2, {2, 1}, {{4, 4}, {4}}, 4, 1},          // a diagonal
+      {"ij,j->ij", 2, {2, 1}, {{3, 1}, {5}}, 15, 1},        // a broadcast axis
+      {"abc,cd,da->b", 3, {3, 2, 2}, {{2, 3, 4}, {4, 2}, {2, 2}}, 3, 16},
+      {"i,j->ij", 2, {1, 1}, {{6}, {7}}, 42, 1},
+      {"ij,jk->ik", 2, {2, 2}, {{3, 0}, {0, 4}}, 12, 0},    // an empty sum: zeros
+      {"ij,jk->ik", 2, {2, 2}, {{0, 3}, {3, 4}}, 0, 3},     // an empty output
+  };
+  static const tfr_dtype dts[] = {TFR_F32, TFR_F64, TFR_C64, TFR_C128};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    for (int d = 0; d < 4; d++) {
+      const int64_t *shapes[3] = {cases[c].shapes[0], cases[c].shapes[1], cases[c].shapes[2]};
+      tfr_tensor *t[3] = {0};
+      for (int i = 0; i < cases[c].n; i++)
+        t[i] = tfr_test_random_tensor(dts[d], cases[c].ranks[i], shapes[i], 100 * c + (uint64_t)i);
+      const tfr_tensor *const *ops = (const tfr_tensor *const *)t;
+      tfr_einsum_plan *one = pr_plan(cases[c].expr, cases[c].n, cases[c].ranks, shapes, false);
+      tfr_einsum_plan *steps = pr_plan(cases[c].expr, cases[c].n, cases[c].ranks, shapes, true);
+      char what[200];
+      snprintf(what, sizeof what, "%s (%s)", cases[c].expr, tfr_dtype_name(dts[d]));
+      tfr_tensor *want = NULL;
+      TFR_ASSERT_OK(tfr_einsum_plan_execute(s, steps, ops, &want));
+      tfr_einsum_profile *p = pr_profile(s, one, ops, what);  // bits as unprofiled
+      const tfr_einsum_op_record *r = NULL;
+      assert_int_equal(p->num_ops, 1);
+      assert_int_equal(pr_count(p, TFR_EINSUM_OP_SUM_OF_PRODUCTS, &r), 1);
+      assert_int_equal(r->step, -1);
+      assert_int_equal(r->m, cases[c].m);
+      assert_int_equal(r->n, cases[c].n);
+      assert_int_equal(r->k, cases[c].k);
+      assert_true(r->flops == (double)(cases[c].m * cases[c].n * cases[c].k));
+      tfr_einsum_profile_free(p);
+      tfr_tensor *got = NULL;
+      TFR_ASSERT_OK(tfr_einsum_plan_execute(s, one, ops, &got));
+      tfr_test_expect_close(got, want, what);
+      assert_true(tfr_tensor_is_contiguous(got));
+      p = pr_profile(s, steps, ops, what);  // the path's steps: no such op
+      assert_int_equal(pr_count(p, TFR_EINSUM_OP_SUM_OF_PRODUCTS, NULL), 0);
+      tfr_einsum_profile_free(p);
+      tfr_tensor_release(got);
+      tfr_tensor_release(want);
+      tfr_einsum_plan_release(one);
+      tfr_einsum_plan_release(steps);
+      for (int i = 0; i < cases[c].n; i++) tfr_tensor_release(t[i]);
+    }
+  {  // a transposed and a reversed operand, a NaN and an Inf: by hand
+    double av[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, bv[8] = {1, -1, 2, 0.5, -3, 4, 0, 1};
+    av[4] = NAN;  // a[1][1] of the [4, 3] storage: column 1 of at (its row 1)
+    bv[7] = INFINITY;
+    tfr_tensor *a = tfr_test_tensor(TFR_F64, 2, (int64_t[]){4, 3}, av);
+    tfr_tensor *bb = tfr_test_tensor(TFR_F64, 2, (int64_t[]){4, 2}, bv);
+    tfr_tensor *at = NULL, *br = NULL, *got = NULL;
+    TFR_ASSERT_OK(tfr_tensor_view_transpose(a, (int64_t[]){1, 0}, &at));  // [3, 4]
+    TFR_ASSERT_OK(tfr_tensor_view_reverse(bb, 1, (int64_t[]){0}, &br));   // [4, 2], rows reversed
+    TFR_ASSERT_OK(tfr_einsum(s, "ij,jk->ik", 2, (const tfr_tensor *[]){at, br}, NULL, &got));
+    double rv[6];
+    TFR_ASSERT_OK(tfr_tensor_read(got, rv, sizeof rv));
+    for (int i = 0; i < 3; i++)
+      for (int k = 0; k < 2; k++) {
+        double sum = 0;
+        for (int j = 0; j < 4; j++) sum += av[j * 3 + i] * bv[(3 - j) * 2 + k];
+        if (isnan(sum)) assert_true(isnan(rv[i * 2 + k]));
+        else assert_true(rv[i * 2 + k] == sum);  // exact: small integers, one order
+      }
+    assert_true(isnan(rv[2]) && isnan(rv[3]));  // row 1 meets the NaN
+    assert_true(isinf(rv[1]) || isnan(rv[1]));
+    tfr_tensor *objs[] = {a, bb, at, br, got};
+    for (int i = 0; i < 5; i++) tfr_tensor_release(objs[i]);
+  }
+  {  // f64 `ij,jk->ik`: 8 x 8 x 8 (W x n = 1024) in one loop, 8 x 9 x 8 as the path's step
+    for (int64_t k = 8; k <= 9; k++) {
+      int64_t sa[2] = {8, k}, sb[2] = {k, 8};
+      tfr_tensor *t[2] = {tfr_test_random_tensor(TFR_F64, 2, sa, 1), tfr_test_random_tensor(TFR_F64, 2, sb, 2)};
+      tfr_einsum_plan *plan = pr_plan("ij,jk->ik", 2, (int[]){2, 2}, (const int64_t *[]){sa, sb}, false);
+      tfr_einsum_profile *p = pr_profile(s, plan, (const tfr_tensor *const *)t, "ij,jk->ik");
+      assert_int_equal(pr_count(p, TFR_EINSUM_OP_SUM_OF_PRODUCTS, NULL), k == 8 ? 1 : 0);
+      assert_int_equal(pr_count(p, TFR_EINSUM_OP_GEMM, NULL), k == 8 ? 0 : 1);
+      tfr_einsum_profile_free(p);
+      tfr_einsum_plan_release(plan);
+      tfr_tensor_release(t[0]);
+      tfr_tensor_release(t[1]);
+    }
+  }
+  {  // other dtypes take the path's steps
+    int64_t sa[2] = {2, 3}, sb[2] = {3, 2};
+    tfr_tensor *t[2] = {tfr_test_random_tensor(TFR_I32, 2, sa, 1), tfr_test_random_tensor(TFR_I32, 2, sb, 2)};
+    tfr_einsum_plan *plan = pr_plan("ij,jk->ik", 2, (int[]){2, 2}, (const int64_t *[]){sa, sb}, false);
+    tfr_einsum_profile *p = pr_profile(s, plan, (const tfr_tensor *const *)t, "ij,jk->ik (i32)");
+    assert_int_equal(pr_count(p, TFR_EINSUM_OP_SUM_OF_PRODUCTS, NULL), 0);
+    tfr_einsum_profile_free(p);
+    tfr_einsum_plan_release(plan);
+    tfr_tensor_release(t[0]);
+    tfr_tensor_release(t[1]);
+  }
+  tfr_test_end(s);
+  tfr_backend_release(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_names, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_kinds, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_random_networks, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_sum_of_products, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_errors, tfr_test_teardown_session),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,7 +31,7 @@ static void tfr_profile_line(const tfr_einsum_op_record *r, double total) {
     snprintf(shape, sizeof shape, "%" PRId64 " -> %" PRId64, r->in_elements, r->out_elements);
   }
   tfr_profile_rate(rate, sizeof rate, r->kind, r->flops, r->bytes, r->seconds);
-  printf("  %6s  %-13s %-34s %7" PRId64 " %10.3f %16s %6.1f\n", step,
+  printf("  %6s  %-15s %-34s %7" PRId64 " %10.3f %16s %6.1f\n", step,
          tfr_einsum_op_kind_name(r->kind), shape, r->calls, r->seconds * 1e3, rate,
          total > 0 ? 100 * r->seconds / total : 0);
 }
@@ -63,7 +63,7 @@ int tfr_cli_print_profile(const tfr_einsum_profile *p, double median, bool all) 
          p->num_ops,
          p->num_slices != 1 ? ", slices one after another" : "",
          all ? "" : (p->num_ops > TFR_PROFILE_TOP ? ", the 30 slowest" : ", slowest first"));
-  printf("  %6s  %-13s %-34s %7s %10s %16s %6s\n", "step", "kind", "shape", "calls", "ms", "rate",
+  printf("  %6s  %-15s %-34s %7s %10s %16s %6s\n", "step", "kind", "shape", "calls", "ms", "rate",
          "%");
   for (int q = 0; q < shown; q++) tfr_profile_line(&p->ops[order[q]], total);
   if (shown < p->num_ops) {
@@ -72,18 +72,18 @@ int tfr_cli_print_profile(const tfr_einsum_profile *p, double median, bool all) 
     printf("  ... %d more ops, %.3f ms\n", p->num_ops - shown, rest * 1e3);
   }
   free(order);
-  printf("by kind   %-13s %9s %10s %6s %16s\n", "kind", "calls", "ms", "%", "rate");
+  printf("by kind   %-15s %9s %10s %6s %16s\n", "kind", "calls", "ms", "%", "rate");
   for (int k = 0; k < TFR_EINSUM_OP_NUM_KINDS; k++) {
     const tfr_einsum_op_total *t = &p->totals[k];
     if (t->calls == 0) continue;
     char rate[48];
     tfr_profile_rate(rate, sizeof rate, (tfr_einsum_op_kind)k, t->flops, t->bytes, t->seconds);
-    printf("          %-13s %9" PRId64 " %10.3f %6.1f %16s\n",
+    printf("          %-15s %9" PRId64 " %10.3f %6.1f %16s\n",
            tfr_einsum_op_kind_name((tfr_einsum_op_kind)k), t->calls, t->seconds * 1e3,
            total > 0 ? 100 * t->seconds / total : 0, rate);
     recorded += t->seconds;
   }
-  printf("          %-13s %9s %10.3f %6.1f\n", "(between ops)", "", (total - recorded) * 1e3,
+  printf("          %-15s %9s %10.3f %6.1f\n", "(between ops)", "", (total - recorded) * 1e3,
          total > 0 ? 100 * (total - recorded) / total : 0);
   if (median > 0)
     printf("          total: profiled %.3f ms, timed median %.3f ms (x%.2f)\n", total * 1e3,
