@@ -27,8 +27,14 @@ static unsigned next(bytes *b) { return b->at < b->n ? b->p[b->at++] : 0; }
 // Values that make every dtype's products and sums exact or nearly so.
 static tfr_tensor *operand(tfr_session *s, tfr_dtype dt, int rank, const int64_t *shape,
                            unsigned seed) {
+  // The element count: 0 when an extent is (the others may then multiply
+  // past int64: 61 axes of extent 3 and one of 0 passed the plan's memory
+  // check, corpus/einsum/crash-ee34087b...).
   int64_t n = 1;
-  for (int k = 0; k < rank; k++) n *= shape[k];
+  for (int k = 0; k < rank; k++)
+    if (shape[k] == 0) n = 0;
+  for (int k = 0; n > 0 && k < rank; k++)
+    if (__builtin_mul_overflow(n, shape[k], &n)) return NULL;
   double *v = malloc(((size_t)n * 2 + 1) * sizeof(double));
   if (!v) return NULL;
   for (int64_t i = 0; i < 2 * n; i++) v[i] = (double)((seed + 7 * (unsigned)i) % 5) - 2.0;
