@@ -50,6 +50,11 @@ static tfr_status tfr_item_normalise(tfr_item *it, const int *labels, const tfr_
   }
   it->rank = n;
   if (!changed) return TFR_OK;
+  // An empty tensor has no element to reach: its strides (compact ones
+  // saturate) summed along a diagonal could pass the view's limit, so the
+  // view gets zero strides (fuzz_einsum: corpus/einsum/crash-dc9616d1...).
+  if (tfr_tensor_numel(t) == 0)
+    for (int k = 0; k < n; k++) nstrides[k] = 0;
   tfr_tensor *v = NULL;
   TFR_RETURN_IF_ERROR(tfr_tensor_view(t, n, nshape, nstrides, tfr_tensor_offset(t), &v));
   tfr_tensor_release(it->t);

@@ -65,7 +65,9 @@ tfr_status tfr_einsum_sum_of_products(tfr_session *session, const tfr_einsum_pla
     for (int j = 0; j < d.num_out; j++) d.out_strides[i][j] = 0;
     for (int j = 0; j < d.num_sum; j++) d.sum_strides[i][j] = 0;
     const int64_t *shape = tfr_tensor_shape(t), *strides = tfr_tensor_strides(t);
-    for (int k = 0; k < e->ranks[i]; k++) {
+    // An empty operand is never read (an empty label leaves no output or no
+    // term); its saturated strides are left out.
+    for (int k = 0; tfr_tensor_numel(t) > 0 && k < e->ranks[i]; k++) {
       int l = e->labels[i][k];
       if (shape[k] == 1 && e->extent[l] != 1) continue;  // broadcast: stride 0
       // A repeated label (a diagonal) steps along all its axes at once.

@@ -283,6 +283,35 @@ static void test_errors(void **state) {
   tfr_tensor_release(vf);
 }
 
+// An empty operand with a label on 40 axes (a diagonal) and saturated
+// compact strides: the diagonal's view must not sum them past the view's
+// limit (fuzz_einsum, corpus/einsum/crash-dc9616d1...). Along the pairwise
+// path (i64) and the one loop (f64).
+static void test_empty_operand_long_diagonal(void **state) {
+  tfr_test_env *env = *state;
+  char expr[64];
+  int64_t shape[41];
+  for (int k = 0; k < 40; k++) {
+    expr[k] = 'a';
+    shape[k] = 3;
+  }
+  shape[40] = 0;
+  memcpy(expr + 40, "b,a->ab", 8);
+  const tfr_dtype dts[2] = {TFR_I64, TFR_F64};
+  for (int d = 0; d < 2; d++) {
+    tfr_tensor *x = NULL, *y = NULL, *r = NULL;
+    TFR_ASSERT_OK(tfr_tensor_zeros_host(dts[d], 41, shape, &x));
+    TFR_ASSERT_OK(tfr_tensor_zeros_host(dts[d], 1, (int64_t[]){3}, &y));
+    TFR_ASSERT_OK(tfr_einsum(env->session, expr, 2, (const tfr_tensor *[]){x, y}, NULL, &r));
+    assert_int_equal(tfr_tensor_rank(r), 2);
+    assert_int_equal(tfr_tensor_shape(r)[0], 3);
+    assert_int_equal(tfr_tensor_shape(r)[1], 0);
+    tfr_tensor_release(r);
+    tfr_tensor_release(x);
+    tfr_tensor_release(y);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_numpy_random_expressions),
@@ -291,6 +320,7 @@ int main(void) {
       cmocka_unit_test(test_optimal_beats_greedy),
       cmocka_unit_test(test_integer_labels),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_empty_operand_long_diagonal),
   };
   return cmocka_run_group_tests(tests, tfr_test_setup_cpu, tfr_test_teardown_cpu);
 }
