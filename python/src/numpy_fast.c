@@ -130,9 +130,42 @@ PyObject *tfrpy_numpy_wrap(PyObject *tensor) {
   return arr;
 }
 
+int tfrpy_numpy_view(PyObject *obj, int out_rank, const int *axis_out, PyObject **out) {
+  if (!capi_ready() || !PyArray_CheckExact(obj)) return 1;
+  PyArrayObject *arr = (PyArrayObject *)obj;
+  int nd = PyArray_NDIM(arr);
+  npy_intp dims[TFR_MAX_RANK], strides[TFR_MAX_RANK];
+  for (int j = 0; j < out_rank; ++j) strides[j] = 0;
+  for (int k = 0; k < nd; ++k) {
+    int j = axis_out[k];
+    npy_intp s = PyArray_STRIDES(arr)[k];
+    // Summed strides of a diagonal could pass npy_intp only on an empty
+    // array (numpy's strides of one are not bounded by memory): copy then.
+    if ((s > 0 && strides[j] > NPY_MAX_INTP - s) || (s < 0 && strides[j] < NPY_MIN_INTP - s))
+      return 1;
+    dims[j] = PyArray_DIMS(arr)[k];
+    strides[j] += s;
+  }
+  PyArray_Descr *descr = PyArray_DESCR(arr);
+  Py_INCREF(descr);  // stolen by PyArray_NewFromDescr
+  PyObject *view = PyArray_NewFromDescr(&PyArray_Type, descr, out_rank, dims, strides,
+                                        PyArray_DATA(arr),
+                                        PyArray_ISWRITEABLE(arr) ? NPY_ARRAY_WRITEABLE : 0, NULL);
+  if (!view) return -1;
+  if (PyArray_SetBaseObject((PyArrayObject *)view, Py_NewRef(obj)) < 0) {
+    Py_DECREF(view);
+    return -1;
+  }
+  *out = out_rank ? view : PyArray_Return((PyArrayObject *)view);
+  return *out ? 0 : -1;
+}
+
 #else  // no numpy headers at build time
 
 int tfrpy_numpy_operand(PyObject *obj, bool writable, tfr_tensor **out) { return 1; }
+int tfrpy_numpy_view(PyObject *obj, int out_rank, const int *axis_out, PyObject **out) {
+  return 1;
+}
 PyObject *tfrpy_numpy_wrap(PyObject *tensor) { return tfrpy_to_numpy(tensor); }
 
 PyObject *tfrpy_numpy_result(PyObject *tensor) {

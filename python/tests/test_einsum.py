@@ -2,15 +2,17 @@
 the 300 random expressions of tests/ref/gen_einsum.py, the instances of
 examples/instances (numpy's pairwise reference of
 tests/ref/gen_einsum_instances.py), opt_einsum's PathInfo fields derived by
-hand, optimize / memory_limit / out / progress, and error paths."""
+hand, optimize / memory_limit / out / progress, error paths, and the views
+a one-operand rearrangement returns, as numpy.einsum's."""
 import glob
+import itertools
 import os
 
 import numpy as np
 import pytest
 import tenferro
 
-from conftest import REPO, load_ref_script, random_array
+from conftest import NUMPY_DTYPES, REPO, load_ref_script, random_array
 
 GEN = load_ref_script("gen_einsum")
 INST = load_ref_script("gen_einsum_instances")
@@ -304,3 +306,212 @@ def test_strided_out_and_views_in(rng):
     tenferro.einsum("ij,jk->ik", a, np.eye(8)[:, :5], out=big[:, ::2])
     np.testing.assert_allclose(big[:, ::2], a[:, :5], rtol=1e-14)
     assert not big[:, 1::2].any()
+
+
+# ---------------------------------------------------------------------------
+# One operand, no label summed, no out=: a view of the operand, as numpy.einsum
+# returns one (numpy >= 1.10: a transpose, a diagonal; writeable when the
+# operand is). Every assertion of np.shares_memory fails if einsum copies.
+# ---------------------------------------------------------------------------
+def assert_numpy_view(eq, a, np_eq=None):
+    """tenferro.einsum(eq, a) is a view of `a` with the shape, strides, base,
+    flags and values of numpy.einsum(np_eq or eq, a)."""
+    want = np.einsum(np_eq or eq, a)
+    got = tenferro.einsum(eq, a)
+    assert type(got) is np.ndarray and got.dtype == a.dtype
+    assert got.shape == want.shape and got.strides == want.strides
+    assert got.base is want.base  # numpy's chain, collapsed to the memory's owner
+    assert got.flags.writeable == want.flags.writeable == a.flags.writeable
+    if a.size:
+        assert np.shares_memory(got, a)
+        assert got.ctypes.data == want.ctypes.data
+    np.testing.assert_array_equal(got, want)
+    return got
+
+
+def permutations_eqs(rank):
+    labels = "abcd"[:rank]
+    return [labels + "->" + "".join(p) for p in itertools.permutations(labels)]
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3, 4])
+def test_one_operand_transposes_are_views(rng, rank):
+    a = random_array(rng, (2, 3, 4, 5)[:rank], np.float64)
+    for eq in permutations_eqs(rank):
+        assert_numpy_view(eq, a)
+
+
+def test_one_operand_rank0_is_a_scalar_as_numpy():
+    a = np.array(2.5)
+    for eq in ("->", "", "...->...", "..."):
+        got = tenferro.einsum(eq, a)
+        assert type(got) is type(np.einsum(eq, a)) is np.float64 and got == 2.5
+    got = tenferro.einsum("->", np.float32(1.5))  # a numpy scalar operand
+    assert type(got) is np.float32 and got == 1.5
+
+
+@pytest.mark.parametrize("eq,shape", [
+    ("ii->i", (4, 4)), ("iij->ji", (3, 3, 2)), ("iij->ij", (3, 3, 2)),
+    ("ijji->ij", (2, 3, 3, 2)), ("ijij->ji", (2, 3, 2, 3)), ("iii->i", (3, 3, 3)),
+    ("jii->ij", (2, 4, 4)),
+    ("ba", (3, 4)), ("cab", (2, 3, 4)), ("ij", (3, 4)),  # implicit: code-point order
+    ("...ij->...ji", (2, 3, 4)), ("i...->...i", (2, 3, 4)), ("...ii->...i", (2, 3, 3)),
+    ("...ii->i...", (2, 3, 3)), ("...", (2, 3)), ("...->...", (2, 3)), ("j...i", (2, 3, 4)),
+    ("\u03b1\u03b2->\u03b2\u03b1", (2, 3)), ("\u03b1\u03b1->\u03b1", (3, 3)),
+    ("\u03b2\U0001d400", (2, 3)),  # implicit: U+03B2 before U+1D400
+])
+def test_one_operand_diagonals_and_ellipses_are_views(rng, eq, shape):
+    a = random_array(rng, shape, np.float64)
+    # numpy 1.24 takes letters only: the same string in ASCII letters
+    ascii_eq = eq.replace("\u03b1", "i").replace("\u03b2", "j").replace("\U0001d400", "k")
+    assert_numpy_view(eq, a, ascii_eq)
+
+
+def test_one_operand_white_space_as_the_library_parses_it(rng):
+    a = random_array(rng, (3, 4), np.float64)
+    got = tenferro.einsum(" i j -> j i ", a)
+    assert np.shares_memory(got, a) and got.strides == a.T.strides
+    np.testing.assert_array_equal(got, a.T)
+
+
+@pytest.mark.parametrize("make", [
+    lambda a: a[::-1],                 # a negative stride
+    lambda a: a[:, ::-2],
+    lambda a: a[::-1, ::-1],
+    lambda a: a.T,                     # Fortran order
+    lambda a: a[1:, 1::2],             # an offset and a step
+    lambda a: np.lib.stride_tricks.as_strided(a, (4, 4), (0, 8)),  # a zero stride
+], ids=["rev0", "step-2", "rev01", "T", "slice", "stride0"])
+def test_one_operand_views_of_strided_operands(rng, make):
+    base = random_array(rng, (6, 6), np.float64)
+    a = make(base)
+    assert np.shares_memory(assert_numpy_view("ij->ji", a), base)
+    if a.shape[0] == a.shape[1]:
+        assert np.shares_memory(assert_numpy_view("ii->i", a), base)
+
+
+def test_one_operand_views_of_strided_rank3_operands(rng):
+    base = random_array(rng, (6, 6, 6), np.float64)
+    for b in (base[::-1, :, ::-2], base.transpose(2, 0, 1)[1:], base[:, ::-1, ::-1]):
+        assert_numpy_view("ijk->kij", b)
+        assert_numpy_view("ijj->ji", b[:, :3, :3])
+        assert_numpy_view("iji->ij", b[:3, :, :3])
+
+
+@pytest.mark.parametrize("eq,shape", [
+    ("ij->ji", (0, 3)), ("ij->ji", (3, 0)), ("ii->i", (0, 0)), ("iji->ji", (3, 0, 3)),
+    ("ijk->kji", (2, 0, 4)), ("...ii->i...", (0, 2, 2)),
+])
+def test_one_operand_views_of_empty_operands(eq, shape):
+    a = np.zeros(shape)
+    got = assert_numpy_view(eq, a)
+    assert got.size == 0
+    t = tenferro.einsum(eq, tenferro.asarray(a))
+    assert isinstance(t, tenferro.Tensor) and t.shape == got.shape
+
+
+@pytest.mark.parametrize("dtype,name", NUMPY_DTYPES, ids=[n for _, n in NUMPY_DTYPES])
+def test_one_operand_views_of_every_dtype(rng, dtype, name):
+    a = random_array(rng, (3, 3, 2), dtype)
+    for eq in ("ijk->kji", "iik->ki", "...k->k..."):
+        assert_numpy_view(eq, a)
+    t = tenferro.asarray(a)
+    v = tenferro.einsum("iik->ki", t)
+    assert isinstance(v, tenferro.Tensor) and v.dtype == name
+    np.testing.assert_array_equal(np.asarray(v), np.einsum("iik->ki", a))
+
+
+def test_one_operand_views_write_through_and_keep_read_only(rng):
+    a = random_array(rng, (3, 4), np.float64)
+    v = tenferro.einsum("ij->ji", a)
+    v[2, 1] = 42.0
+    assert a[1, 2] == 42.0  # one memory
+    sq = np.zeros((3, 3))
+    d = tenferro.einsum("ii->i", sq)
+    d[:] = [1, 2, 3]
+    np.testing.assert_array_equal(sq, np.diag([1.0, 2.0, 3.0]))
+    a[0, 0] = -1.0  # and the other way
+    assert v[0, 0] == -1.0
+    ro = random_array(rng, (3, 3), np.float64)
+    ro.flags.writeable = False
+    r = tenferro.einsum("ii->i", ro)
+    assert np.shares_memory(r, ro) and not r.flags.writeable  # as numpy's
+    with pytest.raises(ValueError):
+        r[0] = 1.0
+
+
+def test_one_operand_view_keeps_its_operand_alive(rng):
+    v = tenferro.einsum("ij->ji", np.arange(12.0).reshape(3, 4))  # the operand dropped
+    np.testing.assert_array_equal(v, np.arange(12.0).reshape(3, 4).T)
+    t = tenferro.einsum("ii->i", tenferro.asarray(np.arange(9.0).reshape(3, 3)))
+    import gc
+    gc.collect()
+    np.testing.assert_array_equal(np.asarray(t), [0.0, 4.0, 8.0])
+
+
+@pytest.mark.parametrize("eq,shape", [
+    ("ij->ji", (3, 4)), ("ii->i", (4, 4)), ("iij->ji", (3, 3, 2)), ("ijji->ij", (2, 3, 3, 2)),
+    ("...ij->j...i", (2, 3, 4)), ("ab->ab", (2, 3)), ("->", ()),
+])
+@pytest.mark.parametrize("reverse", [False, True], ids=["compact", "reversed"])
+def test_one_operand_tensor_views(rng, eq, shape, reverse):
+    a = random_array(rng, shape, np.float64)
+    if reverse and a.ndim:
+        a = a[::-1]
+    t = tenferro.asarray(a)
+    v = tenferro.einsum(eq, t)
+    want = np.einsum(eq, a)
+    assert isinstance(v, tenferro.Tensor) and v.backend == "cpu"
+    assert v.shape == np.shape(want)
+    assert v.data_ptr == t.data_ptr  # element 0 where the operand's is: no copy
+    if np.ndim(want):
+        assert v.strides == tuple(s // a.itemsize for s in want.strides)
+        assert np.shares_memory(np.asarray(v), a)
+    np.testing.assert_array_equal(np.asarray(v), want)
+
+
+def test_one_operand_other_operands_give_tensor_views(rng):
+    a = random_array(rng, (3, 4), np.float64)
+    m = memoryview(a)  # the buffer protocol, not a numpy.ndarray: a Tensor, as before
+    v = tenferro.einsum("ij->ji", m)
+    assert isinstance(v, tenferro.Tensor) and v.data_ptr == a.ctypes.data
+    np.testing.assert_array_equal(np.asarray(v), a.T)
+    lst = tenferro.einsum("ii->i", [[1.0, 2.0], [3.0, 4.0]])  # numpy.asarray's copy, viewed
+    assert isinstance(lst, tenferro.Tensor)
+    np.testing.assert_array_equal(np.asarray(lst), [1.0, 4.0])
+
+
+def test_one_operand_sums_out_and_several_operands_still_copy(rng):
+    a = random_array(rng, (3, 4), np.float64)
+    sq = random_array(rng, (3, 3), np.float64)
+    for eq, x in (("ij->i", a), ("ij->", a), ("ii", sq), ("ii->", sq), ("iij->j", sq[:, :, None]),
+                  ("...j->j", a), ("...ij->ji", a[None]), ("ij->j", a)):
+        got = tenferro.einsum(eq, x)
+        assert not np.shares_memory(got, x), eq
+        # numpy 1.24 refuses an ellipsis summed away: the same sum in letters
+        np_eq = {"...j->j": "ij->j", "...ij->ji": "kij->ji"}.get(eq, eq)
+        np.testing.assert_allclose(got, np.einsum(np_eq, x), rtol=1e-12)
+    out = np.zeros((4, 3))
+    r = tenferro.einsum("ij->ji", a, out=out)  # out=: written, a copy
+    assert r is out and not np.shares_memory(out, a)
+    np.testing.assert_array_equal(out, a.T)
+    d = tenferro.einsum("ij,jk->ik", a, np.eye(4))  # several operands: a new array
+    assert not np.shares_memory(d, a)
+    e = tenferro.einsum("ij,->ji", a, np.array(1.0))  # a rearrangement of two operands
+    assert not np.shares_memory(e, a)
+    np.testing.assert_array_equal(e, a.T)
+    t = tenferro.asarray(a)
+    c = tenferro.einsum("ij->i", t)
+    assert c.data_ptr != t.data_ptr
+    ct = tenferro.contract_expression("ij->ji", a.shape)(a)  # contract_expression: a copy
+    assert not np.shares_memory(ct, a)
+    np.testing.assert_array_equal(ct, a.T)
+
+
+def test_one_operand_view_errors_as_before():
+    with pytest.raises(tenferro.InvalidArgumentError):
+        tenferro.einsum("ii->i", np.ones((2, 3)))  # a diagonal of unequal extents
+    with pytest.raises(tenferro.InvalidArgumentError):
+        tenferro.einsum("ij->jj", np.ones((2, 2)))
+    with pytest.raises(tenferro.InvalidArgumentError):
+        tenferro.einsum("ijk->kji", np.ones((2, 2)))

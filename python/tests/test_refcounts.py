@@ -90,6 +90,49 @@ def test_einsum_no_growth(ab):
     assert_no_growth(body, 5, [a, b, ta, tb, out])
 
 
+def test_one_operand_views_no_growth(ab):
+    a, _ = ab
+    sq = np.ones((3, 3))
+    ro = np.ones((3, 3))
+    ro.flags.writeable = False
+    t = tenferro.asarray(sq)
+    tr = tenferro.asarray(sq[::-1])
+    rank0 = np.array(2.0)
+
+    def body(rounds):
+        for _ in range(rounds):
+            tenferro.einsum("ij->ji", a)                  # a numpy view of the operand
+            tenferro.einsum("ii->i", sq)                  # a diagonal
+            tenferro.einsum("ii->i", ro)                  # read-only
+            tenferro.einsum("...->...", rank0)            # a numpy scalar
+            tenferro.einsum("ij->ji", t)                  # a Tensor view
+            tenferro.einsum("ii->i", tr)                  # negative strides
+            tenferro.einsum("ij->ji", memoryview(a))      # a Tensor over a buffer
+            np.asarray(tenferro.einsum("ji", t))          # a numpy array over a Tensor view
+            tenferro.einsum("ij->j", a)                   # a sum: the plan runs
+
+    assert_no_growth(body, 9, [a, sq, ro, t, tr, rank0])
+
+
+def test_one_operand_view_holds_its_operand_while_alive():
+    a = np.ones((3, 4))
+    refs = sys.getrefcount(a)
+    v = tenferro.einsum("ij->ji", a)
+    assert sys.getrefcount(a) == refs + 1  # the view's base
+    del v
+    assert sys.getrefcount(a) == refs
+    t = tenferro.asarray(np.arange(9.0).reshape(3, 3))
+    base = live()
+    d = tenferro.einsum("ii->i", t)
+    now = live()
+    assert (now["tensor"], now["storage"]) == (base["tensor"] + 1, base["storage"])  # shared
+    del t  # the view keeps the storage, and numpy's array under it
+    np.testing.assert_array_equal(np.asarray(d), [0.0, 4.0, 8.0])
+    del d
+    now = live()
+    assert (now["tensor"], now["storage"]) == (base["tensor"] - 1, base["storage"] - 1)
+
+
 def test_ops_no_growth(ab):
     a, b = ab
     t = tenferro.asarray(a)

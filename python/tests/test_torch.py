@@ -140,6 +140,20 @@ def test_einsum_on_torch_operands(dtype, rtol):
     torch.testing.assert_close(torch.from_dlpack(got), x @ y, rtol=rtol, atol=rtol)
 
 
+def test_einsum_one_operand_rearrangement_is_a_view_of_torch_memory():
+    # As for every non-numpy operand: a Tensor view over the memory torch
+    # shares through DLPack (torch.einsum returns a view too), no copy.
+    x = random_tensor((3, 4), torch.float64, 9)
+    v = tenferro.einsum("ij->ji", x)
+    assert isinstance(v, tenferro.Tensor)
+    assert v.data_ptr == x.data_ptr() and v.strides == x.t().stride()
+    d = tenferro.einsum("ii->i", x[:, :3])
+    assert d.data_ptr == x.data_ptr() and d.strides == (5,)
+    torch.testing.assert_close(torch.from_dlpack(d), torch.einsum("ii->i", x[:, :3]))
+    x[1, 1] = 42.0  # one memory
+    assert torch.from_dlpack(v)[1, 1].item() == 42.0 and torch.from_dlpack(d)[1].item() == 42.0
+
+
 def test_torch_device_memory_refused():
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device for torch")

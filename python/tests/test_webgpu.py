@@ -135,6 +135,11 @@ def test_einsum_and_ops_on_webgpu(webgpu, rng):
     d = tenferro.einsum("ij,jk->ik", ta, b)
     assert d.backend is ta.backend
     np.testing.assert_allclose(d.numpy(), a @ b, rtol=1e-5, atol=1e-5)
+    # a one-operand rearrangement on a device: computed there, no view (and
+    # no host memory to view for a numpy operand sent there)
+    for t in (tenferro.einsum("ij->ji", ta), tenferro.einsum("ij->ji", a, backend=webgpu)):
+        assert t.__dlpack_device__() == (15, 0) and t.shape == (6, 4)
+        np.testing.assert_array_equal(t.numpy(), a.T)
     s = tenferro.ops.add(ta, a)
     assert s.__dlpack_device__() == (15, 0)
     np.testing.assert_array_equal(s.numpy(), a + a)
