@@ -355,8 +355,28 @@ static tfr_status tfr_item_transpose(tfr_session *s, tfr_item *x, const int *lab
 // turned this one into a transpose with runs of a few elements
 // (gm_queen5_5_3's chains of 3^11-element products with 3 x 3 factors:
 // their multiplies 983 -> 887 ms of a 1.4 s contraction on one core).
-static tfr_status tfr_multiply_pair(tfr_session *s, const tfr_consumer *cons, const tfr_item *a,
-                                    const tfr_item *b, tfr_item *out) {
+// Elements of x that a walk of the result's labels (outer to inner) reads
+// as one contiguous run from the innermost: the product of the innermost
+// extents while x has those labels at the strides of a compact run (`as_is`),
+// or would have them once transposed into that order (!as_is).
+static int64_t tfr_item_inner_run(const tfr_item *x, int nr, const int *labels, bool as_is) {
+  const int64_t *sh = tfr_tensor_shape(x->t), *st = tfr_tensor_strides(x->t);
+  int64_t run = 1;
+  for (int j = nr - 1; j >= 0; j--) {
+    int k = tfr_find_label(x, labels[j]);
+    if (k >= 0 && sh[k] == 1) continue;
+    if (k < 0 || (as_is && st[k] != run)) break;
+    run *= sh[k];
+  }
+  return run;
+}
+
+// Short inner runs below which a multiply first transposes a large operand
+// that is not in the result's order (see tfr_multiply_pair).
+#define TFR_MULTIPLY_MIN_RUN 16
+
+static tfr_status tfr_multiply_pair(tfr_session *s, const tfr_consumer *cons, tfr_item *a,
+                                    tfr_item *b, tfr_item *out) {
   const tfr_item *big = a, *small = b;
   if (tfr_tensor_numel(b->t) > tfr_tensor_numel(a->t)) {
     big = b;
@@ -403,8 +423,27 @@ static tfr_status tfr_multiply_pair(tfr_session *s, const tfr_consumer *cons, co
     shape[j] = k >= 0 ? tfr_tensor_shape(a->t)[k]
                       : tfr_tensor_shape(b->t)[tfr_find_label(b, out->labels[j])];
   }
-  tfr_tensor *va = NULL, *vb = NULL;
   tfr_einsum_recorder *rec = p->recorder;
+  // A large operand (a quarter of the result or more) that the walk in the
+  // result's order reads in runs of a few elements is transposed into that
+  // order first: the blocked copy and a multiply of long runs beat one pass
+  // that gathers element by element (gm_queen5_5_3's products of 3^11
+  // elements in different orders: 7 GB/s in one pass).
+  int64_t onumel = 1;
+  for (int j = 0; j < nr; j++) onumel *= shape[j];
+  tfr_item *in[2] = {a, b};
+  for (int i = 0; i < 2; i++) {
+    tfr_item *x = in[i];
+    if (tfr_tensor_numel(x->t) * 4 < onumel || onumel < 4096 ||
+        tfr_item_inner_run(x, nr, out->labels, true) >= TFR_MULTIPLY_MIN_RUN ||
+        tfr_item_inner_run(x, nr, out->labels, false) < TFR_MULTIPLY_MIN_RUN)
+      continue;
+    int order[TFR_MAX_RANK], m = 0;
+    for (int j = 0; j < nr; j++)
+      if (tfr_find_label(x, out->labels[j]) >= 0) order[m++] = out->labels[j];
+    TFR_RETURN_IF_ERROR(tfr_item_transpose(s, x, order, rec));
+  }
+  tfr_tensor *va = NULL, *vb = NULL;
   double t0 = rec ? tfr_path_now() : 0;
   tfr_status st = tfr_item_broadcast_view(a, nr, out->labels, shape, &va);
   if (!st) st = tfr_item_broadcast_view(b, nr, out->labels, shape, &vb);
