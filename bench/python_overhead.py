@@ -7,12 +7,13 @@ bench/results/python.md:
    tenferro.Tensor operands);
 2. a large contraction from Python against the `tenferro contract` CLI on the
    same instance and path (examples/instances/*.json, the stored opt_flops
-   path; the CLI's median over its repeats, Python's median over as many);
+   path and the CLI's own operands; rounds alternating the two, each side's median
+   per round, the figure the median of the rounds' ratios);
 3. bytes copied for host operands in and out: the operands' and the result's
    data addresses compared (0 bytes when the memory is shared).
 
 usage: PYTHONPATH=build/python python3 bench/python_overhead.py
-           [--cli build/tenferro] [--repeat 5] [--out bench/results/python.md]
+           [--cli build/tenferro] [--repeat 40] [--rounds 7] [--out bench/results/python.md]
 Threads: OMP_NUM_THREADS as set by the caller (the CLI gets the same).
 OpenBLAS's kernels: when tenferro.blas_coretype_advice() says OpenBLAS picked
 old kernels, the script re-executes itself with OPENBLAS_CORETYPE set, as the
@@ -26,6 +27,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import timeit
 
@@ -47,6 +49,7 @@ LARGE = ["lm_batch_likelihood_brackets_4_4d", "str_matrix_chain_multiplication_1
 
 
 TINY_CALLS, TINY_ROUNDS = 2000, 40
+WARMUP = 5
 
 
 def per_call_us(fns):
@@ -76,24 +79,50 @@ def tiny_rows(rng):
 
 def cli_median_ms(cli, path, repeat):
     out = subprocess.run([cli, "contract", path, "--path", "opt_flops", "--repeat", str(repeat),
-                          "--warmup", "1"], capture_output=True, text=True, check=True).stdout
+                          "--warmup", str(WARMUP)], capture_output=True, text=True,
+                         check=True).stdout
     return float(re.search(r"median ([0-9.]+) ms", out).group(1))
 
 
-def python_median_ms(path, repeat, rng):
-    with open(path, encoding="utf-8") as f:
-        d = json.load(f)
-    ops = [rng.uniform(-1, 1, size=s) for s in d["shapes"]]
-    pairs = [tuple(p) for p in d["paths"]["opt_flops"]["path"]]
-    expr = tenferro.contract_expression(d["format_string"], *[a.shape for a in ops],
-                                        optimize=pairs)
-    expr(*ops)  # warm-up, as the CLI's --warmup 1
+def cli_operands(cli, path, workdir):
+    """The CLI's own seeded operands (`--save-inputs`), so that both sides
+    contract the same values."""
+    subprocess.run([cli, "contract", path, "--path", "opt_flops", "--save-inputs", workdir],
+                   capture_output=True, text=True, check=True)
+    files = sorted(f for f in os.listdir(workdir) if f.startswith("operand_"))
+    return [np.load(os.path.join(workdir, f)) for f in files]
+
+
+def python_median_ms(expr, ops, repeat):
+    for _ in range(WARMUP):  # as the CLI's --warmup
+        expr(*ops)
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         expr(*ops)
         times.append((time.perf_counter() - t0) * 1e3)
     return statistics.median(times)
+
+
+def large_row(cli, name, repeat, rounds):
+    """Rounds of the CLI's median and Python's median over `repeat` runs
+    each, alternating; the figure is the median of the rounds' ratios (the
+    two sides see the same load within a round)."""
+    path = os.path.join(REPO, "examples", "instances", name + ".json")
+    with open(path, encoding="utf-8") as f:
+        d = json.load(f)
+    with tempfile.TemporaryDirectory() as work:
+        ops = cli_operands(cli, path, work)
+    pairs = [tuple(p) for p in d["paths"]["opt_flops"]["path"]]
+    expr = tenferro.contract_expression(d["format_string"], *[a.shape for a in ops],
+                                        optimize=pairs)
+    clis, pys = [], []
+    for _ in range(rounds):
+        clis.append(cli_median_ms(cli, path, repeat))
+        pys.append(python_median_ms(expr, ops, repeat))
+    ratios = [p / c for p, c in zip(pys, clis)]
+    return statistics.median(clis), statistics.median(pys), statistics.median(ratios), \
+        min(ratios), max(ratios)
 
 
 def copied_bytes(rng):
@@ -113,7 +142,8 @@ def copied_bytes(rng):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cli", default=os.path.join(REPO, "build", "tenferro"))
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=40)
+    ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--out", default=os.path.join(HERE, "results", "python.md"))
     args = ap.parse_args()
     advice = tenferro.blas_coretype_advice()
@@ -128,8 +158,7 @@ def main():
              f"{os.cpu_count()} cores, OMP_NUM_THREADS={threads}, Python "
              f"{platform.python_version()}, numpy {np.__version__}, tenferro "
              f"{tenferro.__version__}; {time.strftime('%Y-%m-%d', time.gmtime())}; load average "
-             "{load} (a shared machine: the large contractions vary run to run by up to 10x; "
-             "each of their figures is the best of three medians).", "",
+             "{load}.", "",
              f"## Per-call time on tiny operands (microseconds, best of {TINY_ROUNDS} x "
              f"{TINY_CALLS} calls, numpy and tenferro taking turns)", "",
              "| expression | numpy.einsum | tenferro.einsum (numpy in/out) | ratio | "
@@ -142,25 +171,21 @@ def main():
     lines += ["", "Ratio: tenferro / numpy, below 1 means tenferro is faster. tenferro's time "
               "includes the plan cache lookup, a session, the contraction and wrapping the "
               "result.", "",
-              "## A large contraction: Python against the CLI (ms, median of "
-              f"{args.repeat} after one warm-up, the stored opt_flops path)", "",
-              "| instance | CLI | Python (contract_expression) | Python / CLI |",
-              "|---|---:|---:|---:|"]
+              "## A large contraction: Python against the CLI (the stored opt_flops path, the "
+              f"CLI's own operands; {args.rounds} rounds alternating the two, each side's median "
+              f"of {args.repeat} runs after {WARMUP} warm-ups per round; ms: the median over "
+              "rounds; ratio: the median of the rounds' ratios, and their range)", "",
+              "| instance | CLI ms | Python (contract_expression) ms | Python / CLI | "
+              "rounds' range |", "|---|---:|---:|---:|---|"]
     large = []
     if os.path.exists(args.cli):
         for name in LARGE:
-            path = os.path.join(REPO, "examples", "instances", name + ".json")
-            # Alternate the two, three times, and keep each one's best median: on
-            # a shared machine a run's median can be several times its best.
-            cli, py = float("inf"), float("inf")
-            for _ in range(3):
-                cli = min(cli, cli_median_ms(args.cli, path, args.repeat))
-                py = min(py, python_median_ms(path, args.repeat, rng))
-            large.append(py / cli)
-            lines.append(f"| {name} | {cli:.2f} | {py:.2f} | {py / cli:.3f} |")
+            cli, py, ratio, lo, hi = large_row(args.cli, name, args.repeat, args.rounds)
+            large.append(ratio)
+            lines.append(f"| {name} | {cli:.2f} | {py:.2f} | {ratio:.3f} | {lo:.3f}-{hi:.3f} |")
             print(lines[-1], flush=True)
     else:
-        lines.append(f"| (no CLI at {args.cli}) | | | |")
+        lines.append(f"| (no CLI at {args.cli}) | | | | |")
     copied, nin, nout = copied_bytes(rng)
     lines += ["", "## Bytes copied for host operands", "",
               f"numpy operands of {nin} bytes in, a result of {nout} bytes out: "
