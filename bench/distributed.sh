@@ -6,6 +6,7 @@
 #   TENFERRO  the tool (default build/tenferro); MPIRUN the launcher (default mpirun)
 #   CORES     the cores to fill (default: nproc); REPEAT timed repeats (default 3)
 #   WARMUP    untimed runs before them (default 1)
+#   SCHEDULE  the ranks' --schedule, static (default) or dynamic
 # The path is searched once (--save-path) and read by every run (--path-file),
 # so every run contracts the same slices of the same plan. Each run reports the
 # median of REPEAT timed repeats after WARMUP untimed ones. Printed per instance:
@@ -46,7 +47,7 @@ while [ $# -ge 3 ]; do
   while [ "$n" -le "$cores" ]; do
     t=$((cores / n))
     "$mpirun" --bind-to none --oversubscribe -np "$n" "$tf" contract "$inst" --path-file "$path" \
-        $common --threads "$t" > "$work/mpi.txt" 2>&1 || { cat "$work/mpi.txt"; exit 1; }
+        $common --threads "$t" --schedule "${SCHEDULE:-static}" > "$work/mpi.txt" 2>&1 || { cat "$work/mpi.txt"; exit 1; }
     tn=$(ms "$work/mpi.txt")
     r=$(grep '^ranks ' "$work/mpi.txt")
     per=$(echo "$r" | sed -n 's/.*slices per rank \([0-9-]* of [0-9]*\).*/\1/p')

@@ -50,6 +50,7 @@ LARGE = ["lm_batch_likelihood_brackets_4_4d", "str_matrix_chain_multiplication_1
 
 TINY_CALLS, TINY_ROUNDS = 2000, 40
 WARMUP = 5
+ROUND_MS = 300.0
 
 
 def per_call_us(fns):
@@ -116,6 +117,9 @@ def large_row(cli, name, repeat, rounds):
     pairs = [tuple(p) for p in d["paths"]["opt_flops"]["path"]]
     expr = tenferro.contract_expression(d["format_string"], *[a.shape for a in ops],
                                         optimize=pairs)
+    # Short contractions get more runs a round: at least ROUND_MS of each
+    # side, so that one preempted run weighs little.
+    repeat = max(repeat, int(ROUND_MS / max(cli_median_ms(cli, path, 3), 1e-3)))
     clis, pys = [], []
     for _ in range(rounds):
         clis.append(cli_median_ms(cli, path, repeat))
@@ -173,7 +177,8 @@ def main():
               "result.", "",
               "## A large contraction: Python against the CLI (the stored opt_flops path, the "
               f"CLI's own operands; {args.rounds} rounds alternating the two, each side's median "
-              f"of {args.repeat} runs after {WARMUP} warm-ups per round; ms: the median over "
+              f"of {args.repeat} runs (more for short ones: at least {ROUND_MS:.0f} ms of them) "
+              f"after {WARMUP} warm-ups per round; ms: the median over "
               "rounds; ratio: the median of the rounds' ratios, and their range)", "",
               "| instance | CLI ms | Python (contract_expression) ms | Python / CLI | "
               "rounds' range |", "|---|---:|---:|---:|---|"]
