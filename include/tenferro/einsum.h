@@ -357,6 +357,33 @@ TFR_API const int32_t *tfr_einsum_plan_path(const tfr_einsum_plan *plan);
 // plan.
 TFR_API int tfr_einsum_plan_output_shape(const tfr_einsum_plan *plan, int64_t *shape);
 
+// Whether the plan only rearranges its one operand, and how: one operand, and
+// an output that keeps each of its distinct labels once, summing none (a
+// transpose `ij->ji`, a diagonal `ii->i` or `iij->ji`, `...` moved). For
+// these numpy.einsum returns a view of the operand (numpy >= 1.10), and
+// tfr_einsum_plan_view gives one. Returns the result's rank and, when
+// axis_out is not NULL, writes axis_out[k] (room for the operand's rank):
+// the result's axis that the operand's axis k steps along (the axes of a
+// repeated label share one, their strides summed), or -1 for an extent-1
+// axis whose label is longer on another axis (broadcast: it steps along
+// nothing). Returns -1 for a NULL plan or a plan that is not such a
+// rearrangement (axis_out then holds nothing meaningful).
+TFR_API int tfr_einsum_plan_view_axes(const tfr_einsum_plan *plan, int32_t *axis_out);
+
+// The result of a plan for which tfr_einsum_plan_view_axes is not -1, as a view of
+// `operand`: no data moved, no session needed, any backend. The view shares
+// the operand's storage (writes through either show in both) and holds a
+// reference to it; the caller releases *out. A repeated label's axes become
+// one axis stepping by the sum of their strides (an empty operand's view gets
+// zero strides); the axes are in the output's order. tfr_einsum_plan_execute
+// on the same plan gives a compact copy of the same values.
+//   operand  of the shape the plan was made for, any dtype.
+// Errors (*out NULL): TFR_ERR_INVALID_ARGUMENT: NULL plan, operand or out; a
+// plan that is not a rearrangement; an operand of another shape.
+TFR_API TFR_NODISCARD tfr_status tfr_einsum_plan_view(const tfr_einsum_plan *plan,
+                                                      const tfr_tensor *operand,
+                                                      tfr_tensor **out);
+
 // ---------------------------------------------------------------------------
 // Slicing: the network is contracted once per value of the sliced labels
 // (cotengra's and tenferro-rs's "slicing"), along the plan's path, each

@@ -380,76 +380,6 @@ static PyObject *run_plan(const tfr_einsum_plan *plan, operands *ops, tfrpy_back
 // ---------------------------------------------------------------------------
 // One-operand rearrangements: views, as numpy.einsum returns them
 // ---------------------------------------------------------------------------
-// White space in a term, skipped as tfr_einsum_parse skips it.
-static bool eq_space(Py_UCS4 c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-// The labels of the term eq[from, to) (a str's code points, `kind` and
-// `data`): each label's code point, the `ell` axes of its "..." as -1, -2,
-// .. (the same numbers in the operand's term and the output's). Returns the
-// count, or -1 past `cap`.
-static int term_labels(int kind, const void *data, Py_ssize_t from, Py_ssize_t to, int ell,
-                       int32_t *labels, int cap) {
-  int n = 0;
-  for (Py_ssize_t i = from; i < to; ++i) {
-    Py_UCS4 c = PyUnicode_READ(kind, data, i);
-    if (c == '.') {  // "...": the plan saw no other '.'
-      if (n + ell > cap) return -1;
-      for (int q = 0; q < ell; ++q) labels[n++] = -1 - q;
-      i += 2;
-    } else if (!eq_space(c)) {
-      if (n == cap) return -1;
-      labels[n++] = (int32_t)c;
-    }
-  }
-  return n;
-}
-
-// Whether the one-operand string `eq` (already checked by a plan made for an
-// operand of rank `rank`) sums no label, the output naming each distinct
-// label of the operand once: then axis_out[k] is the output axis of the
-// operand's axis k (the axes of a repeated label go to one output axis: a
-// diagonal), and the output's rank is returned; else -1. The implicit output
-// is the "..." axes, then the labels in code-point order (a repeated one is
-// summed), as the library's parser has it.
-static int rearrangement(PyObject *eq, int rank, int *axis_out) {
-  int kind = PyUnicode_KIND(eq);
-  const void *data = PyUnicode_DATA(eq);
-  Py_ssize_t len = PyUnicode_GET_LENGTH(eq), arrow = len;
-  int named = 0;  // labels written in the operand's term
-  for (Py_ssize_t i = 0; i < len && arrow == len; ++i) {
-    Py_UCS4 c = PyUnicode_READ(kind, data, i);
-    if (c == '-' && i + 1 < len && PyUnicode_READ(kind, data, i + 1) == '>') arrow = i;
-    else if (c != '.' && !eq_space(c)) ++named;
-  }
-  int ell = rank - named, nout = 0;
-  int32_t in[TFR_MAX_RANK], out[TFR_MAX_RANK];
-  if (ell < 0 || term_labels(kind, data, 0, arrow, ell, in, rank) != rank) return -1;
-  if (arrow < len) {
-    nout = term_labels(kind, data, arrow + 2, len, ell, out, TFR_MAX_RANK);
-    if (nout < 0) return -1;
-  } else {
-    for (int q = 0; q < ell; ++q) out[nout++] = -1 - q;
-    for (int k = 0; k < rank; ++k) {  // insertion into out[ell..nout), sorted
-      if (in[k] < 0) continue;
-      int j = nout;
-      while (j > ell && out[j - 1] > in[k]) {
-        out[j] = out[j - 1];
-        --j;
-      }
-      if (j > ell && out[j - 1] == in[k]) return -1;  // repeated: summed
-      out[j] = in[k];
-      ++nout;
-    }
-  }
-  for (int k = 0; k < rank; ++k) {
-    axis_out[k] = -1;
-    for (int j = 0; j < nout && axis_out[k] < 0; ++j)
-      if (out[j] == in[k]) axis_out[k] = j;
-    if (axis_out[k] < 0) return -1;  // not in the output: summed
-  }
-  return nout;
-}
-
 // A numpy array without numpy's C API (numpy_fast.c): an array over the
 // Tensor view `tv` (stolen), read-only when the operand `obj` is.
 static PyObject *numpy_over_view(PyObject *tv, PyObject *obj) {
@@ -471,40 +401,29 @@ static PyObject *numpy_over_view(PyObject *tv, PyObject *obj) {
   return arr;
 }
 
-// einsum(eq, obj) without out=, as numpy.einsum (>= 1.10): when it sums no
-// label (a transpose, a diagonal), the result is a view of the operand, not a
-// copy. A numpy.ndarray gives a numpy view (writeable when the operand is;
-// numpy_fast.c); any other host operand a Tensor over its storage: a
-// Tensor's, the memory a DLPack producer (PyTorch, JAX) or a buffer shares,
-// kept alive by the storage as the operand's own tensor keeps it, or the copy
-// numpy.asarray made of a list. Returns 0 with *result, -1 with an exception,
-// 1 when the plan runs instead (a label summed, a device backend or tensor, a
-// numpy scalar).
-static int one_operand_view(PyObject *eq, PyObject *obj, const operands *ops,
+// einsum(eq, obj) without out=, as numpy.einsum (>= 1.10): when the plan
+// only rearranges its operand (tfr_einsum_plan_view_axes: a transpose, a
+// diagonal), the result is a view of the operand, not a copy. A
+// numpy.ndarray gives a numpy view (writeable when the operand is;
+// numpy_fast.c); any other host operand a Tensor over its storage
+// (tfr_einsum_plan_view): a Tensor's, the memory a DLPack producer (PyTorch,
+// JAX) or a buffer shares, kept alive by the storage as the operand's own
+// tensor keeps it, or the copy numpy.asarray made of a list. Returns 0 with
+// *result, -1 with an exception, 1 when the plan runs instead (a label
+// summed, a device backend or tensor, a numpy scalar).
+static int one_operand_view(const tfr_einsum_plan *plan, PyObject *obj, const operands *ops,
                             const tfrpy_backend *b, PyObject **result) {
   tfr_tensor *t = ops->t[0];
-  int rank = ops->ranks[0], axis_out[TFR_MAX_RANK];
+  int32_t axis_out[TFR_MAX_RANK];
   if (tfr_backend_get_kind(b->backend) != TFR_BACKEND_CPU || !tfr_tensor_is_host(t)) return 1;
-  int out_rank = rearrangement(eq, rank, axis_out);
+  int out_rank = tfr_einsum_plan_view_axes(plan, axis_out);
   if (out_rank < 0) return 1;
   if (ops->all_ndarray) {
     int r = tfrpy_numpy_view(obj, out_rank, axis_out, result);
-    if (r <= 0 || rank == 0) return r;  // a numpy scalar operand: the plan makes one
+    if (r <= 0 || ops->ranks[0] == 0) return r;  // a numpy scalar operand: the plan makes one
   }
-  int64_t shape[TFR_MAX_RANK], strides[TFR_MAX_RANK];
-  const int64_t *in_shape = tfr_tensor_shape(t), *in_strides = tfr_tensor_strides(t);
-  for (int j = 0; j < out_rank; ++j) strides[j] = 0;
-  for (int k = 0; k < rank; ++k) {  // strides within +-2^50 each: no overflow
-    shape[axis_out[k]] = in_shape[k];
-    strides[axis_out[k]] += in_strides[k];
-  }
-  // An empty diagonal reaches no element, but its summed strides (compact
-  // ones saturate) could pass the view's limit: zero, as the library's own
-  // diagonals of empty operands (src/einsum/execute.c).
-  if (out_rank < rank && tfr_tensor_numel(t) == 0)
-    for (int j = 0; j < out_rank; ++j) strides[j] = 0;
   tfr_tensor *v = NULL;
-  tfr_status st = tfr_tensor_view(t, out_rank, shape, strides, tfr_tensor_offset(t), &v);
+  tfr_status st = tfr_einsum_plan_view(plan, t, &v);
   if (st) return tfrpy_raise(st), -1;
   PyObject *tv = tfrpy_tensor_new(v, NULL);
   *result = tv && ops->all_ndarray ? numpy_over_view(tv, obj) : tv;
@@ -703,7 +622,7 @@ PyObject *tfrpy_einsum(PyObject *self, PyObject *args, PyObject *kwargs) {
     }
   }
   if (ops.n == 1 && v[3] == Py_None &&
-      one_operand_view(eq, PyTuple_GET_ITEM(args, 1), &ops, b, &result) <= 0)
+      one_operand_view(plan, PyTuple_GET_ITEM(args, 1), &ops, b, &result) <= 0)
     goto free_plan;  // a view (or its error)
   result = run_plan(plan, &ops, b, v[3]);
 free_plan:

@@ -130,7 +130,7 @@ PyObject *tfrpy_numpy_wrap(PyObject *tensor) {
   return arr;
 }
 
-int tfrpy_numpy_view(PyObject *obj, int out_rank, const int *axis_out, PyObject **out) {
+int tfrpy_numpy_view(PyObject *obj, int out_rank, const int32_t *axis_out, PyObject **out) {
   if (!capi_ready() || !PyArray_CheckExact(obj)) return 1;
   PyArrayObject *arr = (PyArrayObject *)obj;
   int nd = PyArray_NDIM(arr);
@@ -138,6 +138,7 @@ int tfrpy_numpy_view(PyObject *obj, int out_rank, const int *axis_out, PyObject 
   for (int j = 0; j < out_rank; ++j) strides[j] = 0;
   for (int k = 0; k < nd; ++k) {
     int j = axis_out[k];
+    if (j < 0) continue;  // a broadcast axis of extent 1: steps along nothing
     npy_intp s = PyArray_STRIDES(arr)[k];
     // Summed strides of a diagonal could pass npy_intp only on an empty
     // array (numpy's strides of one are not bounded by memory): copy then.
@@ -163,7 +164,7 @@ int tfrpy_numpy_view(PyObject *obj, int out_rank, const int *axis_out, PyObject 
 #else  // no numpy headers at build time
 
 int tfrpy_numpy_operand(PyObject *obj, bool writable, tfr_tensor **out) { return 1; }
-int tfrpy_numpy_view(PyObject *obj, int out_rank, const int *axis_out, PyObject **out) {
+int tfrpy_numpy_view(PyObject *obj, int out_rank, const int32_t *axis_out, PyObject **out) {
   return 1;
 }
 PyObject *tfrpy_numpy_wrap(PyObject *tensor) { return tfrpy_to_numpy(tensor); }

@@ -126,15 +126,16 @@ PyObject *tfrpy_numpy_wrap(PyObject *tensor);
 PyObject *tfrpy_numpy_result(PyObject *tensor);
 
 // A view of the numpy.ndarray `obj` (exact type) through numpy's C API, for
-// einsum's one-operand rearrangements (einsum.c): output axis j of rank
-// `out_rank` takes the extent of the operand's axes k with axis_out[k] == j
-// and the sum of their strides (a transpose; a diagonal where several axes
-// map to j). Writeable when `obj` is; its base is `obj` (numpy collapses the
+// einsum's one-operand rearrangements (einsum.c; axis_out as
+// tfr_einsum_plan_view_axes gives it): output axis j of rank `out_rank` takes
+// the extent of the operand's axes k with axis_out[k] == j and the sum of
+// their strides (a transpose; a diagonal where several axes map to j; an axis
+// with axis_out[k] == -1 is left out). Writeable when `obj` is; its base is `obj` (numpy collapses the
 // chain to the array owning the memory, as numpy.einsum's views). A rank-0
 // result is a numpy scalar, as numpy.einsum returns. 0 (done), -1 (an
 // exception) or 1 (not handled here: no C API, not an exact ndarray, strides
 // past int64).
-int tfrpy_numpy_view(PyObject *obj, int out_rank, const int *axis_out, PyObject **out);
+int tfrpy_numpy_view(PyObject *obj, int out_rank, const int32_t *axis_out, PyObject **out);
 
 // ---- dlpack.c ----
 // tenferro.from_dlpack(x): a Tensor sharing the memory of a DLPack producer.

@@ -111,6 +111,15 @@ tfr_status tfr_einsum_parse_label_list(const char *labels, int32_t **out, int *n
 tfr_status tfr_einsum_check_operands(tfr_session *session, const tfr_einsum_plan *plan,
                                      const tfr_tensor *const *operands);
 
+// The same checks without the session's.
+tfr_status tfr_einsum_check_shapes(const tfr_einsum_plan *plan, const tfr_tensor *const *operands);
+
+// tfr_einsum_plan_view_axes on an expression (axis_out may be NULL), and
+// tfr_einsum_plan_view's result once `operand` is checked against the plan.
+int tfr_einsum_view_axes(const tfr_einsum_expr *e, int32_t *axis_out);
+tfr_status tfr_einsum_view(const tfr_einsum_plan *plan, const tfr_tensor *operand,
+                           tfr_tensor **out);
+
 // Runs the plan's path on `operands` (already checked against the plan)
 // into *out. Output labels marked in `dropped` (bool[num_labels], NULL:
 // none) are absent from the result (a slice fixed them): the result has the

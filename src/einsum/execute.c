@@ -671,8 +671,53 @@ static tfr_status tfr_contract_pair(tfr_session *s, const tfr_consumer *cons, tf
   return TFR_OK;
 }
 
+int tfr_einsum_view_axes(const tfr_einsum_expr *e, int32_t *axis_out) {
+  if (e->n != 1) return -1;
+  int distinct = 0;
+  for (int k = 0; k < e->ranks[0]; k++) {
+    int l = e->labels[0][k];
+    bool seen = false;
+    for (int q = 0; q < k && !seen; q++) seen = e->labels[0][q] == l;
+    distinct += !seen;
+    // A broadcast axis (extent 1, the label longer on another axis) steps
+    // along nothing, as in tfr_item_normalise.
+    int j = -1;
+    if (!(e->shapes[0][k] == 1 && e->extent[l] != 1))
+      for (int q = 0; q < e->num_out && j < 0; q++)
+        if (e->out_labels[q] == l) j = q;
+    if (axis_out) axis_out[k] = j;
+  }
+  return distinct == e->num_out ? e->num_out : -1;
+}
+
+tfr_status tfr_einsum_view(const tfr_einsum_plan *plan, const tfr_tensor *operand,
+                           tfr_tensor **out) {
+  const tfr_einsum_expr *e = &plan->expr;
+  int32_t axis_out[TFR_MAX_RANK];
+  int nr = tfr_einsum_view_axes(e, axis_out);
+  int64_t shape[TFR_MAX_RANK], strides[TFR_MAX_RANK];
+  for (int j = 0; j < nr; j++) {
+    shape[j] = e->extent[e->out_labels[j]];
+    strides[j] = 0;
+  }
+  // Strides within +-2^50 (the view's limit) each: their sums do not
+  // overflow. An empty operand reaches no element: zero strides, as the
+  // executor's diagonals of empty operands (tfr_item_normalise).
+  if (tfr_tensor_numel(operand) > 0)
+    for (int k = 0; k < e->ranks[0]; k++)
+      if (axis_out[k] >= 0) strides[axis_out[k]] += tfr_tensor_strides(operand)[k];
+  return tfr_tensor_view(operand, nr, shape, strides, tfr_tensor_offset(operand), out);
+}
+
 tfr_status tfr_einsum_check_operands(tfr_session *session, const tfr_einsum_plan *plan,
                                      const tfr_tensor *const *operands) {
+  TFR_RETURN_IF_ERROR(tfr_einsum_check_shapes(plan, operands));
+  if (!tfr_session_backend(session))
+    return tfr_error(TFR_ERR_NO_SESSION, "einsum: the session is not active on this thread");
+  return TFR_OK;
+}
+
+tfr_status tfr_einsum_check_shapes(const tfr_einsum_plan *plan, const tfr_tensor *const *operands) {
   const tfr_einsum_expr *e = &plan->expr;
   for (int i = 0; i < e->n; i++) {
     const tfr_tensor *t = operands[i];
@@ -687,8 +732,6 @@ tfr_status tfr_einsum_check_operands(tfr_session *session, const tfr_einsum_plan
       return tfr_error(TFR_ERR_INVALID_ARGUMENT,
                        "einsum: operand %d's shape differs from the one the plan was made for", i);
   }
-  if (!tfr_session_backend(session))
-    return tfr_error(TFR_ERR_NO_SESSION, "einsum: the session is not active on this thread");
   return TFR_OK;
 }
 

@@ -19,6 +19,26 @@ tfr_status tfr_einsum_plan_execute(tfr_session *session, const tfr_einsum_plan *
   return tfr_einsum_run(session, plan, operands, NULL, out);
 }
 
+int tfr_einsum_plan_view_axes(const tfr_einsum_plan *plan, int32_t *axis_out) {
+  return plan ? tfr_einsum_view_axes(&plan->expr, axis_out) : -1;
+}
+
+tfr_status tfr_einsum_plan_view(const tfr_einsum_plan *plan, const tfr_tensor *operand,
+                                tfr_tensor **out) {
+  if (!out) return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: view: out is NULL");
+  *out = NULL;
+  if (!plan || !operand)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: view: %s is NULL",
+                     plan ? "operand" : "plan");
+  if (tfr_einsum_view_axes(&plan->expr, NULL) < 0)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "einsum: view: the plan is not a rearrangement of one operand (it has %d "
+                     "operands or sums a label); run it with tfr_einsum_plan_execute",
+                     plan->expr.n);
+  TFR_RETURN_IF_ERROR(tfr_einsum_check_shapes(plan, &operand));
+  return tfr_einsum_view(plan, operand, out);
+}
+
 tfr_status tfr_einsum_plan_profile(tfr_session *session, const tfr_einsum_plan *plan,
                                    const tfr_tensor *const *operands, tfr_einsum_profile **profile,
                                    tfr_tensor **out) {

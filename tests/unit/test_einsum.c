@@ -312,6 +312,98 @@ static void test_empty_operand_long_diagonal(void **state) {
   }
 }
 
+// tfr_einsum_plan_view_axes / tfr_einsum_plan_view: one-operand rearrangements
+// as views, checked against the plan's own execution (a compact copy) and by
+// hand, on compact, transposed and reversed operands; sums are not views.
+static void tfr_check_view(tfr_test_env *env, const char *eq, const tfr_tensor *x, int want_rank,
+                           const int32_t *want_axes) {
+  int rank = tfr_tensor_rank(x);
+  const int64_t *shape = tfr_tensor_shape(x);
+  tfr_einsum_plan *p = NULL;
+  TFR_ASSERT_OK(tfr_einsum_plan_create(eq, 1, &rank, &shape, NULL, &p));
+  int32_t axes[TFR_MAX_RANK];
+  assert_int_equal(tfr_einsum_plan_view_axes(p, axes), want_rank);
+  for (int k = 0; k < rank; k++) assert_int_equal(axes[k], want_axes[k]);
+  tfr_tensor *v = NULL, *r = NULL, *vc = NULL;
+  TFR_ASSERT_OK(tfr_einsum_plan_view(p, x, &v));
+  TFR_ASSERT_OK(tfr_einsum_plan_execute(env->session, p, (const tfr_tensor *[]){x}, &r));
+  assert_int_equal(tfr_tensor_rank(v), tfr_tensor_rank(r));
+  for (int j = 0; j < tfr_tensor_rank(r); j++)
+    assert_int_equal(tfr_tensor_shape(v)[j], tfr_tensor_shape(r)[j]);
+  TFR_ASSERT_OK(tfr_copy(env->session, v, &vc));
+  tfr_test_expect_close(vc, r, eq);
+  tfr_tensor_release(vc);
+  tfr_tensor_release(v);
+  tfr_tensor_release(r);
+  tfr_einsum_plan_release(p);
+}
+
+static void test_plan_view(void **state) {
+  tfr_test_env *env = *state;
+  tfr_tensor *a = tfr_test_random_tensor(TFR_F64, 3, (int64_t[]){4, 3, 5}, 7);
+  tfr_tensor *sq = tfr_test_random_tensor(TFR_F64, 3, (int64_t[]){4, 4, 3}, 8);
+  tfr_tensor *at = NULL, *sr = NULL;
+  TFR_ASSERT_OK(tfr_tensor_view_transpose(a, (int64_t[]){2, 0, 1}, &at));  // [5, 4, 3]
+  TFR_ASSERT_OK(tfr_tensor_view_reverse(sq, 1, (int64_t[]){1}, &sr));      // [4, 4, 3]
+  tfr_check_view(env, "ijk->kij", a, 3, (int32_t[]){1, 2, 0});
+  tfr_check_view(env, "ijk->kij", at, 3, (int32_t[]){1, 2, 0});
+  tfr_check_view(env, "ijk", a, 3, (int32_t[]){0, 1, 2});
+  tfr_check_view(env, "...k->k...", a, 3, (int32_t[]){1, 2, 0});
+  tfr_check_view(env, "iij->ji", sq, 2, (int32_t[]){1, 1, 0});
+  tfr_check_view(env, "iij->ji", sr, 2, (int32_t[]){1, 1, 0});
+  tfr_check_view(env, "iij->ij", sr, 2, (int32_t[]){0, 0, 1});
+  // By hand: the diagonal of a reversed operand, d[i][j] = sq[i][3 - i][j].
+  int rank = 3;
+  const int64_t *shape = tfr_tensor_shape(sr);
+  tfr_einsum_plan *p = NULL;
+  TFR_ASSERT_OK(tfr_einsum_plan_create("iij->ij", 1, &rank, &shape, NULL, &p));
+  tfr_tensor *d = NULL, *dc = NULL;
+  TFR_ASSERT_OK(tfr_einsum_plan_view(p, sr, &d));
+  TFR_ASSERT_OK(tfr_copy(env->session, d, &dc));
+  double sv[48], dv[12];
+  TFR_ASSERT_OK(tfr_tensor_read(sq, sv, sizeof sv));
+  TFR_ASSERT_OK(tfr_tensor_read(dc, dv, sizeof dv));
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 3; j++) assert_true(dv[i * 3 + j] == sv[(i * 4 + (3 - i)) * 3 + j]);
+  // The view shares the operand's memory: a write to sq[2][1][0] shows as d[2][0].
+  void *sp = NULL, *dp = NULL;
+  TFR_ASSERT_OK(tfr_tensor_host_data(sq, &sp));
+  TFR_ASSERT_OK(tfr_tensor_host_data(d, &dp));
+  ((double *)sp)[(2 * 4 + 1) * 3] = 42.0;
+  const int64_t *ds = tfr_tensor_strides(d);
+  assert_true(((double *)dp)[2 * ds[0]] == 42.0);
+  // Errors: not a view (a sum; two operands), another shape, NULL arguments.
+  tfr_tensor *v = NULL;
+  TFR_ASSERT_ERROR(tfr_einsum_plan_view(p, a, &v), TFR_ERR_INVALID_ARGUMENT, "shape differs");
+  assert_null(v);
+  TFR_ASSERT_ERROR(tfr_einsum_plan_view(NULL, a, &v), TFR_ERR_INVALID_ARGUMENT, "plan is NULL");
+  TFR_ASSERT_ERROR(tfr_einsum_plan_view(p, NULL, &v), TFR_ERR_INVALID_ARGUMENT, "operand is NULL");
+  TFR_ASSERT_ERROR(tfr_einsum_plan_view(p, a, NULL), TFR_ERR_INVALID_ARGUMENT, "out is NULL");
+  tfr_einsum_plan_release(p);
+  TFR_ASSERT_OK(tfr_einsum_plan_create("iij->j", 1, &rank, &shape, NULL, &p));
+  assert_int_equal(tfr_einsum_plan_view_axes(p, NULL), -1);
+  TFR_ASSERT_ERROR(tfr_einsum_plan_view(p, sr, &v), TFR_ERR_INVALID_ARGUMENT, "not a rearrangement");
+  tfr_einsum_plan_release(p);
+  int ranks[2] = {3, 3};
+  const int64_t *shapes[2] = {shape, shape};
+  TFR_ASSERT_OK(tfr_einsum_plan_create("ijk,ijk->ijk", 2, ranks, shapes, NULL, &p));
+  assert_int_equal(tfr_einsum_plan_view_axes(p, NULL), -1);
+  tfr_einsum_plan_release(p);
+  assert_int_equal(tfr_einsum_plan_view_axes(NULL, NULL), -1);
+  // An empty operand: zero strides, the right shape.
+  tfr_tensor *e = NULL;
+  TFR_ASSERT_OK(tfr_tensor_zeros_host(TFR_F32, 3, (int64_t[]){0, 0, 2}, &e));
+  shape = tfr_tensor_shape(e);
+  TFR_ASSERT_OK(tfr_einsum_plan_create("iij->ji", 1, &rank, &shape, NULL, &p));
+  TFR_ASSERT_OK(tfr_einsum_plan_view(p, e, &v));
+  assert_int_equal(tfr_tensor_shape(v)[0], 2);
+  assert_int_equal(tfr_tensor_shape(v)[1], 0);
+  assert_int_equal(tfr_tensor_strides(v)[0], 0);
+  tfr_einsum_plan_release(p);
+  tfr_tensor *objs[] = {a, sq, at, sr, d, dc, e, v};
+  for (int i = 0; i < 8; i++) tfr_tensor_release(objs[i]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_numpy_random_expressions),
@@ -321,6 +413,7 @@ int main(void) {
       cmocka_unit_test(test_integer_labels),
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_empty_operand_long_diagonal),
+      cmocka_unit_test(test_plan_view),
   };
   return cmocka_run_group_tests(tests, tfr_test_setup_cpu, tfr_test_teardown_cpu);
 }
