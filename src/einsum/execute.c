@@ -354,7 +354,8 @@ static tfr_status tfr_item_transpose(tfr_session *s, tfr_item *x, const int *lab
 // is (tfr_consumer_streams): sorting it for that multiply bought nothing and
 // turned this one into a transpose with runs of a few elements
 // (gm_queen5_5_3's chains of 3^11-element products with 3 x 3 factors:
-// their multiplies 983 -> 887 ms of a 1.4 s contraction on one core).
+// their multiplies 983 -> 887 ms of a 1.4 s contraction on one core; 1.1 s
+// -> 0.76 s at 4 threads on the GPU machine). On the cpu only (below).
 // Elements of x that a walk of the result's labels (outer to inner) reads
 // as one contiguous run from the innermost: the product of the innermost
 // extents while x has those labels at the strides of a compact run (`as_is`),
@@ -400,7 +401,11 @@ static tfr_status tfr_multiply_pair(tfr_session *s, const tfr_consumer *cons, tf
     numel *= ka >= 0 ? tfr_tensor_shape(a->t)[ka]
                      : tfr_tensor_shape(b->t)[tfr_find_label(b, out->labels[k])];
   }
-  bool streams = tfr_consumer_streams(cons, numel);
+  // Both layout rules below are the cpu's: on webgpu they made
+  // gm_queen5_5_3 slower (H200: 10.0 -> 12.3 ms with the first alone), a
+  // GPU's threads reading short runs well.
+  bool cpu = tfr_backend_get_kind(tfr_session_backend(s)) == TFR_BACKEND_CPU;
+  bool streams = cpu && tfr_consumer_streams(cons, numel);
   for (int j = 0; j < nr; j++) {
     int l = out->labels[j];
     if (streams) {
@@ -432,7 +437,7 @@ static tfr_status tfr_multiply_pair(tfr_session *s, const tfr_consumer *cons, tf
   int64_t onumel = 1;
   for (int j = 0; j < nr; j++) onumel *= shape[j];
   tfr_item *in[2] = {a, b};
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; cpu && i < 2; i++) {
     tfr_item *x = in[i];
     if (tfr_tensor_numel(x->t) * 4 < onumel || onumel < 4096 ||
         tfr_item_inner_run(x, nr, out->labels, true) >= TFR_MULTIPLY_MIN_RUN ||
