@@ -15,14 +15,14 @@
 //     analytic functions (exp, log, sin, pow, ...). Reductions on f64: add,
 //     multiply, maximum, minimum (the combiners the registry has for f64);
 //     on i64/u64 every op and combiner the registry has for them;
-//   * dot_general (dot.c): f32, i32, c64, f64;
+//   * dot_general (dot.c): f32, i32, c64, f64, i64, u64;
 //   * reduce_precision (copy.c): f32, f64 (on the bits);
 //   * data movement (copy, transpose, slice, pad, ..., tril/triu by element
 //     size in structural.c), gather and scatter with `replace`
 //     (gather_scatter.c): every dtype, since they move bits; scatter's
 //     add/multiply/maximum/minimum also on f64 (common/f64.wgsl, in the
 //     cpu's order: bit for bit), i64 and u64 (32-bit words).
-// No c128 or narrow dtype computes yet; dot_general has no i64/u64 kernel.
+// No c128 or narrow dtype computes yet.
 #include "webgpu/capability.h"
 
 #include "core/op_registry.h"
@@ -46,7 +46,9 @@ bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
     case TFR_WGPU_CONVERT:
     case TFR_WGPU_REDUCE:
     case TFR_WGPU_IOTA: return tfr_wgpu_is_value_type(dt);
-    case TFR_WGPU_DOT: return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_C64 || dt == TFR_F64;
+    case TFR_WGPU_DOT:
+      return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_C64 || dt == TFR_F64 || dt == TFR_I64 ||
+             dt == TFR_U64;
     case TFR_WGPU_REDUCE_PRECISION: return dt == TFR_F32 || dt == TFR_F64;
     case TFR_WGPU_TRIANGLE:
     case TFR_WGPU_SCATTER_REPLACE: return true;  // bits, by element size

@@ -17,8 +17,9 @@
 // reversed and broadcast (stride 0) views. convert between i64 / u64 and
 // f32, f64, i32, bool, c64 and each other (float sources: saturation, NaN,
 // halves, values around 2^63 and 2^64), reductions (every combiner, several
-// layouts, twice: the same bits), iota, a fused plan and the scatter
-// combiners are compared with the cpu the same way.
+// layouts, twice: the same bits), iota, a fused plan and dot_general (plain
+// and accumulating, wrapping) are compared with the cpu the same way (the
+// scatter combiners: test_webgpu_indexing.c).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,59 +156,17 @@ static void i64_operands(int64_t n, bool pairs, uint64_t seed, uint64_t *a, uint
 // Comparing
 // ---------------------------------------------------------------------------
 
-// cpu and webgpu results (host tensors) bit for bit. Float results (convert
-// to f32, f64, c64) have no NaN here, so bits are compared as they are.
+// cpu and webgpu results bit for bit (tfr_test_compare_bits; float results
+// of convert have no NaN here).
 static void i64_compare(const tfr_tensor *want, const tfr_tensor *got, const uint64_t *a,
                         const uint64_t *b, const char *what, int64_t *compared) {
-  tfr_dtype dt = tfr_tensor_dtype(want);
-  assert_int_equal(dt, tfr_tensor_dtype(got));
-  int64_t n = tfr_tensor_numel(want);
-  assert_int_equal(n, tfr_tensor_numel(got));
-  size_t es = tfr_dtype_size(dt), nb = (size_t)n * es;
-  unsigned char *x = malloc(nb + 1), *y = malloc(nb + 1);
-  assert_true(x && y);
-  TFR_ASSERT_OK(tfr_tensor_read(want, x, nb + 1));
-  TFR_ASSERT_OK(tfr_tensor_read(got, y, nb + 1));
-  int64_t bad = 0;
-  for (int64_t i = 0; i < n; i++) {
-    (*compared)++;
-    if (memcmp(x + (size_t)i * es, y + (size_t)i * es, es) == 0) continue;
-    if (++bad <= 4) {
-      uint64_t u = 0, v = 0;
-      memcpy(&u, x + (size_t)i * es, es < 8 ? es : 8);
-      memcpy(&v, y + (size_t)i * es, es < 8 ? es : 8);
-      I64_FAIL("%s: element %lld: a 0x%016llx, b 0x%016llx: cpu 0x%llx, webgpu 0x%llx", what,
-               (long long)i, (unsigned long long)(a ? a[i] : 0), (unsigned long long)(b ? b[i] : 0),
-               (unsigned long long)u, (unsigned long long)v);
-    }
-  }
-  if (bad > 4) I64_FAIL("%s: %lld mismatching values in all", what, (long long)bad);
-  free(x);
-  free(y);
+  tfr_test_bit_counts cnt = {0};
+  i64_failures += tfr_test_compare_bits(want, got, a, b, what, &cnt);
+  *compared += cnt.compared;
 }
 
-// A host tensor [n] of dtype dt from the words v: 8-byte dtypes take them as
-// they are, 4-byte ones the low word, bool bit 0, c64 the two words as f32
-// parts.
-static tfr_tensor *i64_host(tfr_dtype dt, int64_t n, const uint64_t *v) {
-  size_t es = tfr_dtype_size(dt);
-  unsigned char *buf = malloc((size_t)n * es + 1);
-  assert_non_null(buf);
-  for (int64_t i = 0; i < n; i++) {
-    unsigned char *p = buf + (size_t)i * es;
-    if (dt == TFR_BOOL) {
-      p[0] = (unsigned char)(v[i] & 1);
-    } else if (es == 8) {
-      memcpy(p, &v[i], 8);
-    } else {
-      uint32_t w = (uint32_t)v[i];
-      memcpy(p, &w, 4);
-    }
-  }
-  tfr_tensor *t = tfr_test_tensor(dt, 1, &n, buf);
-  free(buf);
-  return t;
-}
+// A host tensor [n] of dtype dt from the words v (tfr_test_words_tensor).
+#define i64_host tfr_test_words_tensor
 
 // ---------------------------------------------------------------------------
 // Elementwise ops and convert
@@ -222,8 +181,9 @@ typedef struct i64_case {
   const char *name;
 } i64_case;
 
-static tfr_status i64_run(tfr_session *s, const i64_case *c, tfr_tensor *const *in,
+static tfr_status i64_run(const void *ctx, tfr_session *s, tfr_tensor *const *in,
                           tfr_tensor **out) {
+  const i64_case *c = ctx;
   switch (c->family) {
     case F_UNARY: return tfr_unary(s, (tfr_unary_op)c->op, in[0], out);
     case F_BINARY: return tfr_binary(s, (tfr_binary_op)c->op, in[0], in[1], out);
@@ -265,6 +225,21 @@ static uint64_t i64_float_source(uint64_t *st, int64_t i) {
   return u;
 }
 
+typedef struct i64_piece_ctx {
+  const i64_case *c;
+  const uint64_t *a, *b;
+  int64_t *compared;
+  int pieces;
+} i64_piece_ctx;
+
+static void i64_piece(void *ctx, const tfr_tensor *want, const tfr_tensor *got, int64_t lo,
+                      int piece) {
+  const i64_piece_ctx *pc = ctx;
+  char what[128];
+  snprintf(what, sizeof what, "%s (call %d of %d)", pc->c->name, piece + 1, pc->pieces);
+  i64_compare(want, got, pc->a + lo, pc->b + lo, what, pc->compared);
+}
+
 // Runs case c over n operand pairs from `seed` on both backends, the
 // webgpu run split into `pieces` calls on consecutive ranges, and compares.
 static void i64_check(const i64_case *c, int64_t n, int pieces, uint64_t seed, int64_t *compared) {
@@ -304,44 +279,11 @@ static void i64_check(const i64_case *c, int64_t n, int pieces, uint64_t seed, i
   const uint64_t *vals[3] = {a, b, m};
   tfr_tensor *host[3] = {NULL, NULL, NULL};
   for (int i = 0; i < nin; i++) host[i] = i64_host(in_dt[i], n, vals[i]);
-  tfr_tensor *want = NULL, *got[I64_DISPATCHES + 1] = {NULL};
-  assert_true(pieces <= I64_DISPATCHES + 1);
-  tfr_session *s = tfr_test_begin(tfr_test_cpu);
-  if (i64_run(s, c, host, &want)) fail_msg("%s on cpu: %s", c->name, tfr_last_error_message());
-  tfr_test_end(s);
-  s = tfr_test_begin(tfr_test_gpu);
-  tfr_tensor *dev[3] = {NULL, NULL, NULL};
-  for (int i = 0; i < nin; i++) dev[i] = tfr_test_upload(s, host[i]);
-  bool broken = false;
-  for (int p = 0; p < pieces && !broken; p++) {
-    int64_t lo = n * p / pieces, hi = n * (p + 1) / pieces, len = hi - lo, one = 1;
-    tfr_tensor *view[3] = {NULL, NULL, NULL}, *out = NULL;
-    for (int i = 0; i < nin; i++) TFR_ASSERT_OK(tfr_tensor_view(dev[i], 1, &len, &one, lo, &view[i]));
-    tfr_status st1 = i64_run(s, c, view, &out);
-    if (st1) {
-      I64_FAIL("%s on webgpu: %s: %s", c->name, tfr_status_string(st1), tfr_last_error_message());
-      broken = true;
-    } else {
-      got[p] = tfr_test_download(s, out);
-    }
-    tfr_tensor_release(out);
-    for (int i = 0; i < nin; i++) tfr_tensor_release(view[i]);
-  }
-  for (int i = 0; i < nin; i++) tfr_tensor_release(dev[i]);
-  tfr_test_end(s);
-  if (!broken) {
-    for (int p = 0; p < pieces; p++) {
-      int64_t lo = n * p / pieces, hi = n * (p + 1) / pieces, len = hi - lo, one = 1;
-      tfr_tensor *wv = NULL;
-      TFR_ASSERT_OK(tfr_tensor_view(want, 1, &len, &one, lo, &wv));
-      char what[128];
-      snprintf(what, sizeof what, "%s (call %d of %d)", c->name, p + 1, pieces);
-      i64_compare(wv, got[p], a + lo, b + lo, what, compared);
-      tfr_tensor_release(wv);
-    }
-  }
-  for (int p = 0; p < pieces; p++) tfr_tensor_release(got[p]);
-  tfr_tensor_release(want);
+  i64_piece_ctx pc = {c, a, b, compared, pieces};
+  char err[512];
+  tfr_status st1 = tfr_test_cpu_vs_gpu(i64_run, c, host, nin, n, pieces, i64_piece, &pc, err,
+                                       sizeof err);
+  if (st1) I64_FAIL("%s on webgpu: %s: %s", c->name, tfr_status_string(st1), err);
   for (int i = 0; i < nin; i++) tfr_tensor_release(host[i]);
   free(a);
   free(b);
@@ -650,6 +592,87 @@ static void test_fusion(void **state) {
   if (i64_failures) fail_msg("%d mismatches (see above)", i64_failures);
 }
 
+// ---------------------------------------------------------------------------
+// dot_general
+// ---------------------------------------------------------------------------
+
+// Batched products of raw 64-bit values (wrapping) through transposed and
+// reversed views, plain and accumulating (alpha, beta full-range), against
+// the cpu bit for bit.
+static void test_dot_general(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  static const int64_t shapes[][4] = {{1, 1, 1, 1}, {1, 7, 5, 3},  {1, 33, 17, 64}, {1, 1, 300, 50},
+                                      {3, 5, 4, 6}, {4, 9, 8, 31}, {1, 6, 7, 0},    {2, 20, 30, 200}};
+  i64_failures = 0;
+  int64_t compared = 0;
+  for (int d = 0; d < 2; d++) {
+    tfr_dtype dt = d ? TFR_U64 : TFR_I64;
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+      int64_t nb = shapes[t][0], m = shapes[t][1], n = shapes[t][2], k = shapes[t][3];
+      bool tl = t % 2 == 1, rr = t % 3 == 2;
+      // lhs [nb, m, k] (stored [nb, k, m] when tl), rhs [nb, k, n].
+      int64_t ls[3] = {nb, tl ? k : m, tl ? m : k}, rs[3] = {nb, k, n}, os[3] = {nb, m, n};
+      int64_t nl = nb * m * k, nr = nb * k * n, no = nb * m * n;
+      uint64_t *lv = malloc((size_t)(nl + 1) * 8), *rv = malloc((size_t)(nr + 1) * 8),
+               *iv = malloc((size_t)(no + 1) * 8);
+      assert_true(lv && rv && iv);
+      uint64_t st = 3100 + t + 50 * (uint64_t)d;
+      uint64_t unused;
+      for (int64_t i = 0; i < nl; i++) i64_random_pair(&st, i, &lv[i], &unused);
+      for (int64_t i = 0; i < nr; i++) i64_random_pair(&st, i + 3, &rv[i], &unused);
+      for (int64_t i = 0; i < no; i++) iv[i] = tfr_test_rand_u64(&st);
+      tfr_tensor *hl = tfr_test_tensor(dt, 3, ls, lv), *hr = tfr_test_tensor(dt, 3, rs, rv);
+      tfr_tensor *hi = tfr_test_tensor(dt, 3, os, iv);
+      int64_t lb = ls[1] * ls[2], lm = tl ? 1 : k, lk = tl ? m : 1;
+      int64_t rn = rr ? -1 : 1, roff = rr ? n - 1 : 0;
+      int64_t bd = 0, lc = 2, rc = 1;
+      tfr_dot_config cfg = {1, &bd, &bd, 1, &lc, &rc, false, false};
+      uint64_t alpha = UINT64_C(0x9e3779b97f4a7c15), beta = (uint64_t)-3;
+      tfr_tensor *res[2][2] = {{NULL, NULL}, {NULL, NULL}};
+      for (int pass = 0; pass < 2; pass++) {
+        tfr_session *s = tfr_test_begin(pass ? tfr_test_gpu : tfr_test_cpu);
+        tfr_tensor *l = pass ? tfr_test_upload(s, hl) : (tfr_tensor_retain(hl), hl);
+        tfr_tensor *r = pass ? tfr_test_upload(s, hr) : (tfr_tensor_retain(hr), hr);
+        tfr_tensor *acc = pass ? tfr_test_upload(s, hi) : NULL;
+        if (!pass) TFR_ASSERT_OK(tfr_tensor_from_host(dt, 3, os, iv, &acc));
+        tfr_tensor *lview = NULL, *rview = NULL, *out = NULL;
+        int64_t lshape[3] = {nb, m, k}, lst[3] = {lb, lm, lk};
+        int64_t rshape[3] = {nb, k, n}, rst[3] = {k * n, n, rn};
+        TFR_ASSERT_OK(tfr_tensor_view(l, 3, lshape, lst, 0, &lview));
+        TFR_ASSERT_OK(tfr_tensor_view(r, 3, rshape, rst, roff, &rview));
+        if (tfr_dot_general(s, lview, rview, &cfg, &out) ||
+            tfr_dot_general_accumulate(s, lview, rview, &cfg, &alpha, &beta, acc))
+          fail_msg("dot %zu on %s: %s", t, pass ? "webgpu" : "cpu", tfr_last_error_message());
+        if (pass) {
+          res[1][0] = tfr_test_download(s, out);
+          res[1][1] = tfr_test_download(s, acc);
+          tfr_tensor_release(out);
+          tfr_tensor_release(acc);
+        } else {
+          res[0][0] = out;
+          res[0][1] = acc;
+        }
+        tfr_test_end(s);
+        tfr_tensor_release(lview);
+        tfr_tensor_release(rview);
+        tfr_tensor_release(l);
+        tfr_tensor_release(r);
+      }
+      char what[96];
+      snprintf(what, sizeof what, "dot_general %s %zu", tfr_dtype_name(dt), t);
+      i64_compare(res[0][0], res[1][0], NULL, NULL, what, &compared);
+      snprintf(what, sizeof what, "dot_general_accumulate %s %zu", tfr_dtype_name(dt), t);
+      i64_compare(res[0][1], res[1][1], NULL, NULL, what, &compared);
+      tfr_tensor *objs[] = {hl, hr, hi, res[0][0], res[0][1], res[1][0], res[1][1]};
+      for (int i = 0; i < 7; i++) tfr_tensor_release(objs[i]);
+      free(lv), free(rv), free(iv);
+    }
+  }
+  print_message("  dot_general: %lld values compared\n", (long long)compared);
+  if (i64_failures) fail_msg("%d mismatches (see above)", i64_failures);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_binary, tfr_test_teardown_session),
@@ -659,6 +682,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_views, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_reduce, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_fusion, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_dot_general, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);
 }

@@ -255,6 +255,11 @@ fn tfr_u64_clamp(lo: vec2<u32>, x: vec2<u32>, hi: vec2<u32>) -> vec2<u32> {
   return tfr_u64_min(tfr_u64_max(x, lo), hi);
 }
 
+// a * b + c, wrapping (i64 and u64 alike): dot_general's step.
+fn tfr_u64_mul_add(a: vec2<u32>, b: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
+  return tfr_u64_add(tfr_u64_mul_lo(a, b), c);
+}
+
 fn tfr_u64_popcnt(a: vec2<u32>) -> vec2<u32> {
   return vec2<u32>(countOneBits(a.x) + countOneBits(a.y), 0u);
 }
