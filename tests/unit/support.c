@@ -486,3 +486,26 @@ int tfr_test_compare_bits(const tfr_tensor *want, const tfr_tensor *got, const u
   free(y);
   return lines;
 }
+
+void tfr_test_fusion_cpu_vs_gpu(const tfr_fusion_plan *p, tfr_tensor *const *host, int nin,
+                                int nout, tfr_tensor **want, tfr_tensor **got) {
+  assert_true(nin <= 16 && nout <= 16);
+  for (int pass = 0; pass < 2; pass++) {
+    tfr_session *s = tfr_test_begin(pass ? tfr_test_gpu : tfr_test_cpu);
+    tfr_tensor *in[16], *out[16] = {NULL};
+    for (int i = 0; i < nin; i++)
+      in[i] = pass ? tfr_test_upload(s, host[i]) : (tfr_tensor_retain(host[i]), host[i]);
+    if (tfr_fusion_execute(s, p, (const tfr_tensor *const *)in, out))
+      fail_msg("fusion on %s: %s", pass ? "webgpu" : "cpu", tfr_last_error_message());
+    for (int o = 0; o < nout; o++) {
+      if (pass) {
+        got[o] = tfr_test_download(s, out[o]);
+        tfr_tensor_release(out[o]);
+      } else {
+        want[o] = out[o];
+      }
+    }
+    tfr_test_end(s);
+    for (int i = 0; i < nin; i++) tfr_tensor_release(in[i]);
+  }
+}

@@ -144,6 +144,13 @@ tfr_status tfr_test_cpu_vs_gpu(tfr_test_op_fn run, const void *run_ctx, tfr_tens
                                int nin, int64_t n, int pieces, tfr_test_piece_fn compare,
                                void *compare_ctx, char *err, size_t errcap);
 
+// Runs fusion plan p on the cpu over the host inputs (nin of them) and on
+// webgpu over their uploads (failing the test if either fails): want[o] (cpu)
+// and got[o] (webgpu, downloaded) receive the nout outputs, for the caller to
+// release.
+void tfr_test_fusion_cpu_vs_gpu(const tfr_fusion_plan *p, tfr_tensor *const *host, int nin,
+                                int nout, tfr_tensor **want, tfr_tensor **got);
+
 // Whether the webgpu device flushes f32 subnormals to zero (WGSL allows it;
 // the H200 does, lavapipe does not): probed once, through tfr_multiply
 // (FLT_MIN * 0.5, a subnormal result) and tfr_add (2^-149 + 0, a subnormal

@@ -558,24 +558,7 @@ static void test_fusion(void **state) {
   int outs[5] = {abc, gt, sel, cl, ud};
   for (int o = 0; o < 5; o++) TFR_ASSERT_OK(tfr_fusion_plan_output(p, outs[o]));
   tfr_tensor *want[5] = {NULL}, *got[5] = {NULL};
-  for (int pass = 0; pass < 2; pass++) {
-    tfr_session *s = tfr_test_begin(pass ? tfr_test_gpu : tfr_test_cpu);
-    tfr_tensor *in[4];
-    for (int i = 0; i < 4; i++) in[i] = pass ? tfr_test_upload(s, h[i]) : (tfr_tensor_retain(h[i]), h[i]);
-    tfr_tensor *out[5] = {NULL};
-    if (tfr_fusion_execute(s, p, (const tfr_tensor *const *)in, out))
-      fail_msg("fusion on %s: %s", pass ? "webgpu" : "cpu", tfr_last_error_message());
-    for (int o = 0; o < 5; o++) {
-      if (pass) {
-        got[o] = tfr_test_download(s, out[o]);
-        tfr_tensor_release(out[o]);
-      } else {
-        want[o] = out[o];
-      }
-    }
-    tfr_test_end(s);
-    for (int i = 0; i < 4; i++) tfr_tensor_release(in[i]);
-  }
+  tfr_test_fusion_cpu_vs_gpu(p, h, 4, 5, want, got);
   i64_failures = 0;
   int64_t compared = 0;
   static const char *const names[5] = {"fusion a * b + c", "fusion q > a", "fusion select",
