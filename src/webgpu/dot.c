@@ -1,6 +1,7 @@
-// dot_general on the webgpu backend: f32, i32 and c64 (vec2<f32>), and f64
-// in software (dot_f64.wgsl: one invocation per output, a chain of correctly
-// rounded fmas in k order; the mapping below, without the GEMM's tiles).
+// dot_general on the webgpu backend: f32, i32 and c64 (vec2<f32>), and f64,
+// i64 and u64 in software (dot_f64.wgsl: one invocation per output, a chain
+// of correctly rounded fmas in k order, or of wrapping a * b + acc; the
+// mapping below, without the GEMM's tiles).
 //
 // A dot_general is one batched GEMM C[b][m, n] = sum_k A[b][m, k] B[b][k, n]
 // once its axis groups merge: lhs free axes into M, contracting axes into K
@@ -916,7 +917,7 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
   for (int i = 0; i < d->nlhs_free; i++) M *= d->lhs->shape[d->lhs_free[i]];
   for (int i = 0; i < d->nrhs_free; i++) N *= d->rhs->shape[d->rhs_free[i]];
   // f64, i64, u64: one kernel for every shape, operands in place.
-  bool f64 = tfr_wgsl_type_of(d->dtype)->emulated;
+  bool soft64 = tfr_wgsl_type_of(d->dtype)->emulated;
   bool gemv = !no_dot && (M == 1 || N == 1);
 
   if (!no_dot) {
@@ -932,7 +933,7 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
               : tfr_dot_merge_axes(w.nrhs_free, w.rhs_free, t->shape, t->strides, &fe, &fs) &&
                     tfr_dot_merge_axes(w.ncontract, w.rhs_contract, t->shape, t->strides, &ke,
                                        &ks);
-      if (merged && (gemv || f64 || tfr_dot_coalesced(fe, fs, ke, ks))) continue;
+      if (merged && (gemv || soft64 || tfr_dot_coalesced(fe, fs, ke, ks))) continue;
       st = tfr_dot_pack(base, &w, side, &packed[side]);
       if (!st) tfr_dot_use_packed(&w, side, packed[side]);
     }
@@ -968,7 +969,8 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
       int64_t four = 4;
       st = tfr_tensor_alloc(base, d->dtype, 1, &four, true, &dummy);
       if (!st)
-        st = f64 ? tfr_dot_run_f64(b, d, &p, dummy, epi) : tfr_dot_run_gemm(b, d, ty, &p, dummy, epi);
+        st = soft64 ? tfr_dot_run_f64(b, d, &p, dummy, epi)
+                    : tfr_dot_run_gemm(b, d, ty, &p, dummy, epi);
     } else {
       int64_t e;
       p.a = w.lhs, p.b = w.rhs;
@@ -976,7 +978,7 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
       tfr_dot_merge_axes(w.ncontract, w.lhs_contract, w.lhs->shape, w.lhs->strides, &e, &p.sak);
       tfr_dot_merge_axes(w.ncontract, w.rhs_contract, w.rhs->shape, w.rhs->strides, &e, &p.sbk);
       tfr_dot_merge_axes(w.nrhs_free, w.rhs_free, w.rhs->shape, w.rhs->strides, &e, &p.sbn);
-      st = f64    ? tfr_dot_run_f64(b, d, &p, NULL, epi)
+      st = soft64 ? tfr_dot_run_f64(b, d, &p, NULL, epi)
            : gemv ? tfr_dot_run_gemv(b, d, ty, &p, epi)
                   : tfr_dot_run_gemm(b, d, ty, &p, NULL, epi);
     }

@@ -36,7 +36,8 @@
 // EW_ULP_T_POW eps of the element's larger part instead.
 #define EW_ULP_T_POW 64.0
 
-static const tfr_dtype ew_dtypes[] = {TFR_F32, TFR_I32, TFR_BOOL, TFR_C64, TFR_F64};
+static const tfr_dtype ew_dtypes[] = {TFR_F32, TFR_I32, TFR_BOOL, TFR_C64,
+                                      TFR_F64, TFR_I64, TFR_U64};
 
 // Mismatches are counted and the first few of each comparison printed, so
 // that one run reports every failing (op, dtype, layout); each test fails at
@@ -140,7 +141,7 @@ static bool ew_f64_has(const ew_case *c) {
 // "function" class; everything else is exact (every f64 op webgpu has).
 // 0 exact, 1 an analytic function, 2 complex power (ew_compare).
 static int ew_is_function(const ew_case *c) {
-  if (c->dtype == TFR_F64) return 0;
+  if (c->dtype == TFR_F64 || c->dtype == TFR_I64 || c->dtype == TFR_U64) return 0;
   if (c->family == EW_UNARY) {
     switch (c->op) {
       case TFR_NEGATE: case TFR_CONJ: case TFR_NOT: case TFR_FLOOR: case TFR_CEIL:
@@ -396,14 +397,16 @@ static void ew_compare(const tfr_tensor *want, const tfr_tensor *got, int functi
         EW_FAIL("%s: element %lld: cpu 0x%016llx, webgpu 0x%016llx", what, (long long)i,
                 (unsigned long long)ua, (unsigned long long)ub);
     }
-  } else if (dt == TFR_BOOL || dt == TFR_I32) {
+  } else if (dt == TFR_BOOL || dt == TFR_I32 || dt == TFR_I64 || dt == TFR_U64) {
     for (int64_t i = 0; i < n; i++) {
       size_t es = tfr_dtype_size(dt);
       if (memcmp(a + i * es, b + i * es, es) != 0) {
-        int32_t x = 0, y = 0;
+        int64_t x = 0, y = 0;  // i32 shown as its unsigned pattern
         memcpy(&x, a + i * es, es);
         memcpy(&y, b + i * es, es);
-        if (++shown <= 3) EW_FAIL("%s: element %lld: cpu %d, webgpu %d", what, (long long)i, x, y);
+        if (++shown <= 3)
+          EW_FAIL("%s: element %lld: cpu %lld, webgpu %lld", what, (long long)i, (long long)x,
+                  (long long)y);
       }
     }
   } else {
