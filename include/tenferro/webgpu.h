@@ -45,10 +45,11 @@
 // docs/accuracy.md), fused elementwise plans, reductions, dot_general (f32,
 // i32, c64), gather/scatter and the indexing and window ops, and every data
 // movement op (copy, transpose, slice, pad, concatenate, ... and convert's
-// storage side) for every dtype. Ops that compute on 64-bit (i64, u64, f64,
-// c128) or narrow (i8, i16, u8, u16, u32, f16, bf16) dtypes fail with
-// TFR_ERR_UNSUPPORTED_DTYPE naming the op, the dtype and "webgpu" (except
-// scatter's maximum/minimum on i64/f64 and add/multiply on i64). Ask before
+// storage side) for every dtype; f64 (every op but the analytic functions),
+// i64 and u64 are computed exactly in software on u32 words, bit for bit the
+// cpu's (docs/webgpu.md). Ops that compute on c128 or narrow (i8, i16, u8,
+// u16, u32, f16, bf16) dtypes fail with TFR_ERR_UNSUPPORTED_DTYPE naming the
+// op, the dtype and "webgpu". Ask before
 // running: tfr_backend_supports (tenferro/registry.h) answers from the same
 // table the kernels check; `tenferro info --ops` prints it.
 //

@@ -7,20 +7,22 @@
 //   * elementwise (elementwise.c, ew_kernel.c), convert (copy.c), iota
 //     (structural.c), reductions (reduce.c), and the window ops (composed
 //     of elementwise ops by the core): bool, i32, f32 and c64, the dtypes
-//     WGSL computes on, and f64 in software on its bits (common/f64.wgsl).
+//     WGSL computes on, f64 in software on its bits (common/f64.wgsl), and
+//     i64 and u64 on pairs of u32 words (common/u64.wgsl), exact.
 //     An elementwise op runs where the op table (ew_table.c) has its
 //     expression: on f64 the exact ops (arithmetic, sqrt, rsqrt, remainder,
 //     comparisons, min/max, rounding, sign, select, clamp), not the
 //     analytic functions (exp, log, sin, pow, ...). Reductions on f64: add,
 //     multiply, maximum, minimum (the combiners the registry has for f64);
-//   * dot_general (dot.c): f32, i32, c64, f64;
+//     on i64/u64 every op and combiner the registry has for them;
+//   * dot_general (dot.c): f32, i32, c64, f64, i64, u64;
 //   * reduce_precision (copy.c): f32, f64 (on the bits);
 //   * data movement (copy, transpose, slice, pad, ..., tril/triu by element
 //     size in structural.c), gather and scatter with `replace`
 //     (gather_scatter.c): every dtype, since they move bits; scatter's
 //     add/multiply/maximum/minimum also on f64 (common/f64.wgsl, in the
-//     cpu's order: bit for bit) and i64 (32-bit words).
-// No 64-bit integer, c128 or narrow dtype computes yet.
+//     cpu's order: bit for bit), i64 and u64 (32-bit words).
+// No c128 or narrow dtype computes yet.
 #include "webgpu/capability.h"
 
 #include "core/op_registry.h"
@@ -31,9 +33,10 @@ static bool tfr_wgpu_is_word_type(tfr_dtype dt) {
   return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_BOOL || dt == TFR_C64;
 }
 
-// Those and f64 (common/f64.wgsl): the value types of the elementwise kernels.
+// Those, f64 (common/f64.wgsl), i64 and u64 (common/u64.wgsl): the value
+// types of the elementwise kernels.
 static bool tfr_wgpu_is_value_type(tfr_dtype dt) {
-  return tfr_wgpu_is_word_type(dt) || dt == TFR_F64;
+  return tfr_wgpu_is_word_type(dt) || dt == TFR_F64 || dt == TFR_I64 || dt == TFR_U64;
 }
 
 bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
@@ -43,13 +46,14 @@ bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
     case TFR_WGPU_CONVERT:
     case TFR_WGPU_REDUCE:
     case TFR_WGPU_IOTA: return tfr_wgpu_is_value_type(dt);
-    case TFR_WGPU_DOT: return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_C64 || dt == TFR_F64;
+    case TFR_WGPU_DOT:
+      return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_C64 || dt == TFR_F64 || dt == TFR_I64 ||
+             dt == TFR_U64;
     case TFR_WGPU_REDUCE_PRECISION: return dt == TFR_F32 || dt == TFR_F64;
     case TFR_WGPU_TRIANGLE:
     case TFR_WGPU_SCATTER_REPLACE: return true;  // bits, by element size
-    case TFR_WGPU_SCATTER_ARITHMETIC: return tfr_wgpu_is_value_type(dt) || dt == TFR_I64;
-    case TFR_WGPU_SCATTER_MINMAX:
-      return tfr_wgpu_is_word_type(dt) || dt == TFR_I64 || dt == TFR_F64;
+    case TFR_WGPU_SCATTER_ARITHMETIC:
+    case TFR_WGPU_SCATTER_MINMAX: return tfr_wgpu_is_value_type(dt);
   }
   return false;
 }

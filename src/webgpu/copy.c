@@ -1,6 +1,7 @@
 // The first kernel family: copies of strided views to any layout, tiled
-// transposition, and `convert` among f32, i32, bool, c64 and f64 (in
-// software on its bits, common/f64.wgsl). Plain copies move
+// transposition, and `convert` among f32, i32, bool, c64, f64 (in
+// software on its bits, common/f64.wgsl), i64 and u64 (on u32 words,
+// common/u64.wgsl). Plain copies move
 // bits by element size (1, 2, 4, 8, 16 bytes), so they serve every dtype.
 //
 // Planning mirrors src/cpu/strided.c: axes of extent 1 are dropped, the rest
@@ -75,8 +76,38 @@ static void tfr_wgpu_elem_of(const tfr_wgsl_type *t, bool bits, tfr_wgpu_elem *e
 // through common/f64.wgsl on its bits: f32 -> f64 exact, f64 -> f32 rounded
 // to nearest even (subnormals both ways, whatever the device does with f32
 // subnormal arithmetic), f64 -> i32 toward zero and saturating, NaN -> 0.
+// i64 and u64 (common/u64.wgsl) follow C's casts among integers (the low
+// word, sign or zero extension, the bits between them), round to nearest
+// even to f32 and f64, and take floats through f64 (f32 -> f64 is exact):
+// toward zero, saturating, NaN -> 0, negatives -> 0 for u64 (the cpu's
+// tfr_sat_i64 / tfr_sat_u64).
 static const char *tfr_wgpu_convert_expr(tfr_dtype from, tfr_dtype to) {
   if (from == to) return "v";
+  bool s64_to = to == TFR_I64;
+  if (to == TFR_I64 || to == TFR_U64) {
+    switch (from) {
+      case TFR_I64:
+      case TFR_U64: return "v";
+      case TFR_I32: return "tfr_i64_from_i32(v)";
+      case TFR_F32: return s64_to ? "tfr_f64_to_i64(tfr_f64_from_f32(v))"
+                                  : "tfr_f64_to_u64(tfr_f64_from_f32(v))";
+      case TFR_C64: return s64_to ? "tfr_f64_to_i64(tfr_f64_from_f32(v.x))"
+                                  : "tfr_f64_to_u64(tfr_f64_from_f32(v.x))";
+      case TFR_F64: return s64_to ? "tfr_f64_to_i64(v)" : "tfr_f64_to_u64(v)";
+      default: return "vec2<u32>(v, 0u)";  // bool
+    }
+  }
+  if (from == TFR_I64 || from == TFR_U64) {
+    bool s = from == TFR_I64;
+    switch (to) {
+      case TFR_BOOL: return "select(0u, 1u, !tfr_u64_is_zero(v))";
+      case TFR_I32: return "bitcast<i32>(v.x)";
+      case TFR_F64: return s ? "tfr_f64_from_i64(v)" : "tfr_f64_from_u64(v)";
+      case TFR_C64: return s ? "vec2<f32>(tfr_i64_to_f32(v), 0.0)"
+                             : "vec2<f32>(tfr_u64_to_f32(v), 0.0)";
+      default: return s ? "tfr_i64_to_f32(v)" : "tfr_u64_to_f32(v)";  // f32
+    }
+  }
   if (to == TFR_F64) {
     switch (from) {
       case TFR_F32: return "tfr_f64_from_f32(v)";
@@ -258,7 +289,7 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
     } else
       return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                        "%s: %s to %s is not supported on the webgpu backend (it converts "
-                       "among f32, i32, bool, c64 and f64)",
+                       "among f32, i32, bool, c64, f64, i64 and u64)",
                        op, tfr_dtype_name(in->dtype), tfr_dtype_name(out->dtype));
   }
 
@@ -371,7 +402,10 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
   int ns = 0;
   if (tj >= 0) snippets[ns++] = "common/transpose_tile.wgsl";
   if (in->dtype != out->dtype) snippets[ns++] = "common/convert.wgsl";
-  if (in->dtype != out->dtype && (in->dtype == TFR_F64 || out->dtype == TFR_F64)) {
+  // f64, i64, u64: common/u64.wgsl, and f64.wgsl (the 64-bit integers' float
+  // conversions are there).
+  if (in->dtype != out->dtype &&
+      (tfr_wgsl_type_of(in->dtype)->emulated || tfr_wgsl_type_of(out->dtype)->emulated)) {
     snippets[ns++] = "common/u64.wgsl";
     snippets[ns++] = "common/f64.wgsl";
   }

@@ -1,6 +1,7 @@
-// dot_general on the webgpu backend: f32, i32 and c64 (vec2<f32>), and f64
-// in software (dot_f64.wgsl: one invocation per output, a chain of correctly
-// rounded fmas in k order; the mapping below, without the GEMM's tiles).
+// dot_general on the webgpu backend: f32, i32 and c64 (vec2<f32>), and f64,
+// i64 and u64 in software (dot_f64.wgsl: one invocation per output, a chain
+// of correctly rounded fmas in k order, or of wrapping a * b + acc; the
+// mapping below, without the GEMM's tiles).
 //
 // A dot_general is one batched GEMM C[b][m, n] = sum_k A[b][m, k] B[b][k, n]
 // once its axis groups merge: lhs free axes into M, contracting axes into K
@@ -707,13 +708,18 @@ typedef struct tfr_dot_f64_params {
 } tfr_dot_f64_params;
 _Static_assert(sizeof(tfr_dot_f64_params) == 160, "dot_f64 Params layout");
 
-// f64: dot_f64.wgsl, one invocation per element of out (`dummy` is bound in
-// place of the operands when K = 0 or alpha = 0: p->a is NULL then).
+// f64, i64, u64: dot_f64.wgsl, one invocation per element of out (`dummy` is
+// bound in place of the operands when K = 0 or alpha = 0: p->a is NULL
+// then). i64 and u64 share a pipeline: wrapping arithmetic is the same.
 static tfr_status tfr_dot_run_f64(tfr_wgpu_backend *b, const tfr_dot_desc *d,
                                   const tfr_gemm_problem *p, tfr_tensor *dummy, int epi) {
-  const char *snippets[] = {"common/u64.wgsl", "common/f64.wgsl", NULL};
+  bool f64 = d->dtype == TFR_F64;
+  const char *snippets[] = {"common/u64.wgsl", f64 ? "common/f64.wgsl" : NULL, NULL};
   tfr_wgsl_override ov[] = {{"WG", 256}};
-  tfr_wgsl_variant v = {"dot_f64", "dot_f64.wgsl", snippets, NULL, 0, ov, 1, 2, 1};
+  tfr_wgsl_subst subst[] = {{"FMA", f64 ? "tfr_f64_fma" : "tfr_u64_mul_add"},
+                            {"MUL", f64 ? "tfr_f64_mul" : "tfr_u64_mul_lo"},
+                            {"ADD", f64 ? "tfr_f64_add" : "tfr_u64_add"}};
+  tfr_wgsl_variant v = {f64 ? "dot_f64" : "dot_x64", "dot_f64.wgsl", snippets, subst, 3, ov, 1, 2, 1};
   WGPUComputePipeline pipeline;
   TFR_RETURN_IF_ERROR(tfr_wgpu_pipeline_get(b, &v, &pipeline));
   int64_t nbatch = 1;
@@ -889,7 +895,7 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
   if (!tfr_dot_type_of(d->dtype, &type))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "dot_general: dtype %s is not supported on the webgpu backend (it computes "
-                     "f32, i32, c64 and f64)",
+                     "f32, i32, c64, f64, i64 and u64)",
                      tfr_dtype_name(d->dtype));
   TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "dot_general"));
   if (d->out->numel == 0) return TFR_OK;
@@ -910,7 +916,8 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
   M = N = 1;  // (whether or not out's groups merge)
   for (int i = 0; i < d->nlhs_free; i++) M *= d->lhs->shape[d->lhs_free[i]];
   for (int i = 0; i < d->nrhs_free; i++) N *= d->rhs->shape[d->rhs_free[i]];
-  bool f64 = d->dtype == TFR_F64;  // one kernel for every shape, operands in place
+  // f64, i64, u64: one kernel for every shape, operands in place.
+  bool soft64 = tfr_wgsl_type_of(d->dtype)->emulated;
   bool gemv = !no_dot && (M == 1 || N == 1);
 
   if (!no_dot) {
@@ -926,7 +933,7 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
               : tfr_dot_merge_axes(w.nrhs_free, w.rhs_free, t->shape, t->strides, &fe, &fs) &&
                     tfr_dot_merge_axes(w.ncontract, w.rhs_contract, t->shape, t->strides, &ke,
                                        &ks);
-      if (merged && (gemv || f64 || tfr_dot_coalesced(fe, fs, ke, ks))) continue;
+      if (merged && (gemv || soft64 || tfr_dot_coalesced(fe, fs, ke, ks))) continue;
       st = tfr_dot_pack(base, &w, side, &packed[side]);
       if (!st) tfr_dot_use_packed(&w, side, packed[side]);
     }
@@ -962,7 +969,8 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
       int64_t four = 4;
       st = tfr_tensor_alloc(base, d->dtype, 1, &four, true, &dummy);
       if (!st)
-        st = f64 ? tfr_dot_run_f64(b, d, &p, dummy, epi) : tfr_dot_run_gemm(b, d, ty, &p, dummy, epi);
+        st = soft64 ? tfr_dot_run_f64(b, d, &p, dummy, epi)
+                    : tfr_dot_run_gemm(b, d, ty, &p, dummy, epi);
     } else {
       int64_t e;
       p.a = w.lhs, p.b = w.rhs;
@@ -970,7 +978,7 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
       tfr_dot_merge_axes(w.ncontract, w.lhs_contract, w.lhs->shape, w.lhs->strides, &e, &p.sak);
       tfr_dot_merge_axes(w.ncontract, w.rhs_contract, w.rhs->shape, w.rhs->strides, &e, &p.sbk);
       tfr_dot_merge_axes(w.nrhs_free, w.rhs_free, w.rhs->shape, w.rhs->strides, &e, &p.sbn);
-      st = f64    ? tfr_dot_run_f64(b, d, &p, NULL, epi)
+      st = soft64 ? tfr_dot_run_f64(b, d, &p, NULL, epi)
            : gemv ? tfr_dot_run_gemv(b, d, ty, &p, epi)
                   : tfr_dot_run_gemm(b, d, ty, &p, NULL, epi);
     }

@@ -1,6 +1,6 @@
 // The elementwise entries of the webgpu backend: single ops (unary, binary,
-// compare, select, clamp) and fused plans on f32, i32, bool, c64 and f64
-// (the exact ops only: common/f64.wgsl), with the cpu backend's semantics
+// compare, select, clamp) and fused plans on f32, i32, bool, c64, f64 (the
+// exact ops only: common/f64.wgsl), i64 and u64 (common/u64.wgsl), with the cpu backend's semantics
 // (src/cpu/scalar_math.h). Both run through the one kernel generator
 // (ew_kernel.c): a single op is a plan of one instruction, whose kernel is
 // the op table's expression (ew_table.c) between the loads and the stores.
@@ -12,14 +12,14 @@
 #include "webgpu/ew_table.h"
 #include "webgpu/wgpu.h"
 
-// The refusal of a dtype without kernels (the other 64-bit ones and the
-// narrow ones wait for their emulation). `what` names the op, `which` the
+// The refusal of a dtype without kernels (c128 and the narrow ones wait for
+// their emulation). `what` names the op, `which` the
 // operand.
 static tfr_status tfr_ew_refuse_dtype(const char *what, tfr_dtype dt, const char *which) {
-  bool wide = dt == TFR_I64 || dt == TFR_U64 || dt == TFR_C128;
+  bool wide = dt == TFR_C128;
   return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE, "%s: dtype %s%s is not supported on the webgpu "
                    "backend%s", what, tfr_dtype_name(dt), which,
-                   wide ? " (it has no 64-bit integer or c128 kernels yet)" : "");
+                   wide ? " (it has no c128 kernels yet)" : "");
 }
 
 // The refusal of an op the op table lacks on a dtype that has kernels

@@ -289,7 +289,7 @@ static void fu_put_apply(tfr_wgsl_text *apply, tfr_wgsl_text *apply4, tfr_wgsl_t
 static uint32_t fu_compact_ept(const tfr_wgpu_backend *b, const fu_setup *s) {
   uint32_t ept = b->ew_ept ? b->ew_ept : 8u;
   for (int j = 0; j < s->nops; j++)
-    if (tfr_ew_wgsl(s->type[j])->size == 8) return (ept + 1) / 2;  // c64, f64
+    if (tfr_ew_wgsl(s->type[j])->size == 8) return (ept + 1) / 2;  // c64, f64, i64, u64
   return ept;
 }
 

@@ -14,7 +14,9 @@ typedef enum tfr_ew_type {
   TFR_EW_B8 = 2,
   TFR_EW_C64 = 3,
   TFR_EW_F64 = 4,  // vec2<u32>: the bits, computed on by common/f64.wgsl
-  TFR_EW_NTYPES = 5,
+  TFR_EW_I64 = 5,  // vec2<u32>(low word, high word), common/u64.wgsl
+  TFR_EW_U64 = 6,  // the same words, unsigned
+  TFR_EW_NTYPES = 7,
 } tfr_ew_type;
 
 // The WGSL types (wgsl_types.h) of a kernel value type.
@@ -31,6 +33,7 @@ enum {
   TFR_EW_LIB_COMPLEX = 4,  // common/ew_complex.wgsl (needs math_c64)
   TFR_EW_LIB_SPECIAL = 8,  // common/math_special_f32.wgsl (and math_f32)
   TFR_EW_LIB_F64 = 16,     // common/u64.wgsl and common/f64.wgsl
+  TFR_EW_LIB_U64 = 32,     // common/u64.wgsl (i64, u64)
 };
 // At most this many snippets come from tfr_ew_lib_snippets.
 #define TFR_EW_MAX_LIB_SNIPPETS 8

@@ -28,8 +28,8 @@
 // are passed as their low 32 bits (exact modulo 2^32, see index_space.wgsl).
 //
 // dtypes: gather and scatter `replace` move bits, so every dtype works.
-// add, multiply, maximum, minimum compute on bool, i32, f32, c64, i64
-// (emulated with 32-bit words, common/u64.wgsl) and f64 (in software on its
+// add, multiply, maximum, minimum compute on bool, i32, f32, c64, i64 and
+// u64 (emulated with 32-bit words, common/u64.wgsl) and f64 (in software on its
 // bits, common/f64.wgsl, applied in the cpu's order: bit for bit); c128
 // arithmetic fails with TFR_ERR_UNSUPPORTED_DTYPE. Indices may have any integer dtype (gs_index_load:
 // narrow ones unpacked from their word, 64-bit ones read as two words).
@@ -99,8 +99,8 @@ static void gs_raw(size_t es, gs_elem *e) {
 }
 
 // By dtype, for the arithmetic combiners (the dtypes tfr_wgpu_dtype_computes
-// lets through): values of f32, i32 and c64, the bits of the others (i64 is
-// emulated with 32-bit words, common/u64.wgsl; f64 computed on its bits,
+// lets through): values of f32, i32 and c64, the bits of the others (i64 and
+// u64 are emulated with 32-bit words, common/u64.wgsl; f64 computed on its bits,
 // common/f64.wgsl).
 static void gs_typed(tfr_dtype dt, gs_elem *e) {
   if (dt == TFR_I32 || dt == TFR_F32 || dt == TFR_C64) gs_elem_of(tfr_wgsl_type_of(dt), false, e);
@@ -123,21 +123,23 @@ static const char *gs_combine_expr(tfr_scatter_combiner c, tfr_dtype dt) {
     case TFR_SCATTER_REPLACE: return "x";
     case TFR_SCATTER_ADD:
       return dt == TFR_I32 ? "tfr_sc_add_i32(acc, x)"
-             : dt == TFR_I64 ? "tfr_u64_add(acc, x)"
+             : dt == TFR_I64 || dt == TFR_U64 ? "tfr_u64_add(acc, x)"
              : dt == TFR_F64 ? "tfr_f64_add(acc, x)" : "acc + x";
     case TFR_SCATTER_MULTIPLY:
       return dt == TFR_I32 ? "tfr_sc_mul_i32(acc, x)"
-             : dt == TFR_I64 ? "tfr_u64_mul_lo(acc, x)"
+             : dt == TFR_I64 || dt == TFR_U64 ? "tfr_u64_mul_lo(acc, x)"
              : dt == TFR_F64 ? "tfr_f64_mul(acc, x)"
              : dt == TFR_C64 ? "tfr_sc_mul_c64(acc, x)" : "acc * x";
     case TFR_SCATTER_MAXIMUM:
       return dt == TFR_BOOL ? "(acc | x)" : dt == TFR_I32 ? "max(acc, x)"
-             : dt == TFR_I64 ? "tfr_sc_max_i64(acc, x)"
+             : dt == TFR_I64 ? "tfr_i64_max(acc, x)"
+             : dt == TFR_U64 ? "tfr_u64_max(acc, x)"
              : dt == TFR_F64 ? "tfr_sc_max_f64(acc, x)"
              : dt == TFR_F32 ? "tfr_sc_max_f32(acc, x)" : "tfr_sc_max_c64(acc, x)";
     case TFR_SCATTER_MINIMUM:
       return dt == TFR_BOOL ? "(acc & x)" : dt == TFR_I32 ? "min(acc, x)"
-             : dt == TFR_I64 ? "tfr_sc_min_i64(acc, x)"
+             : dt == TFR_I64 ? "tfr_i64_min(acc, x)"
+             : dt == TFR_U64 ? "tfr_u64_min(acc, x)"
              : dt == TFR_F64 ? "tfr_sc_min_f64(acc, x)"
              : dt == TFR_F32 ? "tfr_sc_min_f32(acc, x)" : "tfr_sc_min_c64(acc, x)";
   }

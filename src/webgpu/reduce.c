@@ -1,8 +1,9 @@
 // webgpu reductions: StableHLO `reduce` with a one-op body (add, multiply,
 // maximum, minimum, and, or, xor) over any set of axes of any strided view,
-// for f32, i32, bool, c64 and f64 (add, multiply, maximum, minimum: the
+// for f32, i32, bool, c64, f64 (add, multiply, maximum, minimum: the
 // correctly rounded operations of common/f64.wgsl, in the same fixed order
-// as f32).
+// as f32), i64 and u64 (common/u64.wgsl: wrapping sums and products, which
+// any order gives exactly).
 //
 // Planning follows src/cpu/reduce.c: reversed axes are flipped (every
 // combiner is commutative), extent-1 axes dropped, the kept and the reduced
@@ -119,16 +120,22 @@ static bool tfr_red_type_of(tfr_dtype dt, tfr_red_type *r) {
 // maximum/minimum/and/or/xor work on the bytes.
 static const char *tfr_red_op(tfr_reduce_combiner c, tfr_dtype dt) {
   bool f64 = dt == TFR_F64;
+  bool w64 = dt == TFR_I64 || dt == TFR_U64;  // common/u64.wgsl, wrapping
   switch (c) {
-    case TFR_REDUCE_ADD: return f64 ? "return tfr_f64_add(a, b);" : "return a + b;";
+    case TFR_REDUCE_ADD:
+      if (w64) return "return tfr_u64_add(a, b);";
+      return f64 ? "return tfr_f64_add(a, b);" : "return a + b;";
     case TFR_REDUCE_MULTIPLY:
+      if (w64) return "return tfr_u64_mul_lo(a, b);";
       if (f64) return "return tfr_f64_mul(a, b);";
       return dt == TFR_C64 ? "return vec2<f32>(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);"
                            : "return a * b;";
     case TFR_REDUCE_MAXIMUM:
+      if (w64) return dt == TFR_I64 ? "return tfr_i64_max(a, b);" : "return tfr_u64_max(a, b);";
       if (f64) return "return tfr_f64_max(a, b);";
       return dt == TFR_F32 ? TFR_RED_FMINMAX(">", "&") : "return max(a, b);";
     case TFR_REDUCE_MINIMUM:
+      if (w64) return dt == TFR_I64 ? "return tfr_i64_min(a, b);" : "return tfr_u64_min(a, b);";
       if (f64) return "return tfr_f64_min(a, b);";
       return dt == TFR_F32 ? TFR_RED_FMINMAX("<", "|") : "return min(a, b);";
     case TFR_REDUCE_AND: return "return a & b;";
@@ -222,10 +229,8 @@ static tfr_status tfr_red_pipeline(tfr_red_ctx *c, bool vec, bool split, uint32_
   const char *snippets[3];
   int ns = 0;
   if (t->bytes) snippets[ns++] = "common/bytes.wgsl";
-  if (c->d->dtype == TFR_F64) {
-    snippets[ns++] = "common/u64.wgsl";
-    snippets[ns++] = "common/f64.wgsl";
-  }
+  if (tfr_wgsl_type_of(c->d->dtype)->emulated) snippets[ns++] = "common/u64.wgsl";
+  if (c->d->dtype == TFR_F64) snippets[ns++] = "common/f64.wgsl";
   snippets[ns] = NULL;
   tfr_wgsl_subst subst[] = {
       {"VALUE_T", t->value_t},
@@ -473,7 +478,7 @@ tfr_status tfr_wgpu_reduction(tfr_backend *base, const tfr_reduce_desc *d) {
   if (!c.ty)  // tfr_wgpu_dtype_computes(TFR_WGPU_REDUCE, ...)
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "%s: dtype %s is not supported on the webgpu backend (it reduces f32, i32, "
-                     "bool, c64 and f64)",
+                     "bool, c64, f64, i64 and u64)",
                      c.op, tfr_dtype_name(d->dtype));
   if (!tfr_red_op(d->combiner, d->dtype))
     return tfr_error(TFR_ERR_INTERNAL, "%s: webgpu: unknown combiner %d", c.op, (int)d->combiner);

@@ -4,7 +4,8 @@
 //     result, then triangle.wgsl zeroes what lies outside the triangle. The
 //     elements move by size, so every dtype works.
 //   * iota: iota.wgsl computes each element's index along iota_dimension and
-//     converts it, for f32, i32, bool, c64 and f64 (common/f64.wgsl, exact).
+//     converts it, for f32, i32, bool, c64, f64 (common/f64.wgsl, exact), i64
+//     and u64.
 #include <stdio.h>
 #include <string.h>
 
@@ -89,7 +90,7 @@ tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
   if (!tfr_wgpu_dtype_computes(TFR_WGPU_IOTA, out->dtype))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "iota: dtype %s is not supported on the webgpu backend (it makes f32, i32, "
-                     "bool, c64 and f64)",
+                     "bool, c64, f64, i64 and u64)",
                      tfr_dtype_name(out->dtype));
   const tfr_wgsl_type *t = tfr_wgsl_type_of(out->dtype);
   // The index v (u32) as a value.
@@ -97,6 +98,7 @@ tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
                         : out->dtype == TFR_I32 ? "i32(v)"
                         : out->dtype == TFR_BOOL ? "select(0u, 1u, v != 0u)"
                         : out->dtype == TFR_F64  ? "tfr_f64_from_u32(v)"
+                        : out->dtype == TFR_I64 || out->dtype == TFR_U64 ? "vec2<u32>(v, 0u)"
                                                  : "vec2<f32>(f32(v), 0.0)";
   char store[48];
   tfr_wgsl_store(t, "k", "val", store, sizeof store);

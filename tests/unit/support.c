@@ -366,3 +366,146 @@ int tfr_test_webgpu_exit(int failed) {
 double tfr_test_abs_floor_f32(int op) {
   return op == TFR_LGAMMA || op == TFR_DIGAMMA ? 8.0 * FLT_EPSILON : 0.0;
 }
+
+tfr_status tfr_test_cpu_vs_gpu(tfr_test_op_fn run, const void *run_ctx, tfr_tensor *const *host,
+                               int nin, int64_t n, int pieces, tfr_test_piece_fn compare,
+                               void *compare_ctx, char *err, size_t errcap) {
+  tfr_tensor *want = NULL, *got[16] = {NULL};
+  assert_true(nin <= 4 && pieces <= 16);
+  tfr_session *s = tfr_test_begin(tfr_test_cpu);
+  if (run(run_ctx, s, host, &want)) fail_msg("on cpu: %s", tfr_last_error_message());
+  tfr_test_end(s);
+  s = tfr_test_begin(tfr_test_gpu);
+  tfr_tensor *dev[4] = {NULL};
+  for (int i = 0; i < nin; i++) dev[i] = tfr_test_upload(s, host[i]);
+  tfr_status st = TFR_OK;
+  for (int p = 0; p < pieces && !st; p++) {
+    int64_t lo = n * p / pieces, len = n * (p + 1) / pieces - lo, one = 1;
+    tfr_tensor *view[4] = {NULL}, *out = NULL;
+    for (int i = 0; i < nin; i++) TFR_ASSERT_OK(tfr_tensor_view(dev[i], 1, &len, &one, lo, &view[i]));
+    st = run(run_ctx, s, view, &out);
+    if (st) snprintf(err, errcap, "%s", tfr_last_error_message());
+    else got[p] = tfr_test_download(s, out);
+    tfr_tensor_release(out);
+    for (int i = 0; i < nin; i++) tfr_tensor_release(view[i]);
+  }
+  for (int i = 0; i < nin; i++) tfr_tensor_release(dev[i]);
+  tfr_test_end(s);
+  for (int p = 0; p < pieces && !st; p++) {
+    int64_t lo = n * p / pieces, len = n * (p + 1) / pieces - lo, one = 1;
+    tfr_tensor *wv = NULL;
+    TFR_ASSERT_OK(tfr_tensor_view(want, 1, &len, &one, lo, &wv));
+    compare(compare_ctx, wv, got[p], lo, p);
+    tfr_tensor_release(wv);
+  }
+  for (int p = 0; p < pieces; p++) tfr_tensor_release(got[p]);
+  tfr_tensor_release(want);
+  return st;
+}
+
+tfr_tensor *tfr_test_words_tensor(tfr_dtype dt, int64_t n, const uint64_t *v) {
+  size_t es = tfr_dtype_size(dt);
+  unsigned char *buf = malloc((size_t)n * es + 1);
+  assert_non_null(buf);
+  for (int64_t i = 0; i < n; i++) {
+    unsigned char *p = buf + (size_t)i * es;
+    if (dt == TFR_BOOL) {
+      p[0] = (unsigned char)(v[i] & 1);
+    } else if (es == 8) {
+      memcpy(p, &v[i], 8);
+    } else {
+      uint32_t w = (uint32_t)v[i];
+      memcpy(p, &w, 4);
+    }
+  }
+  tfr_tensor *t = tfr_test_tensor(dt, 1, &n, buf);
+  free(buf);
+  return t;
+}
+
+// Whether the part of `size` bytes at p is a NaN of dtype dt (f64, f32 or a
+// c64 part).
+static bool tfr_test_part_is_nan(tfr_dtype dt, const unsigned char *p, size_t size) {
+  if (dt == TFR_F64 && size == 8) {
+    uint64_t u;
+    memcpy(&u, p, 8);
+    return (u & ~(UINT64_C(1) << 63)) > UINT64_C(0x7ff0000000000000);
+  }
+  if ((dt == TFR_F32 || dt == TFR_C64) && size == 4) {
+    uint32_t u;
+    memcpy(&u, p, 4);
+    return (u & 0x7fffffffu) > 0x7f800000u;
+  }
+  return false;
+}
+
+int tfr_test_compare_bits(const tfr_tensor *want, const tfr_tensor *got, const uint64_t *a,
+                          const uint64_t *b, const char *what, tfr_test_bit_counts *cnt) {
+  tfr_dtype dt = tfr_tensor_dtype(want);
+  assert_int_equal(dt, tfr_tensor_dtype(got));
+  int64_t n = tfr_tensor_numel(want);
+  assert_int_equal(n, tfr_tensor_numel(got));
+  size_t es = tfr_dtype_size(dt), nb = (size_t)n * es;
+  unsigned char *x = malloc(nb + 1), *y = malloc(nb + 1);
+  assert_true(x && y);
+  TFR_ASSERT_OK(tfr_tensor_read(want, x, nb + 1));
+  TFR_ASSERT_OK(tfr_tensor_read(got, y, nb + 1));
+  // Floats are compared per part (8 bytes for f64, 4 for f32 and c64 parts).
+  size_t part = dt == TFR_F64 ? 8 : (dt == TFR_F32 || dt == TFR_C64) ? 4 : es;
+  int64_t bad = 0;
+  int lines = 0;
+  for (int64_t i = 0; i < n; i++) {
+    cnt->compared++;
+    for (size_t q = 0; q < es / part; q++) {
+      const unsigned char *px = x + (size_t)i * es + q * part, *py = y + (size_t)i * es + q * part;
+      bool nan_x = tfr_test_part_is_nan(dt, px, part), nan_y = tfr_test_part_is_nan(dt, py, part);
+      bool same = memcmp(px, py, part) == 0;
+      if (nan_x) {
+        cnt->nan_results++;
+        if (same) cnt->nan_bits_equal++;
+      }
+      if (same || (nan_x && nan_y)) continue;
+      if (++bad <= 4) {
+        uint64_t u = 0, v = 0;
+        memcpy(&u, px, part < 8 ? part : 8);
+        memcpy(&v, py, part < 8 ? part : 8);
+        print_error("MISMATCH: %s: element %lld: a 0x%016llx, b 0x%016llx: cpu 0x%llx, webgpu "
+                    "0x%llx\n",
+                    what, (long long)i, (unsigned long long)(a ? a[i] : 0),
+                    (unsigned long long)(b ? b[i] : 0), (unsigned long long)u,
+                    (unsigned long long)v);
+        lines++;
+      }
+    }
+  }
+  if (bad > 4) {
+    print_error("MISMATCH: %s: %lld mismatching values in all\n", what, (long long)bad);
+    lines++;
+  }
+  free(x);
+  free(y);
+  return lines;
+}
+
+void tfr_test_fusion_cpu_vs_gpu(const tfr_fusion_plan *p, tfr_tensor *const *host, int nin,
+                                int nout, tfr_tensor **want, tfr_tensor **got) {
+  assert_true(nin <= 16 && nout <= 16);
+  for (int pass = 0; pass < 2; pass++) {
+    tfr_session *s = tfr_test_begin(pass ? tfr_test_gpu : tfr_test_cpu);
+    tfr_tensor *in[16], *out[16] = {NULL};
+    for (int i = 0; i < nin; i++)
+      in[i] = pass ? tfr_test_upload(s, host[i]) : (tfr_tensor_retain(host[i]), host[i]);
+    if (tfr_fusion_execute(s, p, (const tfr_tensor *const *)in, out))
+      fail_msg("fusion on %s: %s", pass ? "webgpu" : "cpu", tfr_last_error_message());
+    for (int o = 0; o < nout; o++) {
+      if (pass) {
+        got[o] = tfr_test_download(s, out[o]);
+        tfr_tensor_release(out[o]);
+      } else {
+        want[o] = out[o];
+      }
+    }
+    tfr_test_end(s);
+    for (int i = 0; i < nin; i++) tfr_tensor_release(in[i]);
+  }
+}

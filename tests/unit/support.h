@@ -110,6 +110,47 @@ int tfr_test_teardown_session(void **state);
 tfr_tensor *tfr_test_upload(tfr_session *s, const tfr_tensor *host);
 tfr_tensor *tfr_test_download(tfr_session *s, const tfr_tensor *dev);
 
+// A host tensor [n] of dtype dt from 64-bit words: 8-byte dtypes take them
+// as they are, 4-byte ones the low word, bool bit 0, c64 the two words as
+// f32 parts (for the bit-for-bit tests of the software dtypes).
+tfr_tensor *tfr_test_words_tensor(tfr_dtype dt, int64_t n, const uint64_t *v);
+
+// Counts of tfr_test_compare_bits.
+typedef struct tfr_test_bit_counts {
+  int64_t compared, nan_results, nan_bits_equal;
+} tfr_test_bit_counts;
+
+// Compares two host tensors of one dtype and shape bit for bit, element by
+// element (f64, f32 and c64 parts: any NaN matches any NaN; how many NaN
+// results also match in their bits is counted). The first four mismatches
+// are printed with a[i] and b[i] (the operands' words, or NULL), then the
+// total; returns how many lines were printed (0: equal).
+int tfr_test_compare_bits(const tfr_tensor *want, const tfr_tensor *got, const uint64_t *a,
+                          const uint64_t *b, const char *what, tfr_test_bit_counts *cnt);
+
+// One op on the cpu and on webgpu, for the bit-for-bit tests of the software
+// dtypes (test_webgpu_f64.c, test_webgpu_i64.c): `run` (ctx, session, inputs,
+// result) runs once on the cpu over the host inputs (rank 1, n elements
+// each), then on webgpu in `pieces` calls over consecutive slices of the
+// uploaded inputs; `compare` (ctx, cpu result sliced as the piece, webgpu
+// result downloaded, first element, piece) sees each piece. A failed cpu call
+// fails the test; a failed webgpu call stops the pieces and its status is
+// returned with the library's message in `err` (TFR_OK otherwise).
+typedef tfr_status (*tfr_test_op_fn)(const void *ctx, tfr_session *s, tfr_tensor *const *in,
+                                     tfr_tensor **out);
+typedef void (*tfr_test_piece_fn)(void *ctx, const tfr_tensor *want, const tfr_tensor *got,
+                                  int64_t lo, int piece);
+tfr_status tfr_test_cpu_vs_gpu(tfr_test_op_fn run, const void *run_ctx, tfr_tensor *const *host,
+                               int nin, int64_t n, int pieces, tfr_test_piece_fn compare,
+                               void *compare_ctx, char *err, size_t errcap);
+
+// Runs fusion plan p on the cpu over the host inputs (nin of them) and on
+// webgpu over their uploads (failing the test if either fails): want[o] (cpu)
+// and got[o] (webgpu, downloaded) receive the nout outputs, for the caller to
+// release.
+void tfr_test_fusion_cpu_vs_gpu(const tfr_fusion_plan *p, tfr_tensor *const *host, int nin,
+                                int nout, tfr_tensor **want, tfr_tensor **got);
+
 // Whether the webgpu device flushes f32 subnormals to zero (WGSL allows it;
 // the H200 does, lavapipe does not): probed once, through tfr_multiply
 // (FLT_MIN * 0.5, a subnormal result) and tfr_add (2^-149 + 0, a subnormal

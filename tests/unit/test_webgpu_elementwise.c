@@ -36,7 +36,8 @@
 // EW_ULP_T_POW eps of the element's larger part instead.
 #define EW_ULP_T_POW 64.0
 
-static const tfr_dtype ew_dtypes[] = {TFR_F32, TFR_I32, TFR_BOOL, TFR_C64, TFR_F64};
+static const tfr_dtype ew_dtypes[] = {TFR_F32, TFR_I32, TFR_BOOL, TFR_C64,
+                                      TFR_F64, TFR_I64, TFR_U64};
 
 // Mismatches are counted and the first few of each comparison printed, so
 // that one run reports every failing (op, dtype, layout); each test fails at
@@ -140,7 +141,7 @@ static bool ew_f64_has(const ew_case *c) {
 // "function" class; everything else is exact (every f64 op webgpu has).
 // 0 exact, 1 an analytic function, 2 complex power (ew_compare).
 static int ew_is_function(const ew_case *c) {
-  if (c->dtype == TFR_F64) return 0;
+  if (c->dtype == TFR_F64 || c->dtype == TFR_I64 || c->dtype == TFR_U64) return 0;
   if (c->family == EW_UNARY) {
     switch (c->op) {
       case TFR_NEGATE: case TFR_CONJ: case TFR_NOT: case TFR_FLOOR: case TFR_CEIL:
@@ -396,14 +397,16 @@ static void ew_compare(const tfr_tensor *want, const tfr_tensor *got, int functi
         EW_FAIL("%s: element %lld: cpu 0x%016llx, webgpu 0x%016llx", what, (long long)i,
                 (unsigned long long)ua, (unsigned long long)ub);
     }
-  } else if (dt == TFR_BOOL || dt == TFR_I32) {
+  } else if (dt == TFR_BOOL || dt == TFR_I32 || dt == TFR_I64 || dt == TFR_U64) {
     for (int64_t i = 0; i < n; i++) {
       size_t es = tfr_dtype_size(dt);
       if (memcmp(a + i * es, b + i * es, es) != 0) {
-        int32_t x = 0, y = 0;
+        int64_t x = 0, y = 0;  // i32 shown as its unsigned pattern
         memcpy(&x, a + i * es, es);
         memcpy(&y, b + i * es, es);
-        if (++shown <= 3) EW_FAIL("%s: element %lld: cpu %d, webgpu %d", what, (long long)i, x, y);
+        if (++shown <= 3)
+          EW_FAIL("%s: element %lld: cpu %lld, webgpu %lld", what, (long long)i, (long long)x,
+                  (long long)y);
       }
     }
   } else {
@@ -710,14 +713,14 @@ static void test_select_clamp(void **state) {
   ew_check_family(EW_CLAMP, 1, false, false);
 }
 
-// i64 and c128 have no kernels yet, nor f64 its analytic functions: the
-// error names op, dtype and backend.
+// u32 and c128 have no kernels yet, nor f64 its analytic functions: the
+// error names op, dtype and backend (i64 and u64: test_webgpu_i64.c).
 static void test_unsupported_dtypes(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
   int64_t n = 5;
   tfr_tensor *h64 = tfr_test_random_tensor(TFR_F64, 1, &n, 1);
-  tfr_tensor *hi64 = tfr_test_random_tensor(TFR_I64, 1, &n, 1);
+  tfr_tensor *hi64 = tfr_test_random_tensor(TFR_U32, 1, &n, 1);
   tfr_tensor *hc = tfr_test_random_tensor(TFR_C128, 1, &n, 1);
   tfr_tensor *hb = tfr_test_random_tensor(TFR_BOOL, 1, &n, 1);
   tfr_session *s = tfr_test_begin(tfr_test_gpu);
@@ -726,14 +729,14 @@ static void test_unsupported_dtypes(void **state) {
   TFR_ASSERT_ERROR(tfr_exp(s, d, &y), TFR_ERR_UNSUPPORTED_DTYPE, "exponential", "f64", "webgpu",
                    "analytic");
   TFR_ASSERT_ERROR(tfr_power(s, d, d, &y), TFR_ERR_UNSUPPORTED_DTYPE, "power", "f64", "webgpu");
-  TFR_ASSERT_ERROR(tfr_add(s, di, di, &y), TFR_ERR_UNSUPPORTED_DTYPE, "add", "i64", "webgpu");
+  TFR_ASSERT_ERROR(tfr_add(s, di, di, &y), TFR_ERR_UNSUPPORTED_DTYPE, "add", "u32", "webgpu");
   TFR_ASSERT_ERROR(tfr_multiply(s, dc, dc, &y), TFR_ERR_UNSUPPORTED_DTYPE, "multiply", "c128",
                    "webgpu");
   TFR_ASSERT_ERROR(tfr_compare(s, TFR_LT, di, di, &y), TFR_ERR_UNSUPPORTED_DTYPE, "compare",
-                   "i64", "webgpu");
-  TFR_ASSERT_ERROR(tfr_select(s, db, di, di, &y), TFR_ERR_UNSUPPORTED_DTYPE, "select", "i64",
+                   "u32", "webgpu");
+  TFR_ASSERT_ERROR(tfr_select(s, db, di, di, &y), TFR_ERR_UNSUPPORTED_DTYPE, "select", "u32",
                    "webgpu");
-  TFR_ASSERT_ERROR(tfr_clamp(s, di, di, di, &y), TFR_ERR_UNSUPPORTED_DTYPE, "clamp", "i64",
+  TFR_ASSERT_ERROR(tfr_clamp(s, di, di, di, &y), TFR_ERR_UNSUPPORTED_DTYPE, "clamp", "u32",
                    "webgpu");
   TFR_ASSERT_ERROR(tfr_complex(s, d, d, &y), TFR_ERR_UNSUPPORTED_DTYPE, "complex", "webgpu");
   TFR_ASSERT_ERROR(tfr_abs(s, dc, &y), TFR_ERR_UNSUPPORTED_DTYPE, "abs", "c128", "webgpu");

@@ -58,7 +58,6 @@ static uint64_t bits_of(double d) {
   return u;
 }
 
-static bool nan_bits(uint64_t u) { return (u & ~(UINT64_C(1) << 63)) > UINT64_C(0x7ff0000000000000); }
 
 // ---------------------------------------------------------------------------
 // Values
@@ -230,8 +229,9 @@ typedef struct f64_case {
   const char *name;
 } f64_case;
 
-static tfr_status f64_run(tfr_session *s, const f64_case *c, tfr_tensor *const *in,
+static tfr_status f64_run(const void *ctx, tfr_session *s, tfr_tensor *const *in,
                           tfr_tensor **out) {
+  const f64_case *c = ctx;
   switch (c->family) {
     case F_UNARY: return tfr_unary(s, (tfr_unary_op)c->op, in[0], out);
     case F_BINARY: return tfr_binary(s, (tfr_binary_op)c->op, in[0], in[1], out);
@@ -243,92 +243,34 @@ static tfr_status f64_run(tfr_session *s, const f64_case *c, tfr_tensor *const *
   return TFR_ERR_INTERNAL;
 }
 
-typedef struct f64_counts {
-  int64_t compared, nan_results, nan_bits_equal;
-} f64_counts;
+typedef tfr_test_bit_counts f64_counts;
 
-// Compares cpu and webgpu results (host tensors of one dtype and shape) bit
-// for bit, any NaN matching any NaN. `in` (n values or NULL) is printed with
-// a mismatch.
+// Compares cpu and webgpu results bit for bit, any NaN matching any NaN
+// (tfr_test_compare_bits).
 static void f64_compare(const tfr_tensor *want, const tfr_tensor *got, const uint64_t *a,
                         const uint64_t *b, const char *what, f64_counts *cnt) {
-  tfr_dtype dt = tfr_tensor_dtype(want);
-  assert_int_equal(dt, tfr_tensor_dtype(got));
-  int64_t n = tfr_tensor_numel(want);
-  assert_int_equal(n, tfr_tensor_numel(got));
-  size_t es = tfr_dtype_size(dt), nb = (size_t)n * es;
-  unsigned char *x = malloc(nb + 1), *y = malloc(nb + 1);
-  assert_non_null(x);
-  assert_non_null(y);
-  TFR_ASSERT_OK(tfr_tensor_read(want, x, nb + 1));
-  TFR_ASSERT_OK(tfr_tensor_read(got, y, nb + 1));
-  int shown = 0;
-  int64_t bad = 0;
-  // Floats are compared per part (8 bytes for f64, 4 for f32 and c64 parts).
-  size_t part = dt == TFR_F64 ? 8 : (dt == TFR_F32 || dt == TFR_C64) ? 4 : es;
-  size_t per = es / part;
-  for (int64_t i = 0; i < n; i++) {
-    cnt->compared++;
-    for (size_t q = 0; q < per; q++) {
-      const unsigned char *px = x + (size_t)i * es + q * part, *py = y + (size_t)i * es + q * part;
-      bool isnan_x = false, isnan_y = false;
-      if (part == 8) {
-        uint64_t u, v;
-        memcpy(&u, px, 8);
-        memcpy(&v, py, 8);
-        isnan_x = nan_bits(u), isnan_y = nan_bits(v);
-      } else if (dt == TFR_F32 || dt == TFR_C64) {
-        uint32_t u, v;
-        memcpy(&u, px, 4);
-        memcpy(&v, py, 4);
-        isnan_x = (u & 0x7fffffffu) > 0x7f800000u, isnan_y = (v & 0x7fffffffu) > 0x7f800000u;
-      }
-      bool same = memcmp(px, py, part) == 0;
-      if (isnan_x) {
-        cnt->nan_results++;
-        if (same) cnt->nan_bits_equal++;
-      }
-      if (same || (isnan_x && isnan_y)) continue;
-      bad++;
-      if (++shown <= 4) {
-        uint64_t u = 0, v = 0;
-        memcpy(&u, px, part);
-        memcpy(&v, py, part);
-        F64_FAIL("%s: element %lld: a 0x%016llx (%.17g), b 0x%016llx (%.17g): cpu 0x%llx, "
-                 "webgpu 0x%llx",
-                 what, (long long)i, (unsigned long long)(a ? a[i] : 0), a ? f64_of(a[i]) : 0.0,
-                 (unsigned long long)(b ? b[i] : 0), b ? f64_of(b[i]) : 0.0,
-                 (unsigned long long)u, (unsigned long long)v);
-      }
-    }
-  }
-  if (bad > 4) F64_FAIL("%s: %lld mismatching values in all", what, (long long)bad);
-  free(x);
-  free(y);
+  f64_failures += tfr_test_compare_bits(want, got, a, b, what, cnt);
 }
 
-// A host tensor of the values `v` (f64 bits) as dtype `dt` for operand
-// `which` of case c: f64 as they are; for convert from another dtype the
-// bits are reinterpreted (f32: the low word, all exponents; i32: the low
-// word; bool: bit 0; c64: both words as parts).
-static tfr_tensor *f64_host(tfr_dtype dt, int64_t n, const uint64_t *v) {
-  size_t es = tfr_dtype_size(dt);
-  unsigned char *buf = malloc((size_t)n * es + 1);
-  assert_non_null(buf);
-  for (int64_t i = 0; i < n; i++) {
-    unsigned char *p = buf + (size_t)i * es;
-    if (dt == TFR_BOOL) {
-      p[0] = (unsigned char)(v[i] & 1);
-    } else if (es == 8) {
-      memcpy(p, &v[i], 8);
-    } else {
-      uint32_t w = (uint32_t)v[i];
-      memcpy(p, &w, 4);
-    }
-  }
-  tfr_tensor *t = tfr_test_tensor(dt, 1, &n, buf);
-  free(buf);
-  return t;
+// A host tensor of the values `v` (f64 bits) as dtype `dt`: f64 as they are;
+// for convert from another dtype the bits are reinterpreted
+// (tfr_test_words_tensor: f32 and i32 the low word, bool bit 0, c64 both
+// words as parts).
+#define f64_host tfr_test_words_tensor
+
+typedef struct f64_piece_ctx {
+  const f64_case *c;
+  const uint64_t *a, *b;
+  f64_counts *cnt;
+  int pieces;
+} f64_piece_ctx;
+
+static void f64_piece(void *ctx, const tfr_tensor *want, const tfr_tensor *got, int64_t lo,
+                      int piece) {
+  const f64_piece_ctx *pc = ctx;
+  char what[128];
+  snprintf(what, sizeof what, "%s (call %d of %d)", pc->c->name, piece + 1, pc->pieces);
+  f64_compare(want, got, pc->a + lo, pc->b + lo, what, pc->cnt);
 }
 
 // Runs case c over n operand pairs from `seed` on both backends, the
@@ -360,48 +302,11 @@ static void f64_check(const f64_case *c, int64_t n, int pieces, uint64_t seed, f
   const uint64_t *vals[3] = {a, b, m};
   tfr_tensor *host[3] = {NULL, NULL, NULL};
   for (int i = 0; i < nin; i++) host[i] = f64_host(in_dt[i], n, vals[i]);
-  tfr_tensor *want = NULL, *got[F64_DISPATCHES + 4] = {NULL};
-  assert_true(pieces <= F64_DISPATCHES + 4);
-  // cpu: one call.
-  tfr_session *s = tfr_test_begin(tfr_test_cpu);
-  tfr_status st0 = f64_run(s, c, host, &want);
-  if (st0) fail_msg("%s on cpu: %s", c->name, tfr_last_error_message());
-  tfr_test_end(s);
-  // webgpu: `pieces` calls on consecutive slices.
-  s = tfr_test_begin(tfr_test_gpu);
-  tfr_tensor *dev[3] = {NULL, NULL, NULL};
-  for (int i = 0; i < nin; i++) dev[i] = tfr_test_upload(s, host[i]);
-  bool broken = false;
-  for (int p = 0; p < pieces && !broken; p++) {
-    int64_t lo = n * p / pieces, hi = n * (p + 1) / pieces, len = hi - lo, one = 1;
-    tfr_tensor *view[3] = {NULL, NULL, NULL}, *out = NULL;
-    for (int i = 0; i < nin; i++) TFR_ASSERT_OK(tfr_tensor_view(dev[i], 1, &len, &one, lo, &view[i]));
-    tfr_status st1 = f64_run(s, c, view, &out);
-    if (st1) {
-      F64_FAIL("%s on webgpu: %s: %s", c->name, tfr_status_string(st1), tfr_last_error_message());
-      broken = true;
-    } else {
-      got[p] = tfr_test_download(s, out);
-    }
-    tfr_tensor_release(out);
-    for (int i = 0; i < nin; i++) tfr_tensor_release(view[i]);
-  }
-  for (int i = 0; i < nin; i++) tfr_tensor_release(dev[i]);
-  tfr_test_end(s);
-  if (!broken) {
-    // The cpu result sliced the same way.
-    for (int p = 0; p < pieces; p++) {
-      int64_t lo = n * p / pieces, hi = n * (p + 1) / pieces, len = hi - lo, one = 1;
-      tfr_tensor *wv = NULL;
-      TFR_ASSERT_OK(tfr_tensor_view(want, 1, &len, &one, lo, &wv));
-      char what[128];
-      snprintf(what, sizeof what, "%s (call %d of %d)", c->name, p + 1, pieces);
-      f64_compare(wv, got[p], a + lo, b + lo, what, cnt);
-      tfr_tensor_release(wv);
-    }
-  }
-  for (int p = 0; p < pieces; p++) tfr_tensor_release(got[p]);
-  tfr_tensor_release(want);
+  f64_piece_ctx pc = {c, a, b, cnt, pieces};
+  char err[512];
+  tfr_status st1 = tfr_test_cpu_vs_gpu(f64_run, c, host, nin, n, pieces, f64_piece, &pc, err,
+                                       sizeof err);
+  if (st1) F64_FAIL("%s on webgpu: %s: %s", c->name, tfr_status_string(st1), err);
   for (int i = 0; i < nin; i++) tfr_tensor_release(host[i]);
   free(a);
   free(b);
@@ -899,24 +804,7 @@ static void test_fusion(void **state) {
   int outs[5] = {abc, gt, sel, cl, ff};
   for (int o = 0; o < 5; o++) TFR_ASSERT_OK(tfr_fusion_plan_output(p, outs[o]));
   tfr_tensor *want[5] = {NULL}, *got[5] = {NULL};
-  for (int pass = 0; pass < 2; pass++) {
-    tfr_session *s = tfr_test_begin(pass ? tfr_test_gpu : tfr_test_cpu);
-    tfr_tensor *in[4];
-    for (int i = 0; i < 4; i++) in[i] = pass ? tfr_test_upload(s, h[i]) : (tfr_tensor_retain(h[i]), h[i]);
-    tfr_tensor *out[5] = {NULL};
-    tfr_status st1 = tfr_fusion_execute(s, p, (const tfr_tensor *const *)in, out);
-    if (st1) fail_msg("fusion on %s: %s", pass ? "webgpu" : "cpu", tfr_last_error_message());
-    for (int o = 0; o < 5; o++) {
-      if (pass) {
-        got[o] = tfr_test_download(s, out[o]);
-        tfr_tensor_release(out[o]);
-      } else {
-        want[o] = out[o];
-      }
-    }
-    tfr_test_end(s);
-    for (int i = 0; i < 4; i++) tfr_tensor_release(in[i]);
-  }
+  tfr_test_fusion_cpu_vs_gpu(p, h, 4, 5, want, got);
   f64_failures = 0;
   f64_counts cnt = {0};
   static const char *const names[5] = {"fusion a * b + c", "fusion q > a", "fusion select",

@@ -696,8 +696,8 @@ static void test_scatter_high_rank(void **state) {
   }
 }
 
-// 64-bit dtypes: i64 computes with 32-bit words (carries, the high word of
-// products, signed comparison), f64 in software on its bits
+// 64-bit dtypes: i64 and u64 compute with 32-bit words (carries, the high
+// word of products, signed and unsigned comparison), f64 in software on its bits
 // (common/f64.wgsl: add and multiply correctly rounded, in the cpu's order,
 // so bit for bit; maximum/minimum with NaN, -0 == +0, infinities); values
 // over the full 64-bit range.
@@ -725,9 +725,10 @@ static void test_scatter_64bit(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
   int64_t uwd[1] = {1}, ins[1] = {0}, map[1] = {0};
-  for (int d = 0; d < 2; d++)
+  static const tfr_dtype wide[3] = {TFR_I64, TFR_F64, TFR_U64};
+  for (int d = 0; d < 3; d++)
     for (int ci = 0; ci < 5; ci++) {
-      tfr_dtype dt = d ? TFR_F64 : TFR_I64;
+      tfr_dtype dt = wide[d];
       tfr_scatter_combiner cb = ix_combiners[ci];
       int64_t oshape[2] = {5, 3}, ishape[2] = {30, 1}, ushape[2] = {30, 3};
       tfr_scatter_config sc = {.num_update_window_dims = 1, .update_window_dims = uwd,

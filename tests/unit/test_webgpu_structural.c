@@ -14,8 +14,9 @@
 
 #include "support.h"
 
-#define NDT 5
-static const tfr_dtype g_webgpu_dtypes[NDT] = {TFR_F32, TFR_I32, TFR_BOOL, TFR_C64, TFR_F64};
+#define NDT 7
+static const tfr_dtype g_webgpu_dtypes[NDT] = {TFR_F32, TFR_I32, TFR_BOOL, TFR_C64,
+                                               TFR_F64, TFR_I64, TFR_U64};
 
 static void *read_all(const tfr_tensor *t) {
   size_t n = tfr_tensor_nbytes(t);
@@ -139,9 +140,15 @@ static void test_convert_pairs(void **state) {
                  0x1.8p-149, 1e-46, 0x1.fffffep-127, 2147483647.9, 2147483648.0, -2147483648.9,
                  -2147483649.0, 1e300, -0.7, 0.3, 1e-310};
   int64_t nd = sizeof dv / sizeof dv[0];
+  // i64 / u64: the word boundary, the ends, f32 and f64 ties.
+  int64_t lv[] = {0, 1, -1, INT64_MIN, INT64_MAX, 4294967295, 4294967296, -4294967296,
+                  2147483648, -2147483649, 9007199254740993, 16777217, (int64_t)0x8000008000000000u,
+                  0x7ffffffffffffc00};
+  int64_t nl = sizeof lv / sizeof lv[0];
   tfr_tensor *srcs[NDT] = {tfr_test_tensor(TFR_F32, 1, &nf, fv), tfr_test_tensor(TFR_I32, 1, &ni, iv),
                            tfr_test_tensor(TFR_BOOL, 1, &nb, bv),
-                           tfr_test_tensor(TFR_C64, 1, &nc, cv), tfr_test_tensor(TFR_F64, 1, &nd, dv)};
+                           tfr_test_tensor(TFR_C64, 1, &nc, cv), tfr_test_tensor(TFR_F64, 1, &nd, dv),
+                           tfr_test_tensor(TFR_I64, 1, &nl, lv), tfr_test_tensor(TFR_U64, 1, &nl, lv)};
   for (int a = 0; a < NDT; a++)
     for (int t = 0; t < NDT; t++) {
       char what[64];
@@ -171,7 +178,7 @@ static void test_convert_unsupported(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
   int64_t n = 5;
-  const tfr_dtype others[3] = {TFR_U64, TFR_I64, TFR_C128};
+  const tfr_dtype others[3] = {TFR_U32, TFR_F16, TFR_C128};
   for (int a = 0; a < NDT; a++)
     for (int o = 0; o < 3; o++) {
       tfr_tensor *h = tfr_test_random_tensor(g_webgpu_dtypes[a], 1, &n, 1);
@@ -305,7 +312,7 @@ static void test_iota(void **state) {
   check_iota(TFR_F32, 2, tall, 0);
   int64_t n = 4;
   tfr_session *s = tfr_test_begin(tfr_test_gpu);
-  const tfr_dtype others[3] = {TFR_U64, TFR_I64, TFR_C128};
+  const tfr_dtype others[3] = {TFR_U32, TFR_I8, TFR_C128};
   for (int o = 0; o < 3; o++) {
     tfr_tensor *y = NULL;
     TFR_ASSERT_ERROR(tfr_iota(s, others[o], 1, &n, 0, &y), TFR_ERR_UNSUPPORTED_DTYPE, "iota",

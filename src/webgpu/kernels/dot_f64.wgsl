@@ -1,10 +1,13 @@
-// dot_general on f64 (src/webgpu/dot.c): C[b][m, n] = epi(acc) with
+// dot_general on the 64-bit dtypes in software (src/webgpu/dot.c):
+// C[b][m, n] = epi(acc) with
 // acc = fma(A[b][m, K-1], B[b][K-1, n], ... fma(A[b][m, 0], B[b][0, n], +0)),
-// one invocation per element of C: every term is added with one correctly
-// rounded fma (common/f64.wgsl), in k order, so the result depends on the
-// operands only. Correct and simple, not fast: a GEMM with tiles is a later
-// step. Operands in place with any strides (u32 sums wrap, as in gemm.wgsl).
-// Needs common/u64.wgsl and common/f64.wgsl.
+// one invocation per element of C: on f64 every term is added with one
+// correctly rounded fma (common/f64.wgsl), in k order, so the result depends
+// on the operands only; on i64 / u64 the fma is the wrapping a * b + c
+// (common/u64.wgsl), exact in any order. {{FMA}}, {{MUL}}, {{ADD}} name the
+// dtype's functions. Correct and simple, not fast: a GEMM with tiles is a
+// later step. Operands in place with any strides (u32 sums wrap, as in
+// gemm.wgsl). Needs common/u64.wgsl (and common/f64.wgsl for f64).
 override WG: u32 = 256u;
 
 struct Params {
@@ -24,7 +27,7 @@ struct Params {
   scn: u32,
   epi: u32,               // 0: C = acc; 1: alpha * acc; 2: alpha * acc + beta * C
   pad0: u32,
-  alpha: vec4<u32>,       // .xy: the f64
+  alpha: vec4<u32>,       // .xy: the value
   beta: vec4<u32>,
   batch_shape: vec4<u32>, // batch axes, innermost first
   batch_a: vec4<u32>,
@@ -62,14 +65,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   }
   var acc = vec2<u32>(0u, 0u);
   for (var k = 0u; k < P.K; k++) {
-    acc = tfr_f64_fma(A[a], B[b], acc);
+    acc = {{FMA}}(A[a], B[b], acc);
     a += P.sak;
     b += P.sbk;
   }
   if (P.epi != 0u) {
-    acc = tfr_f64_mul(P.alpha.xy, acc);
+    acc = {{MUL}}(P.alpha.xy, acc);
     if (P.epi == 2u) {
-      acc = tfr_f64_add(acc, tfr_f64_mul(P.beta.xy, C[c]));
+      acc = {{ADD}}(acc, {{MUL}}(P.beta.xy, C[c]));
     }
   }
   C[c] = acc;

@@ -727,6 +727,72 @@ fn tfr_f64_to_u32(a: vec2<u32>) -> u32 {
   return tfr_f64_trunc_magnitude(a);
 }
 
+// i64 / u64 -> f64, rounded to nearest even (exact below 2^53): a nonzero
+// magnitude m with its leading bit moved to bit 62 (jamming the one bit lost
+// at 2^63 and above), then tfr_f64_round_pack.
+fn tfr_f64_from_u64_magnitude(m: vec2<u32>, sign: u32) -> vec2<u32> {
+  if (tfr_u64_is_zero(m)) {
+    return vec2<u32>(0u, 0u);
+  }
+  let p = 63u - tfr_u64_clz(m);
+  var sig = tfr_u64_shr_jam(m, 1u);
+  if (p < 63u) {
+    sig = tfr_u64_shl(m, 62u - p);
+  }
+  return tfr_f64_round_pack(sign, i32(p) + 1023, sig);
+}
+
+fn tfr_f64_from_u64(v: vec2<u32>) -> vec2<u32> {
+  return tfr_f64_from_u64_magnitude(v, 0u);
+}
+
+fn tfr_f64_from_i64(v: vec2<u32>) -> vec2<u32> {
+  let neg = tfr_i64_is_neg(v);
+  return tfr_f64_from_u64_magnitude(select(v, tfr_u64_neg(v), neg), select(0u, TFR_F64_SIGN, neg));
+}
+
+// The integer part of |a| for 1 <= |a| < 2^64.
+fn tfr_f64_trunc_magnitude64(a: vec2<u32>) -> vec2<u32> {
+  let e = (a.y >> 20u) & 0x7ffu;
+  let m = vec2<u32>(a.x, (a.y & 0xfffffu) | 0x00100000u);
+  if (e >= 1075u) {
+    return tfr_u64_shl(m, e - 1075u);
+  }
+  return tfr_u64_shr(m, 1075u - e);
+}
+
+// Toward zero, saturating, NaN -> 0 (the cpu's tfr_sat_i64).
+fn tfr_f64_to_i64(a: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(a)) {
+    return vec2<u32>(0u, 0u);
+  }
+  let neg = (a.y & TFR_F64_SIGN) != 0u;
+  let e = (a.y >> 20u) & 0x7ffu;
+  if (e < 1023u) {
+    return vec2<u32>(0u, 0u);
+  }
+  if (e >= 1086u) {  // |a| >= 2^63
+    return select(vec2<u32>(0xffffffffu, 0x7fffffffu), TFR_I64_FLIP, neg);
+  }
+  let u = tfr_f64_trunc_magnitude64(a);
+  return select(u, tfr_u64_neg(u), neg);
+}
+
+// Toward zero, saturating; NaN, negatives and zeros -> 0 (tfr_sat_u64).
+fn tfr_f64_to_u64(a: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(a) || (a.y & TFR_F64_SIGN) != 0u) {
+    return vec2<u32>(0u, 0u);
+  }
+  let e = (a.y >> 20u) & 0x7ffu;
+  if (e < 1023u) {
+    return vec2<u32>(0u, 0u);
+  }
+  if (e >= 1087u) {  // a >= 2^64
+    return TFR_U64_ONES;
+  }
+  return tfr_f64_trunc_magnitude64(a);
+}
+
 // -> bool is a != 0: true for NaN, false for -0.
 fn tfr_f64_nonzero(a: vec2<u32>) -> bool {
   return !tfr_f64_is_zero(a);

@@ -53,22 +53,9 @@ fn tfr_sc_mul_i32(a: i32, x: i32) -> i32 {
   return bitcast<i32>(bitcast<u32>(a) * bitcast<u32>(x));
 }
 
-// i64 as vec2<u32>(low word, high word), two's complement: add and multiply
-// wrap (tfr_u64_add, tfr_u64_mul_lo of common/u64.wgsl); signed comparison
-// here.
-fn tfr_sc_lt_i64(a: vec2<u32>, x: vec2<u32>) -> bool {
-  let ah = bitcast<i32>(a.y);
-  let xh = bitcast<i32>(x.y);
-  return ah < xh || (ah == xh && a.x < x.x);
-}
-
-fn tfr_sc_max_i64(a: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
-  return select(a, x, tfr_sc_lt_i64(a, x));
-}
-
-fn tfr_sc_min_i64(a: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
-  return select(a, x, tfr_sc_lt_i64(x, a));
-}
+// i64 and u64 as vec2<u32>(low word, high word): add and multiply wrap,
+// maximum / minimum compare signed or unsigned (tfr_u64_add, tfr_u64_mul_lo,
+// tfr_i64_max ... of common/u64.wgsl).
 
 // f64 (common/f64.wgsl, on the bits): add and multiply are tfr_f64_add and
 // tfr_f64_mul; maximum/minimum as f32's (a NaN in the result stays, a NaN

@@ -182,3 +182,250 @@ fn tfr_u128_clz(a: vec4<u32>) -> u32 {
   }
   return 64u + tfr_u64_clz(a.xy);
 }
+
+// ---- i64 and u64 values ----
+// The 64-bit integer dtypes on the same words: two's complement, so add,
+// subtract, the low half of a product, the bitwise ops and the shifts are the
+// same for both; i64 compares with the sign bits flipped. The semantics are
+// the cpu's (src/cpu/scalar_math.h): wrapping arithmetic, x / 0 = all bits set
+// (-1), x % 0 = x, INT64_MIN / -1 = INT64_MIN, x % -1 = 0, shift counts read
+// as unsigned and >= 64 giving 0 or the sign fill.
+
+const TFR_U64_ONES = vec2<u32>(0xffffffffu, 0xffffffffu);
+const TFR_I64_FLIP = vec2<u32>(0u, 0x80000000u);
+
+fn tfr_u64_eq(a: vec2<u32>, b: vec2<u32>) -> bool {
+  return all(a == b);
+}
+
+fn tfr_u64_le(a: vec2<u32>, b: vec2<u32>) -> bool {
+  return !tfr_u64_lt(b, a);
+}
+
+fn tfr_i64_lt(a: vec2<u32>, b: vec2<u32>) -> bool {
+  return tfr_u64_lt(a ^ TFR_I64_FLIP, b ^ TFR_I64_FLIP);
+}
+
+fn tfr_i64_le(a: vec2<u32>, b: vec2<u32>) -> bool {
+  return !tfr_i64_lt(b, a);
+}
+
+fn tfr_i64_is_neg(a: vec2<u32>) -> bool {
+  return (a.y & 0x80000000u) != 0u;
+}
+
+fn tfr_u64_neg(a: vec2<u32>) -> vec2<u32> {
+  return tfr_u64_sub(vec2<u32>(0u, 0u), a);
+}
+
+// abs(INT64_MIN) wraps to INT64_MIN.
+fn tfr_i64_abs(a: vec2<u32>) -> vec2<u32> {
+  return select(a, tfr_u64_neg(a), tfr_i64_is_neg(a));
+}
+
+fn tfr_i64_sign(a: vec2<u32>) -> vec2<u32> {
+  if (tfr_i64_is_neg(a)) {
+    return TFR_U64_ONES;
+  }
+  return vec2<u32>(select(0u, 1u, !tfr_u64_is_zero(a)), 0u);
+}
+
+fn tfr_i64_max(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  return select(b, a, tfr_i64_lt(b, a));
+}
+
+fn tfr_i64_min(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  return select(b, a, tfr_i64_lt(a, b));
+}
+
+fn tfr_u64_max(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  return select(b, a, tfr_u64_lt(b, a));
+}
+
+fn tfr_u64_min(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  return select(b, a, tfr_u64_lt(a, b));
+}
+
+// clamp(lo, x, hi) = minimum(maximum(x, lo), hi).
+fn tfr_i64_clamp(lo: vec2<u32>, x: vec2<u32>, hi: vec2<u32>) -> vec2<u32> {
+  return tfr_i64_min(tfr_i64_max(x, lo), hi);
+}
+
+fn tfr_u64_clamp(lo: vec2<u32>, x: vec2<u32>, hi: vec2<u32>) -> vec2<u32> {
+  return tfr_u64_min(tfr_u64_max(x, lo), hi);
+}
+
+// a * b + c, wrapping (i64 and u64 alike): dot_general's step.
+fn tfr_u64_mul_add(a: vec2<u32>, b: vec2<u32>, c: vec2<u32>) -> vec2<u32> {
+  return tfr_u64_add(tfr_u64_mul_lo(a, b), c);
+}
+
+fn tfr_u64_popcnt(a: vec2<u32>) -> vec2<u32> {
+  return vec2<u32>(countOneBits(a.x) + countOneBits(a.y), 0u);
+}
+
+// vec4(a / b, a % b) for b != 0: shift and subtract, one quotient bit per
+// step from the highest one possible (u32 division when both fit).
+fn tfr_u64_divmod(a: vec2<u32>, b: vec2<u32>) -> vec4<u32> {
+  if ((a.y | b.y) == 0u) {
+    return vec4<u32>(a.x / b.x, 0u, a.x % b.x, 0u);
+  }
+  if (tfr_u64_lt(a, b)) {
+    return vec4<u32>(0u, 0u, a);
+  }
+  let n = tfr_u64_clz(b) - tfr_u64_clz(a);  // b << n keeps every bit
+  var d = tfr_u64_shl(b, n);
+  var r = a;
+  var q = vec2<u32>(0u, 0u);
+  for (var i = 0u; i <= n; i++) {
+    q = tfr_u64_shl(q, 1u);
+    if (!tfr_u64_lt(r, d)) {
+      r = tfr_u64_sub(r, d);
+      q.x = q.x | 1u;
+    }
+    d = tfr_u64_shr(d, 1u);
+  }
+  return vec4<u32>(q, r);
+}
+
+fn tfr_u64_div(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  if (tfr_u64_is_zero(b)) {
+    return TFR_U64_ONES;
+  }
+  return tfr_u64_divmod(a, b).xy;
+}
+
+fn tfr_u64_rem(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  if (tfr_u64_is_zero(b)) {
+    return a;
+  }
+  return tfr_u64_divmod(a, b).zw;
+}
+
+// Toward zero on the magnitudes (INT64_MIN's is 2^63 as a u64).
+fn tfr_i64_div(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  if (tfr_u64_is_zero(b)) {
+    return TFR_U64_ONES;
+  }
+  if (tfr_u64_eq(b, TFR_U64_ONES)) {
+    return tfr_u64_neg(a);
+  }
+  let na = tfr_i64_is_neg(a);
+  let nb = tfr_i64_is_neg(b);
+  let q = tfr_u64_divmod(select(a, tfr_u64_neg(a), na), select(b, tfr_u64_neg(b), nb)).xy;
+  return select(q, tfr_u64_neg(q), na != nb);
+}
+
+// The sign of the dividend.
+fn tfr_i64_rem(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  if (tfr_u64_is_zero(b)) {
+    return a;
+  }
+  if (tfr_u64_eq(b, TFR_U64_ONES)) {
+    return vec2<u32>(0u, 0u);
+  }
+  let na = tfr_i64_is_neg(a);
+  let nb = tfr_i64_is_neg(b);
+  let r = tfr_u64_divmod(select(a, tfr_u64_neg(a), na), select(b, tfr_u64_neg(b), nb)).zw;
+  return select(r, tfr_u64_neg(r), na);
+}
+
+// a^b by squaring, wrapping, for any b read as unsigned.
+fn tfr_u64_pow(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  var r = vec2<u32>(1u, 0u);
+  var x = a;
+  var e = b;
+  while (!tfr_u64_is_zero(e)) {
+    if ((e.x & 1u) != 0u) {
+      r = tfr_u64_mul_lo(r, x);
+    }
+    x = tfr_u64_mul_lo(x, x);
+    e = tfr_u64_shr(e, 1u);
+  }
+  return r;
+}
+
+// A negative exponent gives 1/a^n truncated: 0 but for |a| = 1.
+fn tfr_i64_pow(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  if (tfr_i64_is_neg(b)) {
+    if (tfr_u64_eq(a, vec2<u32>(1u, 0u))) {
+      return a;
+    }
+    if (tfr_u64_eq(a, TFR_U64_ONES)) {
+      return select(vec2<u32>(1u, 0u), TFR_U64_ONES, (b.x & 1u) != 0u);
+    }
+    return vec2<u32>(0u, 0u);
+  }
+  return tfr_u64_pow(a, b);
+}
+
+// Shifts by b read as unsigned (i64 and u64 alike): counts >= 64 give 0, or
+// the sign fill for the arithmetic shift (u64 shifts as its signed twin).
+fn tfr_x64_shift_big(b: vec2<u32>) -> bool {
+  return b.y != 0u || b.x >= 64u;
+}
+
+fn tfr_x64_shift_left(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  if (tfr_x64_shift_big(b)) {
+    return vec2<u32>(0u, 0u);
+  }
+  return tfr_u64_shl(a, b.x);
+}
+
+fn tfr_x64_shift_right_logical(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  if (tfr_x64_shift_big(b)) {
+    return vec2<u32>(0u, 0u);
+  }
+  return tfr_u64_shr(a, b.x);
+}
+
+fn tfr_x64_shift_right_arithmetic(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  let fill = select(vec2<u32>(0u, 0u), TFR_U64_ONES, tfr_i64_is_neg(a));
+  if (tfr_x64_shift_big(b)) {
+    return fill;
+  }
+  return tfr_u64_shr(a ^ fill, b.x) ^ fill;
+}
+
+// ---- conversions of i64 / u64 that need no f64 ----
+
+// i32 -> i64 / u64 (sign extended, as C's casts).
+fn tfr_i64_from_i32(v: i32) -> vec2<u32> {
+  return vec2<u32>(bitcast<u32>(v), select(0u, 0xffffffffu, v < 0i));
+}
+
+// The f32 bits of a nonzero magnitude m, rounded to nearest even (every u64
+// is in f32's range).
+fn tfr_u64_magnitude_to_f32_bits(m: vec2<u32>) -> u32 {
+  let p = 63u - tfr_u64_clz(m);  // the leading bit
+  // 31 bits with the leading one at bit 30 and 7 round bits (the rest jammed).
+  var sig: u32;
+  if (p <= 30u) {
+    sig = m.x << (30u - p);
+  } else {
+    sig = tfr_u64_shr_jam(m, p - 30u).x;
+  }
+  let rb = sig & 0x7fu;
+  var r = (sig + 0x40u) >> 7u;
+  if (rb == 0x40u) {
+    r = r & ~1u;
+  }
+  // The leading bit (bit 23, or 24 after a carry) adds into the exponent.
+  return ((p + 126u) << 23u) + r;
+}
+
+fn tfr_u64_to_f32(a: vec2<u32>) -> f32 {
+  if (tfr_u64_is_zero(a)) {
+    return 0.0;
+  }
+  return bitcast<f32>(tfr_u64_magnitude_to_f32_bits(a));
+}
+
+fn tfr_i64_to_f32(a: vec2<u32>) -> f32 {
+  if (tfr_u64_is_zero(a)) {
+    return 0.0;
+  }
+  let neg = tfr_i64_is_neg(a);
+  let bits = tfr_u64_magnitude_to_f32_bits(select(a, tfr_u64_neg(a), neg));
+  return bitcast<f32>(bits | select(0u, 0x80000000u, neg));
+}
