@@ -389,21 +389,19 @@ static tfr_status tfr_multiply_pair(tfr_session *s, const tfr_consumer *cons, tf
     return tfr_error(TFR_ERR_INVALID_ARGUMENT, "einsum: an intermediate would have rank %d (max %d)",
                      nr, TFR_MAX_RANK);
   nr = 0;
+  int64_t numel = tfr_tensor_numel(big->t);  // the result's
   for (int k = 0; k < small->rank; k++)
-    if (tfr_find_label(big, small->labels[k]) < 0) out->labels[nr++] = small->labels[k];
+    if (tfr_find_label(big, small->labels[k]) < 0) {
+      out->labels[nr++] = small->labels[k];
+      numel *= tfr_tensor_shape(small->t)[k];
+    }
   for (int k = 0; k < big->rank; k++) out->labels[nr++] = big->labels[k];
   out->rank = nr;
   int keys[TFR_MAX_RANK];
   const tfr_einsum_plan *p = cons->plan;
-  int64_t numel = 1;
-  for (int k = 0; k < nr; k++) {
-    int ka = tfr_find_label(a, out->labels[k]);
-    numel *= ka >= 0 ? tfr_tensor_shape(a->t)[ka]
-                     : tfr_tensor_shape(b->t)[tfr_find_label(b, out->labels[k])];
-  }
-  // Both layout rules below are the cpu's: on webgpu they made
-  // gm_queen5_5_3 slower (H200: 10.0 -> 12.3 ms with the first alone), a
-  // GPU's threads reading short runs well.
+  // Both layout rules below (keeping the order; transposing an operand
+  // first) are the cpu's: on webgpu the first alone made gm_queen5_5_3
+  // slower (H200: 10.0 -> 12.3 ms), a GPU's threads reading short runs well.
   bool cpu = tfr_backend_get_kind(tfr_session_backend(s)) == TFR_BACKEND_CPU;
   bool streams = cpu && tfr_consumer_streams(cons, numel);
   for (int j = 0; j < nr; j++) {
@@ -434,12 +432,10 @@ static tfr_status tfr_multiply_pair(tfr_session *s, const tfr_consumer *cons, tf
   // order first: the blocked copy and a multiply of long runs beat one pass
   // that gathers element by element (gm_queen5_5_3's products of 3^11
   // elements in different orders: 7 GB/s in one pass).
-  int64_t onumel = 1;
-  for (int j = 0; j < nr; j++) onumel *= shape[j];
   tfr_item *in[2] = {a, b};
   for (int i = 0; cpu && i < 2; i++) {
     tfr_item *x = in[i];
-    if (tfr_tensor_numel(x->t) * 4 < onumel || onumel < 4096 ||
+    if (tfr_tensor_numel(x->t) * 4 < numel || numel < 4096 ||
         tfr_item_inner_run(x, nr, out->labels, true) >= TFR_MULTIPLY_MIN_RUN ||
         tfr_item_inner_run(x, nr, out->labels, false) < TFR_MULTIPLY_MIN_RUN)
       continue;
