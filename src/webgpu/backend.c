@@ -205,6 +205,12 @@ tfr_status tfr_backend_create_webgpu(const tfr_webgpu_options *options, tfr_back
   if (!st && !o.pool_cap_bytes && b->info.adapter_type &&
       strcmp(b->info.adapter_type, "discrete GPU") == 0)
     b->pool.cap = TFR_WGPU_DISCRETE_POOL_CAP;
+  // Waits poll first on a GPU, not on a CPU adapter, whose work needs the
+  // host's cores (device.c, tfr_wgpu_wait_on).
+  if (!st && !(b->info.adapter_type && strcmp(b->info.adapter_type, "CPU") == 0))
+    b->wait_spin_ns = TFR_WGPU_WAIT_SPIN_NS;
+  env = getenv("TFR_WEBGPU_WAIT_SPIN_US");
+  if (env && env[0]) b->wait_spin_ns = strtoull(env, NULL, 10) * UINT64_C(1000);
   if (!st) st = tfr_wgpu_queue_init(b);
   if (!st) st = tfr_wgpu_pipelines_init(b);
   if (st) {

@@ -52,6 +52,9 @@ tfr_status tfr_wgpu_load(const tfr_wgpu_procs **out_procs, const char **out_path
 #define TFR_WGPU_TRANSPOSE_VEC true
 #define TFR_WGPU_DEFAULT_POOL_CAP ((size_t)1 << 30)
 #define TFR_WGPU_DISCRETE_POOL_CAP ((size_t)8 << 30)
+// How long a wait polls before it blocks, on GPU adapters (device.c,
+// tfr_wgpu_wait_on); TFR_WEBGPU_WAIT_SPIN_US overrides it, 0 turns polling off.
+#define TFR_WGPU_WAIT_SPIN_NS UINT64_C(1000000)
 typedef struct tfr_wgpu_backend {
   tfr_backend base;  // first
   const tfr_wgpu_procs *p;
@@ -85,6 +88,7 @@ typedef struct tfr_wgpu_backend {
   // copies), TFR_WEBGPU_COPY_B2B=1 (compact copies as buffer-to-buffer copies).
   uint32_t copy_wg, copy_ept;
   bool copy_vec, copy_b2b;
+  uint64_t wait_spin_ns;  // waits poll this long before blocking (device.c)
   // Transposing copies (copy.c; environment knobs read at creation, also set
   // by tfr_wgpu_test_transpose): TFR_WEBGPU_TRANSPOSE_TILE=32|64 (tile edge),
   // TFR_WEBGPU_TRANSPOSE_VEC=0|1 (transpose_vec4.wgsl for 4-byte elements).
