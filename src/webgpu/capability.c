@@ -45,15 +45,15 @@ bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
     case TFR_WGPU_ELEMENTWISE:
     case TFR_WGPU_CONVERT:
     case TFR_WGPU_REDUCE:
-    case TFR_WGPU_IOTA: return tfr_wgpu_is_value_type(dt);
+    case TFR_WGPU_IOTA: return tfr_wgpu_is_value_type(dt) || dt == TFR_C128;
     case TFR_WGPU_DOT:
       return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_C64 || dt == TFR_F64 || dt == TFR_I64 ||
-             dt == TFR_U64;
+             dt == TFR_U64 || dt == TFR_C128;
     case TFR_WGPU_REDUCE_PRECISION: return dt == TFR_F32 || dt == TFR_F64;
     case TFR_WGPU_TRIANGLE:
     case TFR_WGPU_SCATTER_REPLACE: return true;  // bits, by element size
     case TFR_WGPU_SCATTER_ARITHMETIC:
-    case TFR_WGPU_SCATTER_MINMAX: return tfr_wgpu_is_value_type(dt);
+    case TFR_WGPU_SCATTER_MINMAX: return tfr_wgpu_is_value_type(dt) || dt == TFR_C128;
   }
   return false;
 }
