@@ -177,7 +177,7 @@ static tfr_conf_verdict tfr_conf_run_case(const tfr_conf_options *opt, const tfr
       const char *op = at;
       while (op && op > x.msg && op[-1] != ' ') op--;
       if ((dn == TFR_F64 || dn == TFR_C128) && op && at > op)
-        snprintf(buf, TFR_CONF_MSG, "no %.*s on %s on webgpu (exact ops only)", (int)(at - op), op,
+        snprintf(buf, TFR_CONF_MSG, "no %.*s on %s on webgpu yet", (int)(at - op), op,
                  tfr_dtype_name(dn));
       else
         snprintf(buf, TFR_CONF_MSG, "no %s kernels on webgpu", tfr_dtype_name(dn));
