@@ -8,21 +8,25 @@
 //     (structural.c), reductions (reduce.c), and the window ops (composed
 //     of elementwise ops by the core): bool, i32, f32 and c64, the dtypes
 //     WGSL computes on, f64 in software on its bits (common/f64.wgsl), and
-//     i64 and u64 on pairs of u32 words (common/u64.wgsl), exact.
+//     i64 and u64 on pairs of u32 words (common/u64.wgsl), exact, and c128
+//     on pairs of those f64 (common/c128.wgsl). On c128 the op table has
+//     add, subtract, multiply, negate, conj, real, imag, complex, compare,
+//     maximum, minimum and select (not divide, abs, sign, sqrt, rsqrt nor
+//     the analytic functions yet); reductions add and multiply.
 //     An elementwise op runs where the op table (ew_table.c) has its
 //     expression: on f64 the exact ops (arithmetic, sqrt, rsqrt, remainder,
 //     comparisons, min/max, rounding, sign, select, clamp), not the
 //     analytic functions (exp, log, sin, pow, ...). Reductions on f64: add,
 //     multiply, maximum, minimum (the combiners the registry has for f64);
 //     on i64/u64 every op and combiner the registry has for them;
-//   * dot_general (dot.c): f32, i32, c64, f64, i64, u64;
+//   * dot_general (dot.c): f32, i32, c64, f64, i64, u64, c128;
 //   * reduce_precision (copy.c): f32, f64 (on the bits);
 //   * data movement (copy, transpose, slice, pad, ..., tril/triu by element
 //     size in structural.c), gather and scatter with `replace`
 //     (gather_scatter.c): every dtype, since they move bits; scatter's
 //     add/multiply/maximum/minimum also on f64 (common/f64.wgsl, in the
-//     cpu's order: bit for bit), i64 and u64 (32-bit words).
-// No c128 or narrow dtype computes yet.
+//     cpu's order: bit for bit), i64 and u64 (32-bit words), c128.
+// No narrow dtype computes yet.
 #include "webgpu/capability.h"
 
 #include "core/op_registry.h"
@@ -45,15 +49,15 @@ bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
     case TFR_WGPU_ELEMENTWISE:
     case TFR_WGPU_CONVERT:
     case TFR_WGPU_REDUCE:
-    case TFR_WGPU_IOTA: return tfr_wgpu_is_value_type(dt);
+    case TFR_WGPU_IOTA: return tfr_wgpu_is_value_type(dt) || dt == TFR_C128;
     case TFR_WGPU_DOT:
       return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_C64 || dt == TFR_F64 || dt == TFR_I64 ||
-             dt == TFR_U64;
+             dt == TFR_U64 || dt == TFR_C128;
     case TFR_WGPU_REDUCE_PRECISION: return dt == TFR_F32 || dt == TFR_F64;
     case TFR_WGPU_TRIANGLE:
     case TFR_WGPU_SCATTER_REPLACE: return true;  // bits, by element size
     case TFR_WGPU_SCATTER_ARITHMETIC:
-    case TFR_WGPU_SCATTER_MINMAX: return tfr_wgpu_is_value_type(dt);
+    case TFR_WGPU_SCATTER_MINMAX: return tfr_wgpu_is_value_type(dt) || dt == TFR_C128;
   }
   return false;
 }

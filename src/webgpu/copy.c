@@ -1,7 +1,7 @@
 // The first kernel family: copies of strided views to any layout, tiled
 // transposition, and `convert` among f32, i32, bool, c64, f64 (in
 // software on its bits, common/f64.wgsl), i64 and u64 (on u32 words,
-// common/u64.wgsl). Plain copies move
+// common/u64.wgsl) and c128 (a pair of f64). Plain copies move
 // bits by element size (1, 2, 4, 8, 16 bytes), so they serve every dtype.
 //
 // Planning mirrors src/cpu/strided.c: axes of extent 1 are dropped, the rest
@@ -83,6 +83,31 @@ static void tfr_wgpu_elem_of(const tfr_wgsl_type *t, bool bits, tfr_wgpu_elem *e
 // tfr_sat_i64 / tfr_sat_u64).
 static const char *tfr_wgpu_convert_expr(tfr_dtype from, tfr_dtype to) {
   if (from == to) return "v";
+  // c128 (vec4<u32>: the parts' f64 bits): to it, the value as f64 (the
+  // conversions below) with imaginary +0, c64's parts exactly; from it, the
+  // real part as f64 converts on, c64 rounds both parts, bool tests both.
+  if (to == TFR_C128) {
+    switch (from) {
+      case TFR_C64: return "vec4<u32>(tfr_f64_from_f32(v.x), tfr_f64_from_f32(v.y))";
+      case TFR_F64: return "vec4<u32>(v, 0u, 0u)";
+      case TFR_F32: return "vec4<u32>(tfr_f64_from_f32(v), 0u, 0u)";
+      case TFR_I32: return "vec4<u32>(tfr_f64_from_i32(v), 0u, 0u)";
+      case TFR_I64: return "vec4<u32>(tfr_f64_from_i64(v), 0u, 0u)";
+      case TFR_U64: return "vec4<u32>(tfr_f64_from_u64(v), 0u, 0u)";
+      default: return "vec4<u32>(tfr_f64_from_bool(v), 0u, 0u)";
+    }
+  }
+  if (from == TFR_C128) {
+    switch (to) {
+      case TFR_C64: return "vec2<f32>(tfr_f64_to_f32(v.xy), tfr_f64_to_f32(v.zw))";
+      case TFR_F64: return "v.xy";
+      case TFR_F32: return "tfr_f64_to_f32(v.xy)";
+      case TFR_I32: return "tfr_f64_to_i32(v.xy)";
+      case TFR_I64: return "tfr_f64_to_i64(v.xy)";
+      case TFR_U64: return "tfr_f64_to_u64(v.xy)";
+      default: return "select(0u, 1u, tfr_f64_nonzero(v.xy) || tfr_f64_nonzero(v.zw))";
+    }
+  }
   bool s64_to = to == TFR_I64;
   if (to == TFR_I64 || to == TFR_U64) {
     switch (from) {
@@ -289,7 +314,7 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
     } else
       return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                        "%s: %s to %s is not supported on the webgpu backend (it converts "
-                       "among f32, i32, bool, c64, f64, i64 and u64)",
+                       "among f32, i32, bool, c64, f64, i64, u64 and c128)",
                        op, tfr_dtype_name(in->dtype), tfr_dtype_name(out->dtype));
   }
 

@@ -1,7 +1,8 @@
 // dot_general on the webgpu backend: f32, i32 and c64 (vec2<f32>), and f64,
-// i64 and u64 in software (dot_f64.wgsl: one invocation per output, a chain
-// of correctly rounded fmas in k order, or of wrapping a * b + acc; the
-// mapping below, without the GEMM's tiles).
+// i64, u64 and c128 in software (dot_f64.wgsl: one invocation per output, a
+// chain of correctly rounded fmas in k order, of wrapping a * b + acc, or of
+// the cpu's complex steps acc + a * b; the mapping below, without the GEMM's
+// tiles).
 //
 // A dot_general is one batched GEMM C[b][m, n] = sum_k A[b][m, k] B[b][k, n]
 // once its axis groups merge: lhs free axes into M, contracting axes into K
@@ -702,24 +703,36 @@ typedef struct tfr_dot_f64_params {
   uint32_t M, N, K, nbatch;
   uint32_t batch_rank, a_off, b_off, c_off;
   uint32_t sam, sak, sbk, sbn;
-  uint32_t scm, scn, epi, pad0;
+  uint32_t scm, scn, epi, conj;
   uint32_t alpha[4], beta[4];
   uint32_t batch_shape[4], batch_a[4], batch_b[4], batch_c[4];
 } tfr_dot_f64_params;
 _Static_assert(sizeof(tfr_dot_f64_params) == 160, "dot_f64 Params layout");
 
-// f64, i64, u64: dot_f64.wgsl, one invocation per element of out (`dummy` is
-// bound in place of the operands when K = 0 or alpha = 0: p->a is NULL
-// then). i64 and u64 share a pipeline: wrapping arithmetic is the same.
+// f64, i64, u64, c128: dot_f64.wgsl, one invocation per element of out
+// (`dummy` is bound in place of the operands when K = 0 or alpha = 0: p->a
+// is NULL then). i64 and u64 share a pipeline: wrapping arithmetic is the
+// same. c128 accumulates as the cpu's strided loop (src/cpu/dot.c):
+// acc.re + (xr yr - xi yi), acc.im + (xr yi + xi yr), every product and sum
+// rounded, conjugation a negated imaginary part.
 static tfr_status tfr_dot_run_f64(tfr_wgpu_backend *b, const tfr_dot_desc *d,
                                   const tfr_gemm_problem *p, tfr_tensor *dummy, int epi) {
-  bool f64 = d->dtype == TFR_F64;
-  const char *snippets[] = {"common/u64.wgsl", f64 ? "common/f64.wgsl" : NULL, NULL};
+  bool f64 = d->dtype == TFR_F64, c128 = d->dtype == TFR_C128;
+  const char *snippets[] = {"common/u64.wgsl", f64 || c128 ? "common/f64.wgsl" : NULL,
+                            c128 ? "common/c128.wgsl" : NULL, NULL};
   tfr_wgsl_override ov[] = {{"WG", 256}};
-  tfr_wgsl_subst subst[] = {{"FMA", f64 ? "tfr_f64_fma" : "tfr_u64_mul_add"},
-                            {"MUL", f64 ? "tfr_f64_mul" : "tfr_u64_mul_lo"},
-                            {"ADD", f64 ? "tfr_f64_add" : "tfr_u64_add"}};
-  tfr_wgsl_variant v = {f64 ? "dot_f64" : "dot_x64", "dot_f64.wgsl", snippets, subst, 3, ov, 1, 2, 1};
+  tfr_wgsl_subst subst[] = {
+      {"ELEM_T", c128 ? "vec4<u32>" : "vec2<u32>"},
+      {"ZERO", c128 ? "vec4<u32>(0u)" : "vec2<u32>(0u)"},
+      {"LOAD_A", c128 ? "tfr_c128_conj_if(A[a], (P.conj & 1u) != 0u)" : "A[a]"},
+      {"LOAD_B", c128 ? "tfr_c128_conj_if(B[b], (P.conj & 2u) != 0u)" : "B[b]"},
+      {"FMA", c128 ? "tfr_c128_mul_add" : f64 ? "tfr_f64_fma" : "tfr_u64_mul_add"},
+      {"MUL", c128 ? "tfr_c128_mul" : f64 ? "tfr_f64_mul" : "tfr_u64_mul_lo"},
+      {"ADD", c128 ? "tfr_c128_add" : f64 ? "tfr_f64_add" : "tfr_u64_add"},
+      {"ALPHA", c128 ? "P.alpha" : "P.alpha.xy"},
+      {"BETA", c128 ? "P.beta" : "P.beta.xy"}};
+  tfr_wgsl_variant v = {c128 ? "dot_c128" : f64 ? "dot_f64" : "dot_x64", "dot_f64.wgsl", snippets,
+                        subst, 9, ov, 1, 2, 1};
   WGPUComputePipeline pipeline;
   TFR_RETURN_IF_ERROR(tfr_wgpu_pipeline_get(b, &v, &pipeline));
   int64_t nbatch = 1;
@@ -737,6 +750,7 @@ static tfr_status tfr_dot_run_f64(tfr_wgpu_backend *b, const tfr_dot_desc *d,
   P.sam = (uint32_t)p->sam, P.sak = (uint32_t)p->sak, P.sbk = (uint32_t)p->sbk;
   P.sbn = (uint32_t)p->sbn, P.scm = (uint32_t)p->scm, P.scn = (uint32_t)p->scn;
   P.epi = (uint32_t)epi;
+  P.conj = (p->conj_a ? 1u : 0u) | (p->conj_b ? 2u : 0u);
   memcpy(P.alpha, d->alpha, sizeof P.alpha);
   memcpy(P.beta, d->beta, sizeof P.beta);
   for (int i = 0; i < p->nb; i++) {
@@ -895,7 +909,7 @@ tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
   if (!tfr_dot_type_of(d->dtype, &type))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "dot_general: dtype %s is not supported on the webgpu backend (it computes "
-                     "f32, i32, c64, f64, i64 and u64)",
+                     "f32, i32, c64, f64, i64, u64 and c128)",
                      tfr_dtype_name(d->dtype));
   TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "dot_general"));
   if (d->out->numel == 0) return TFR_OK;

@@ -1,6 +1,7 @@
 // The elementwise entries of the webgpu backend: single ops (unary, binary,
-// compare, select, clamp) and fused plans on f32, i32, bool, c64, f64 (the
-// exact ops only: common/f64.wgsl), i64 and u64 (common/u64.wgsl), with the cpu backend's semantics
+// compare, select, clamp) and fused plans on f32, i32, bool, c64, f64 and c128
+// (the exact ops only: common/f64.wgsl, common/c128.wgsl), i64 and u64
+// (common/u64.wgsl), with the cpu backend's semantics
 // (src/cpu/scalar_math.h). Both run through the one kernel generator
 // (ew_kernel.c): a single op is a plan of one instruction, whose kernel is
 // the op table's expression (ew_table.c) between the loads and the stores.
@@ -12,23 +13,23 @@
 #include "webgpu/ew_table.h"
 #include "webgpu/wgpu.h"
 
-// The refusal of a dtype without kernels (c128 and the narrow ones wait for
-// their emulation). `what` names the op, `which` the
-// operand.
+// The refusal of a dtype without kernels (the narrow ones wait for their
+// emulation). `what` names the op, `which` the operand.
 static tfr_status tfr_ew_refuse_dtype(const char *what, tfr_dtype dt, const char *which) {
-  bool wide = dt == TFR_C128;
   return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE, "%s: dtype %s%s is not supported on the webgpu "
-                   "backend%s", what, tfr_dtype_name(dt), which,
-                   wide ? " (it has no c128 kernels yet)" : "");
+                   "backend", what, tfr_dtype_name(dt), which);
 }
 
 // The refusal of an op the op table lacks on a dtype that has kernels
-// (f64's analytic functions).
+// (f64's and c128's analytic functions).
 static tfr_status tfr_ew_refuse_op(const char *what, tfr_dtype dt, const char *which) {
   return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE, "%s: dtype %s%s is not supported on the webgpu "
                    "backend%s", what, tfr_dtype_name(dt), which,
-                   dt == TFR_F64 ? " (f64 has the exact ops there, no analytic functions yet)"
-                                 : "");
+                   dt == TFR_F64   ? " (f64 has the exact ops there, no analytic functions yet)"
+                   : dt == TFR_C128 ? " (c128 has add, subtract, multiply, negate, conj, real, "
+                                      "imag, compare, maximum, minimum and select there; no "
+                                      "divide, abs, sign, sqrt or analytic functions yet)"
+                                    : "");
 }
 
 tfr_status tfr_wgpu_elementwise(tfr_backend *base, const tfr_elementwise_desc *d) {

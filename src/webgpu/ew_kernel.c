@@ -289,7 +289,7 @@ static void fu_put_apply(tfr_wgsl_text *apply, tfr_wgsl_text *apply4, tfr_wgsl_t
 static uint32_t fu_compact_ept(const tfr_wgpu_backend *b, const fu_setup *s) {
   uint32_t ept = b->ew_ept ? b->ew_ept : 8u;
   for (int j = 0; j < s->nops; j++)
-    if (tfr_ew_wgsl(s->type[j])->size == 8) return (ept + 1) / 2;  // c64, f64, i64, u64
+    if (tfr_ew_wgsl(s->type[j])->size >= 8) return (ept + 1) / 2;  // c64, f64, i64, u64, c128
   return ept;
 }
 
@@ -647,7 +647,10 @@ static tfr_status fu_compact(tfr_wgpu_backend *b, fu_setup *s) {
     int64_t cb = 4 * es[j];
     int64_t first = t->offset * es[j];
     int64_t end = first + ((numel + 3) & ~INT64_C(3)) * es[j];
-    bool chunk = first % cb == 0 && (uint64_t)end <= (uint64_t)t->storage->capacity;
+    // (c128's 16-byte elements are read one by one: a chunk would be four
+    // vec4 words.)
+    bool chunk = es[j] <= 8 && first % cb == 0 &&
+                 (uint64_t)end <= (uint64_t)t->storage->capacity;
     s->mode[j] = chunk ? FU_CHUNK : FU_SCALAR;
   }
   // The members of a binding share its array type: whole chunks only when all

@@ -8,7 +8,10 @@
 // the analytic functions have no f64 entry yet, so the capability table
 // (capability.c) refuses them. i64 and u64 run on the same words
 // (common/u64.wgsl): every op the core's table has for them, exact, with
-// the cpu's wrapping, division and shift rules. The semantics are the cpu backend's
+// the cpu's wrapping, division and shift rules. c128 runs on pairs of those
+// f64 (common/c128.wgsl): add, subtract, multiply (the textbook product),
+// negate, conj, real, imag, complex(f64, f64), compare EQ/NE, maximum,
+// minimum, select, bit for bit the cpu's. The semantics are the cpu backend's
 // (src/cpu/scalar_math.h).
 #include "webgpu/ew_table.h"
 
@@ -21,7 +24,8 @@
 // The dtype of each kernel value type.
 static const tfr_dtype tfr_ew_dtypes[TFR_EW_NTYPES] = {
     [TFR_EW_F32] = TFR_F32, [TFR_EW_I32] = TFR_I32, [TFR_EW_B8] = TFR_BOOL, [TFR_EW_C64] = TFR_C64,
-    [TFR_EW_F64] = TFR_F64, [TFR_EW_I64] = TFR_I64, [TFR_EW_U64] = TFR_U64};
+    [TFR_EW_F64] = TFR_F64, [TFR_EW_I64] = TFR_I64, [TFR_EW_U64] = TFR_U64,
+    [TFR_EW_C128] = TFR_C128};
 
 const tfr_wgsl_type *tfr_ew_wgsl(int type) { return tfr_wgsl_type_of(tfr_ew_dtypes[type]); }
 
@@ -34,6 +38,7 @@ int tfr_ew_type_of(tfr_dtype dt) {
     case TFR_F64: return TFR_EW_F64;
     case TFR_I64: return TFR_EW_I64;
     case TFR_U64: return TFR_EW_U64;
+    case TFR_C128: return TFR_EW_C128;
     default: return -1;
   }
 }
@@ -60,6 +65,10 @@ typedef struct tfr_ew_row {
 #define L_(e) [TFR_EW_I64] = {e, TFR_EW_LIB_U64}
 #define U_(e) [TFR_EW_U64] = {e, TFR_EW_LIB_U64}
 #define X_(e) L_(e), U_(e)
+// c128, from common/c128.wgsl (on f64.wgsl): the exact ops whose kernels
+// compile in reasonable time (divide, abs, sign, sqrt, rsqrt are written in
+// c128.wgsl but not listed: see its header).
+#define Z_(e) [TFR_EW_C128] = {e, TFR_EW_LIB_C128}
 // An analytic function of the math library on f32 and c64 / on f32 only.
 #define FN_FC(name) \
   {{FM("tfr_" name "_f32(a)"), CM("tfr_" name "_c64(a)")}}
@@ -69,12 +78,13 @@ typedef struct tfr_ew_row {
 
 static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
     [TFR_NEGATE] = {{F_("tfr_ew_neg_f32(a)"), I_("tfr_ew_neg_i32(a)"), C_("tfr_ew_neg_c64(a)"),
-                   D_("tfr_f64_neg(a)"), X_("tfr_u64_neg(a)")}},
+                   D_("tfr_f64_neg(a)"), X_("tfr_u64_neg(a)"), Z_("tfr_c128_neg(a)")}},
     [TFR_ABS] = {{F_("tfr_ew_abs_f32(a)"), I_("tfr_ew_abs_i32(a)"), CM("tfr_abs_c64(a)"),
                 D_("tfr_f64_abs(a)"), L_("tfr_i64_abs(a)")}},
     [TFR_SIGN] = {{F_("tfr_ew_sign_f32(a)"), I_("tfr_ew_sign_i32(a)"), CM("tfr_sign_c64(a)"),
                  D_("tfr_f64_sign(a)"), L_("tfr_i64_sign(a)")}},
-    [TFR_CONJ] = {{F_("a"), I_("a"), C_("tfr_ew_conj_c64(a)"), D_("a"), X_("a")}},
+    [TFR_CONJ] = {{F_("a"), I_("a"), C_("tfr_ew_conj_c64(a)"), D_("a"), X_("a"),
+                 Z_("tfr_c128_conj(a)")}},
     [TFR_NOT] = {{I_("~a"), B_("a ^ 1u"), X_("~a")}},
     [TFR_FLOOR] = {{F_("floor(a)"), D_("tfr_f64_floor(a)")}},
     [TFR_CEIL] = {{F_("ceil(a)"), D_("tfr_f64_ceil(a)")}},
@@ -83,8 +93,8 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
     [TFR_ROUND_NEAREST_AFZ] = {{F_("tfr_ew_round_afz_f32(a)"), D_("tfr_f64_round_afz(a)")}},
     [TFR_IS_FINITE] = {{F_("select(0u, 1u, tfr_ew_is_finite_f32(a))"),
                       D_("select(0u, 1u, tfr_f64_is_finite(a))")}},
-    [TFR_REAL] = {{F_("a"), C_("a.x"), D_("a")}},
-    [TFR_IMAG] = {{F_("0.0"), C_("a.y"), D_("vec2<u32>(0u, 0u)")}},
+    [TFR_REAL] = {{F_("a"), C_("a.x"), D_("a"), Z_("a.xy")}},
+    [TFR_IMAG] = {{F_("0.0"), C_("a.y"), D_("vec2<u32>(0u, 0u)"), Z_("a.zw")}},
     [TFR_EXP] = FN_FC("exp"),
     [TFR_LOG] = FN_FC("log"),
     [TFR_SIN] = FN_FC("sin"),
@@ -117,11 +127,13 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
 
 static const tfr_ew_row tfr_ew_binary_rows[TFR_BINARY_OP_COUNT] = {
     [TFR_ADD] = {{F_("a + b"), I_("tfr_ew_add_i32(a, b)"), C_("a + b"), D_("tfr_f64_add(a, b)"),
-                 X_("tfr_u64_add(a, b)")}},
+                 X_("tfr_u64_add(a, b)"), Z_("tfr_c128_add(a, b)")}},
     [TFR_SUBTRACT] = {{F_("a - b"), I_("tfr_ew_sub_i32(a, b)"), C_("a - b"),
-                      D_("tfr_f64_sub(a, b)"), X_("tfr_u64_sub(a, b)")}},
+                      D_("tfr_f64_sub(a, b)"), X_("tfr_u64_sub(a, b)"),
+                      Z_("tfr_c128_sub(a, b)")}},
     [TFR_MULTIPLY] = {{F_("a * b"), I_("tfr_ew_mul_i32(a, b)"), CM("tfr_mul_c64(a, b)"),
-                      D_("tfr_f64_mul(a, b)"), X_("tfr_u64_mul_lo(a, b)")}},
+                      D_("tfr_f64_mul(a, b)"), X_("tfr_u64_mul_lo(a, b)"),
+                      Z_("tfr_c128_mul(a, b)")}},
     // WGSL's f32 `/` is only within 2.5 ulp: the library's is correctly rounded.
     [TFR_DIVIDE] = {{FM("tfr_div_f32(a, b)"), I_("tfr_ew_div_i32(a, b)"),
                      CM("tfr_div_c64(a, b)"), D_("tfr_f64_div(a, b)"),
@@ -131,10 +143,12 @@ static const tfr_ew_row tfr_ew_binary_rows[TFR_BINARY_OP_COUNT] = {
                        U_("tfr_u64_rem(a, b)")}},
     [TFR_MAXIMUM] = {{F_("tfr_ew_max_f32(a, b)"), I_("max(a, b)"), B_("a | b"),
                       C_("tfr_ew_max_c64(a, b)"), D_("tfr_f64_max(a, b)"),
-                      L_("tfr_i64_max(a, b)"), U_("tfr_u64_max(a, b)")}},
+                      L_("tfr_i64_max(a, b)"), U_("tfr_u64_max(a, b)"),
+                      Z_("tfr_c128_max(a, b)")}},
     [TFR_MINIMUM] = {{F_("tfr_ew_min_f32(a, b)"), I_("min(a, b)"), B_("a & b"),
                       C_("tfr_ew_min_c64(a, b)"), D_("tfr_f64_min(a, b)"),
-                      L_("tfr_i64_min(a, b)"), U_("tfr_u64_min(a, b)")}},
+                      L_("tfr_i64_min(a, b)"), U_("tfr_u64_min(a, b)"),
+                      Z_("tfr_c128_min(a, b)")}},
     [TFR_POWER] = {{FM("tfr_pow_f32(a, b)"), I_("tfr_ew_pow_i32(a, b)"),
                     CM("tfr_pow_c64(a, b)"), L_("tfr_i64_pow(a, b)"),
                     U_("tfr_u64_pow(a, b)")}},
@@ -149,7 +163,7 @@ static const tfr_ew_row tfr_ew_binary_rows[TFR_BINARY_OP_COUNT] = {
     [TFR_SHIFT_RIGHT_LOGICAL] = {{I_("tfr_ew_shr_logical_i32(a, b)"),
                                   X_("tfr_x64_shift_right_logical(a, b)")}},
     [TFR_NEXT_AFTER] = {{F_("tfr_ew_next_after_f32(a, b)"), D_("tfr_f64_next_after(a, b)")}},
-    [TFR_COMPLEX] = {{F_("vec2<f32>(a, b)")}},
+    [TFR_COMPLEX] = {{F_("vec2<f32>(a, b)"), [TFR_EW_F64] = {"vec4<u32>(a, b)", 0}}},
 };
 
 // IEEE comparisons: every ordered one is false with a NaN, NE true. NaN is
@@ -165,12 +179,14 @@ static const tfr_ew_row tfr_ew_compare_rows[TFR_GE + 1] = {
                  I_("select(0u, 1u, a == b)"), B_("select(0u, 1u, a == b)"),
                  C_("select(0u, 1u, tfr_ew_eq_c64(a, b))"),
                  D_("select(0u, 1u, tfr_f64_eq(a, b))"),
-                 X_("select(0u, 1u, tfr_u64_eq(a, b))")}},
+                 X_("select(0u, 1u, tfr_u64_eq(a, b))"),
+                 Z_("select(0u, 1u, tfr_c128_eq(a, b))")}},
     [TFR_NE] = {{F_("select(0u, 1u, !tfr_ew_ordered_f32(a, b) || a != b)"),
                  I_("select(0u, 1u, a != b)"), B_("select(0u, 1u, a != b)"),
                  C_("select(0u, 1u, !tfr_ew_eq_c64(a, b))"),
                  D_("select(0u, 1u, !tfr_f64_eq(a, b))"),
-                 X_("select(0u, 1u, !tfr_u64_eq(a, b))")}},
+                 X_("select(0u, 1u, !tfr_u64_eq(a, b))"),
+                 Z_("select(0u, 1u, !tfr_c128_eq(a, b))")}},
     [TFR_LT] = CMP_ROW("<", "tfr_f64_lt(a, b)", "tfr_i64_lt(a, b)", "tfr_u64_lt(a, b)"),
     [TFR_LE] = CMP_ROW("<=", "tfr_f64_le(a, b)", "tfr_i64_le(a, b)", "tfr_u64_le(a, b)"),
     [TFR_GT] = CMP_ROW(">", "tfr_f64_lt(b, a)", "tfr_i64_lt(b, a)", "tfr_u64_lt(b, a)"),
@@ -183,7 +199,8 @@ static const tfr_ew_row tfr_ew_compare_rows[TFR_GE + 1] = {
 static const tfr_ew_row tfr_ew_select_row = {
     {F_("select(c, b, a != 0u)"), I_("select(c, b, a != 0u)"), B_("select(c, b, a != 0u)"),
      C_("select(c, b, a != 0u)"), [TFR_EW_F64] = {"select(c, b, a != 0u)", 0},
-     [TFR_EW_I64] = {"select(c, b, a != 0u)", 0}, [TFR_EW_U64] = {"select(c, b, a != 0u)", 0}}};
+     [TFR_EW_I64] = {"select(c, b, a != 0u)", 0}, [TFR_EW_U64] = {"select(c, b, a != 0u)", 0},
+     [TFR_EW_C128] = {"select(c, b, a != 0u)", 0}}};
 
 // clamp(min, operand, max) = minimum(maximum(operand, min), max).
 static const tfr_ew_row tfr_ew_clamp_row = {
@@ -200,6 +217,7 @@ static const tfr_ew_row tfr_ew_clamp_row = {
 #undef L_
 #undef U_
 #undef X_
+#undef Z_
 #undef FN_FC
 #undef FN_F
 #undef FN_S
@@ -234,11 +252,13 @@ int tfr_ew_lib_snippets(unsigned lib, const char **snippets) {
   snippets[ns++] = "common/convert.wgsl";  // tfr_f32_is_nan
   snippets[ns++] = "common/ew_exact.wgsl";
   bool math = lib & (TFR_EW_LIB_F32 | TFR_EW_LIB_C64 | TFR_EW_LIB_SPECIAL);
-  if (math || (lib & (TFR_EW_LIB_F64 | TFR_EW_LIB_U64))) snippets[ns++] = "common/u64.wgsl";
+  if (math || (lib & (TFR_EW_LIB_F64 | TFR_EW_LIB_U64 | TFR_EW_LIB_C128)))
+    snippets[ns++] = "common/u64.wgsl";
   if (math) snippets[ns++] = "common/math_f32.wgsl";
   if (lib & TFR_EW_LIB_SPECIAL) snippets[ns++] = "common/math_special_f32.wgsl";
   if (lib & TFR_EW_LIB_C64) snippets[ns++] = "common/math_c64.wgsl";
   if (lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
-  if (lib & TFR_EW_LIB_F64) snippets[ns++] = "common/f64.wgsl";
+  if (lib & (TFR_EW_LIB_F64 | TFR_EW_LIB_C128)) snippets[ns++] = "common/f64.wgsl";
+  if (lib & TFR_EW_LIB_C128) snippets[ns++] = "common/c128.wgsl";
   return ns;
 }

@@ -16,7 +16,8 @@ typedef enum tfr_ew_type {
   TFR_EW_F64 = 4,  // vec2<u32>: the bits, computed on by common/f64.wgsl
   TFR_EW_I64 = 5,  // vec2<u32>(low word, high word), common/u64.wgsl
   TFR_EW_U64 = 6,  // the same words, unsigned
-  TFR_EW_NTYPES = 7,
+  TFR_EW_C128 = 7, // vec4<u32>(real part's bits, imaginary part's bits), common/c128.wgsl
+  TFR_EW_NTYPES = 8,
 } tfr_ew_type;
 
 // The WGSL types (wgsl_types.h) of a kernel value type.
@@ -34,9 +35,10 @@ enum {
   TFR_EW_LIB_SPECIAL = 8,  // common/math_special_f32.wgsl (and math_f32)
   TFR_EW_LIB_F64 = 16,     // common/u64.wgsl and common/f64.wgsl
   TFR_EW_LIB_U64 = 32,     // common/u64.wgsl (i64, u64)
+  TFR_EW_LIB_C128 = 64,    // common/c128.wgsl (and u64, f64)
 };
 // At most this many snippets come from tfr_ew_lib_snippets.
-#define TFR_EW_MAX_LIB_SNIPPETS 8
+#define TFR_EW_MAX_LIB_SNIPPETS 10
 
 // Writes the snippets of an elementwise or fused kernel whose expressions need
 // `lib` (an OR of TFR_EW_LIB_*) into `snippets`, in dependency order, starting

@@ -29,9 +29,9 @@
 //
 // dtypes: gather and scatter `replace` move bits, so every dtype works.
 // add, multiply, maximum, minimum compute on bool, i32, f32, c64, i64 and
-// u64 (emulated with 32-bit words, common/u64.wgsl) and f64 (in software on its
-// bits, common/f64.wgsl, applied in the cpu's order: bit for bit); c128
-// arithmetic fails with TFR_ERR_UNSUPPORTED_DTYPE. Indices may have any integer dtype (gs_index_load:
+// u64 (emulated with 32-bit words, common/u64.wgsl), f64 (in software on its
+// bits, common/f64.wgsl, applied in the cpu's order: bit for bit) and c128
+// (pairs of those f64, common/c128.wgsl, likewise bit for bit). Indices may have any integer dtype (gs_index_load:
 // narrow ones unpacked from their word, 64-bit ones read as two words).
 #include <stdio.h>
 #include <string.h>
@@ -124,23 +124,27 @@ static const char *gs_combine_expr(tfr_scatter_combiner c, tfr_dtype dt) {
     case TFR_SCATTER_ADD:
       return dt == TFR_I32 ? "tfr_sc_add_i32(acc, x)"
              : dt == TFR_I64 || dt == TFR_U64 ? "tfr_u64_add(acc, x)"
-             : dt == TFR_F64 ? "tfr_f64_add(acc, x)" : "acc + x";
+             : dt == TFR_F64 ? "tfr_f64_add(acc, x)"
+             : dt == TFR_C128 ? "tfr_c128_add(acc, x)" : "acc + x";
     case TFR_SCATTER_MULTIPLY:
       return dt == TFR_I32 ? "tfr_sc_mul_i32(acc, x)"
              : dt == TFR_I64 || dt == TFR_U64 ? "tfr_u64_mul_lo(acc, x)"
              : dt == TFR_F64 ? "tfr_f64_mul(acc, x)"
+             : dt == TFR_C128 ? "tfr_c128_mul(acc, x)"
              : dt == TFR_C64 ? "tfr_sc_mul_c64(acc, x)" : "acc * x";
     case TFR_SCATTER_MAXIMUM:
       return dt == TFR_BOOL ? "(acc | x)" : dt == TFR_I32 ? "max(acc, x)"
              : dt == TFR_I64 ? "tfr_i64_max(acc, x)"
              : dt == TFR_U64 ? "tfr_u64_max(acc, x)"
              : dt == TFR_F64 ? "tfr_sc_max_f64(acc, x)"
+             : dt == TFR_C128 ? "tfr_sc_max_c128(acc, x)"
              : dt == TFR_F32 ? "tfr_sc_max_f32(acc, x)" : "tfr_sc_max_c64(acc, x)";
     case TFR_SCATTER_MINIMUM:
       return dt == TFR_BOOL ? "(acc & x)" : dt == TFR_I32 ? "min(acc, x)"
              : dt == TFR_I64 ? "tfr_i64_min(acc, x)"
              : dt == TFR_U64 ? "tfr_u64_min(acc, x)"
              : dt == TFR_F64 ? "tfr_sc_min_f64(acc, x)"
+             : dt == TFR_C128 ? "tfr_sc_min_c128(acc, x)"
              : dt == TFR_F32 ? "tfr_sc_min_f32(acc, x)" : "tfr_sc_min_c64(acc, x)";
   }
   return "x";
@@ -473,8 +477,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   const gs_elem *e = &elem;
   if (!tfr_wgpu_dtype_computes(family, dt))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                     "scatter (%s): dtype %s is not supported on the webgpu backend (c128 "
-                     "takes only replace)",
+                     "scatter (%s): dtype %s is not supported on the webgpu backend",
                      gs_combiner_name(d->combiner), tfr_dtype_name(dt));
   if (d->combiner == TFR_SCATTER_REPLACE) gs_raw(tfr_dtype_size(dt), &elem);
   else gs_typed(dt, &elem);
@@ -610,7 +613,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
              e->tag, gs_combiner_name(d->combiner), itag, mtag);
     const char *snippets[] = {"common/scatter_params.wgsl", "common/index_meta.wgsl",
                               "common/index_space.wgsl", "common/scatter_space.wgsl",
-                              "common/u64.wgsl", "common/f64.wgsl",
+                              "common/u64.wgsl", "common/f64.wgsl", "common/c128.wgsl",
                               "common/scatter_combine.wgsl",
                               e->bytes ? "common/bytes.wgsl" : NULL, NULL};
     tfr_wgsl_subst subst[] = {
@@ -692,7 +695,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
              gs_combiner_name(d->combiner), mtag);
     const char *snippets[] = {"common/scatter_params.wgsl", "common/index_meta.wgsl",
                               "common/scatter_space.wgsl", "common/u64.wgsl", "common/f64.wgsl",
-                              "common/scatter_combine.wgsl",
+                              "common/c128.wgsl", "common/scatter_combine.wgsl",
                               e->bytes ? "common/bytes.wgsl" : NULL, NULL};
     tfr_wgsl_subst subst[] = {
         {"UPD_ARRAY", e->array},

@@ -3,7 +3,8 @@
 // for f32, i32, bool, c64, f64 (add, multiply, maximum, minimum: the
 // correctly rounded operations of common/f64.wgsl, in the same fixed order
 // as f32), i64 and u64 (common/u64.wgsl: wrapping sums and products, which
-// any order gives exactly).
+// any order gives exactly) and c128 (add, multiply: common/c128.wgsl, the
+// same fixed order; exact where every partial sum or product is).
 //
 // Planning follows src/cpu/reduce.c: reversed axes are flipped (every
 // combiner is commutative), extent-1 axes dropped, the kept and the reduced
@@ -82,6 +83,10 @@ static bool tfr_red_type_of(tfr_dtype dt, tfr_red_type *r) {
     snprintf(r->init_bits, sizeof r->init_bits, "(P.init_bits.x & 0x%xu)", t->mask);
     return true;
   }
+  if (t->per_vec == 1) {  // c128: one value per 16 bytes, loaded as it is
+    snprintf(r->init_bits, sizeof r->init_bits, "P.init_bits");
+    return true;
+  }
   r->vw = t->per_vec;
   r->vsrc_array = t->vec_array;
   if (t->per_vec == 4) {
@@ -119,6 +124,10 @@ static bool tfr_red_type_of(tfr_dtype dt, tfr_red_type *r) {
 // Integer add/multiply wrap (WGSL's i32 arithmetic is two's complement). Bool
 // maximum/minimum/and/or/xor work on the bytes.
 static const char *tfr_red_op(tfr_reduce_combiner c, tfr_dtype dt) {
+  if (dt == TFR_C128) {  // common/c128.wgsl; the registry has only add and multiply
+    if (c == TFR_REDUCE_ADD) return "return tfr_c128_add(a, b);";
+    return c == TFR_REDUCE_MULTIPLY ? "return tfr_c128_mul(a, b);" : NULL;
+  }
   bool f64 = dt == TFR_F64;
   bool w64 = dt == TFR_I64 || dt == TFR_U64;  // common/u64.wgsl, wrapping
   switch (c) {
@@ -226,11 +235,12 @@ static tfr_status tfr_red_pipeline(tfr_red_ctx *c, bool vec, bool split, uint32_
   snprintf(variant, sizeof variant, "reduce[%s,%s%s]", tfr_red_names[c->d->combiner], t->tag,
            vec ? ",vec4" : "");
   snprintf(nv, sizeof nv, "%d", vec ? t->vw : 1);
-  const char *snippets[3];
+  const char *snippets[5];
   int ns = 0;
   if (t->bytes) snippets[ns++] = "common/bytes.wgsl";
   if (tfr_wgsl_type_of(c->d->dtype)->emulated) snippets[ns++] = "common/u64.wgsl";
-  if (c->d->dtype == TFR_F64) snippets[ns++] = "common/f64.wgsl";
+  if (c->d->dtype == TFR_F64 || c->d->dtype == TFR_C128) snippets[ns++] = "common/f64.wgsl";
+  if (c->d->dtype == TFR_C128) snippets[ns++] = "common/c128.wgsl";
   snippets[ns] = NULL;
   tfr_wgsl_subst subst[] = {
       {"VALUE_T", t->value_t},
@@ -478,7 +488,7 @@ tfr_status tfr_wgpu_reduction(tfr_backend *base, const tfr_reduce_desc *d) {
   if (!c.ty)  // tfr_wgpu_dtype_computes(TFR_WGPU_REDUCE, ...)
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "%s: dtype %s is not supported on the webgpu backend (it reduces f32, i32, "
-                     "bool, c64, f64, i64 and u64)",
+                     "bool, c64, f64, i64, u64 and c128)",
                      c.op, tfr_dtype_name(d->dtype));
   if (!tfr_red_op(d->combiner, d->dtype))
     return tfr_error(TFR_ERR_INTERNAL, "%s: webgpu: unknown combiner %d", c.op, (int)d->combiner);

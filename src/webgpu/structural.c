@@ -90,7 +90,7 @@ tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
   if (!tfr_wgpu_dtype_computes(TFR_WGPU_IOTA, out->dtype))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "iota: dtype %s is not supported on the webgpu backend (it makes f32, i32, "
-                     "bool, c64, f64, i64 and u64)",
+                     "bool, c64, f64, i64, u64 and c128)",
                      tfr_dtype_name(out->dtype));
   const tfr_wgsl_type *t = tfr_wgsl_type_of(out->dtype);
   // The index v (u32) as a value.
@@ -98,6 +98,7 @@ tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
                         : out->dtype == TFR_I32 ? "i32(v)"
                         : out->dtype == TFR_BOOL ? "select(0u, 1u, v != 0u)"
                         : out->dtype == TFR_F64  ? "tfr_f64_from_u32(v)"
+                        : out->dtype == TFR_C128 ? "vec4<u32>(tfr_f64_from_u32(v), 0u, 0u)"
                         : out->dtype == TFR_I64 || out->dtype == TFR_U64 ? "vec2<u32>(v, 0u)"
                                                  : "vec2<f32>(f32(v), 0.0)";
   char store[48];
@@ -119,7 +120,9 @@ tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
   tfr_wgsl_override ov[] = {{"WG", TFR_WGPU_STRUCT_WG}, {"EPT", TFR_WGPU_STRUCT_EPT}};
   tfr_wgsl_variant v = {variant,
                         "iota.wgsl",
-                        t->per_word ? bytes : out->dtype == TFR_F64 ? f64 : NULL,
+                        t->per_word                                          ? bytes
+                        : out->dtype == TFR_F64 || out->dtype == TFR_C128 ? f64
+                                                                             : NULL,
                         subst,
                         4,
                         ov,

@@ -11,7 +11,8 @@
 // array<atomic<u32>>. The 64-bit dtypes WGSL lacks (i64, u64, f64 and the
 // parts of c128) are `emulated`: stored as vec2<u32> words (low word first),
 // their value type the words themselves; f64 is computed on in software on
-// those words (common/u64.wgsl, common/f64.wgsl), the others not yet.
+// those words (common/u64.wgsl, common/f64.wgsl), i64 and u64 as integers on
+// them, c128 as a pair of f64 (vec4<u32>, common/c128.wgsl).
 #ifndef TENFERRO_SRC_WEBGPU_WGSL_TYPES_H_
 #define TENFERRO_SRC_WEBGPU_WGSL_TYPES_H_
 

@@ -426,7 +426,7 @@ tfr_tensor *tfr_test_words_tensor(tfr_dtype dt, int64_t n, const uint64_t *v) {
 // Whether the part of `size` bytes at p is a NaN of dtype dt (f64, f32 or a
 // c64 part).
 static bool tfr_test_part_is_nan(tfr_dtype dt, const unsigned char *p, size_t size) {
-  if (dt == TFR_F64 && size == 8) {
+  if ((dt == TFR_F64 || dt == TFR_C128) && size == 8) {
     uint64_t u;
     memcpy(&u, p, 8);
     return (u & ~(UINT64_C(1) << 63)) > UINT64_C(0x7ff0000000000000);
@@ -450,8 +450,9 @@ int tfr_test_compare_bits(const tfr_tensor *want, const tfr_tensor *got, const u
   assert_true(x && y);
   TFR_ASSERT_OK(tfr_tensor_read(want, x, nb + 1));
   TFR_ASSERT_OK(tfr_tensor_read(got, y, nb + 1));
-  // Floats are compared per part (8 bytes for f64, 4 for f32 and c64 parts).
-  size_t part = dt == TFR_F64 ? 8 : (dt == TFR_F32 || dt == TFR_C64) ? 4 : es;
+  // Floats are compared per part (8 bytes for f64 and c128 parts, 4 for f32
+  // and c64 parts).
+  size_t part = (dt == TFR_F64 || dt == TFR_C128) ? 8 : (dt == TFR_F32 || dt == TFR_C64) ? 4 : es;
   int64_t bad = 0;
   int lines = 0;
   for (int64_t i = 0; i < n; i++) {

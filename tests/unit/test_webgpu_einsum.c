@@ -1,7 +1,6 @@
 // einsum on the webgpu backend: the 300 random expressions of
 // tests/ref/gen_einsum.py (numpy's einsum results) run with every operand on
-// the device, in the dtypes the backend computes (f64 and i64 as they are;
-// c128 as c64), and
+// the device, in their own dtypes (f64, c128 and i64 as they are), and
 // compared with numpy's result (tfr_test_expect_close: 1e-12 of the largest
 // |expected| for f64, 2e-5 for single precision, integers exactly).
 // Intermediates stay on the device.
@@ -11,12 +10,7 @@
 
 #include "support.h"
 
-static tfr_dtype webgpu_dtype(tfr_dtype dt) {
-  switch (dt) {
-    case TFR_C128: return TFR_C64;
-    default: return dt;
-  }
-}
+static tfr_dtype webgpu_dtype(tfr_dtype dt) { return dt; }
 
 static void test_numpy_random_expressions(void **state) {
   (void)state;

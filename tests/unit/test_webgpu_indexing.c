@@ -747,8 +747,7 @@ static void test_scatter_64bit(void **state) {
     }
 }
 
-// c128 arithmetic: unsupported, with the combiner, the dtype and the backend
-// in the message, and no result; replace and gather move bits and work.
+// c128 arithmetic (add, multiply, maximum) and replace against the cpu.
 // Indices of every integer dtype (narrow ones are packed in words on the
 // device, u64 beyond 2^63 must clamp high, not count as negative): gather
 // windows and scatter rows against the cpu, with values out of range on
@@ -801,28 +800,22 @@ static void test_unsupported_dtypes(void **state) {
   static const tfr_dtype dts[] = {TFR_C128, TFR_C128, TFR_C128};
   static const tfr_scatter_combiner cbs[] = {TFR_SCATTER_MULTIPLY, TFR_SCATTER_ADD,
                                              TFR_SCATTER_MAXIMUM};
-  static const char *const names[] = {"scatter (multiply)", "scatter (add)",
-                                      "scatter (maximum)"};
   int64_t ins[1] = {0}, map[1] = {0};
   int64_t oshape[1] = {4}, ishape[1] = {3};
   int32_t iv[3] = {0, 2, 2};
   for (int d = 0; d < 3; d++) {
     tfr_tensor *op = ix_rand(dts[d], 1, oshape, 1600), *ind = ix_i32(1, ishape, iv);
     tfr_tensor *up = ix_rand(dts[d], 1, ishape, 1601);
-    tfr_session *s = tfr_test_begin(tfr_test_gpu);
-    tfr_tensor *dop = tfr_test_upload(s, op), *dind = tfr_test_upload(s, ind);
-    tfr_tensor *dup = tfr_test_upload(s, up), *out = NULL;
     tfr_scatter_config sc = {.num_inserted_window_dims = 1, .inserted_window_dims = ins,
                              .num_scatter_dims_to_operand_dims = 1,
                              .scatter_dims_to_operand_dims = map, .index_vector_dim = 1,
                              .combiner = cbs[d]};
-    TFR_ASSERT_ERROR(tfr_scatter(s, dop, dind, dup, &sc, &out), TFR_ERR_UNSUPPORTED_DTYPE,
-                     names[d], tfr_dtype_name(dts[d]), "webgpu");
-    assert_null(out);
-    tfr_test_end(s);
-    tfr_tensor_release(dop);
-    tfr_tensor_release(dind);
-    tfr_tensor_release(dup);
+    // c128 combines (common/c128.wgsl; test_webgpu_c128 compares the bits).
+    ix_case e = {.what = "scatter c128 combiner", .op = ix_op_scatter, .cfg = &sc, .n = 3};
+    e.in[0] = op;
+    e.in[1] = ind;
+    e.in[2] = up;
+    ix_diff_only(&e);
     // replace works on every dtype.
     sc.combiner = TFR_SCATTER_REPLACE;
     ix_case c = {.what = "scatter replace 64-bit", .op = ix_op_scatter, .cfg = &sc, .n = 3};

@@ -1,11 +1,15 @@
-// dot_general on the 64-bit dtypes in software (src/webgpu/dot.c):
+// dot_general on the 64-bit dtypes and c128 in software (src/webgpu/dot.c):
 // C[b][m, n] = epi(acc) with
 // acc = fma(A[b][m, K-1], B[b][K-1, n], ... fma(A[b][m, 0], B[b][0, n], +0)),
 // one invocation per element of C: on f64 every term is added with one
 // correctly rounded fma (common/f64.wgsl), in k order, so the result depends
 // on the operands only; on i64 / u64 the fma is the wrapping a * b + c
-// (common/u64.wgsl), exact in any order. {{FMA}}, {{MUL}}, {{ADD}} name the
-// dtype's functions. Correct and simple, not fast: a GEMM with tiles is a
+// (common/u64.wgsl), exact in any order; on c128 it is the cpu's step
+// acc + (a * b), each part of the textbook product and each sum rounded
+// (common/c128.wgsl), with the conjugations of P.conj. {{ELEM_T}} is the
+// element type, {{FMA}}, {{MUL}}, {{ADD}} name the dtype's functions,
+// {{LOAD_A}} / {{LOAD_B}} read A[a] / B[b], {{ZERO}}, {{ALPHA}}, {{BETA}}
+// are values of ELEM_T. Correct and simple, not fast: a GEMM with tiles is a
 // later step. Operands in place with any strides (u32 sums wrap, as in
 // gemm.wgsl). Needs common/u64.wgsl (and common/f64.wgsl for f64).
 override WG: u32 = 256u;
@@ -26,8 +30,8 @@ struct Params {
   scm: u32,
   scn: u32,
   epi: u32,               // 0: C = acc; 1: alpha * acc; 2: alpha * acc + beta * C
-  pad0: u32,
-  alpha: vec4<u32>,       // .xy: the value
+  conj: u32,              // c128: bit 0 conjugates A, bit 1 B
+  alpha: vec4<u32>,       // .xy: the value (c128: all four words)
   beta: vec4<u32>,
   batch_shape: vec4<u32>, // batch axes, innermost first
   batch_a: vec4<u32>,
@@ -36,9 +40,9 @@ struct Params {
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read> A: array<vec2<u32>>;
-@group(0) @binding(2) var<storage, read> B: array<vec2<u32>>;
-@group(0) @binding(3) var<storage, read_write> C: array<vec2<u32>>;
+@group(0) @binding(1) var<storage, read> A: array<{{ELEM_T}}>;
+@group(0) @binding(2) var<storage, read> B: array<{{ELEM_T}}>;
+@group(0) @binding(3) var<storage, read_write> C: array<{{ELEM_T}}>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -63,16 +67,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     b += x * P.batch_b[d];
     c += x * P.batch_c[d];
   }
-  var acc = vec2<u32>(0u, 0u);
+  var acc = {{ZERO}};
   for (var k = 0u; k < P.K; k++) {
-    acc = {{FMA}}(A[a], B[b], acc);
+    acc = {{FMA}}({{LOAD_A}}, {{LOAD_B}}, acc);
     a += P.sak;
     b += P.sbk;
   }
   if (P.epi != 0u) {
-    acc = {{MUL}}(P.alpha.xy, acc);
+    acc = {{MUL}}({{ALPHA}}, acc);
     if (P.epi == 2u) {
-      acc = {{ADD}}(acc, {{MUL}}(P.beta.xy, C[c]));
+      acc = {{ADD}}(acc, {{MUL}}({{BETA}}, C[c]));
     }
   }
   C[c] = acc;

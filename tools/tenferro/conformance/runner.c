@@ -147,12 +147,13 @@ static tfr_conf_verdict tfr_conf_run_case(const tfr_conf_options *opt, const tfr
   }
   tfr_conf_verdict v;
   // The webgpu backend computes on bool, i32, f32, c64, i64 and u64, and on
-  // f64 in software (its exact ops; no analytic functions yet); not on c128
-  // or a narrow dtype (docs/webgpu.md): a case with a value of another dtype
-  // (or of f64) that the backend refuses as such is a gap, not a wrong
-  // answer, and the reason names the dtype the refusal names (else the
-  // case's first such dtype; a dtype without any kernels before f64). A
-  // refusal on bool, i32, f32, c64, i64 or u64 stays a failure.
+  // f64 and c128 in software (their exact ops; no analytic functions yet);
+  // not on a narrow dtype (docs/webgpu.md): a case with a value of another
+  // dtype (or of f64 or c128) that the backend refuses as such is a gap, not
+  // a wrong answer, and the reason names the dtype the refusal names (else
+  // the case's first such dtype; a dtype without any kernels before f64 and
+  // c128), for f64 and c128 also the op. A refusal on bool, i32, f32, c64,
+  // i64 or u64 stays a failure.
   if (!ok && opt->backend_kind == TFR_CONF_BACKEND_WEBGPU &&
       strstr(x.msg, "TFR_ERR_UNSUPPORTED_DTYPE") && strstr(x.msg, "webgpu")) {
     int first = -1, named = -1;
@@ -163,13 +164,23 @@ static tfr_conf_verdict tfr_conf_run_case(const tfr_conf_options *opt, const tfr
           d == TFR_U64)
         continue;
       if (first < 0) first = (int)d;
-      // A named dtype without any kernels wins over f64 (convert f64 to c128).
-      if ((named < 0 || named == TFR_F64) && tfr_conf_names_word(x.msg, tfr_dtype_name(d)))
+      // A named dtype without any kernels wins over f64 and c128.
+      if ((named < 0 || named == TFR_F64 || named == TFR_C128) &&
+          tfr_conf_names_word(x.msg, tfr_dtype_name(d)))
         named = (int)d;
     }
     if (first >= 0) {
-      snprintf(buf, TFR_CONF_MSG, "no %s kernels on webgpu",
-               tfr_dtype_name((tfr_dtype)(named >= 0 ? named : first)));
+      tfr_dtype dn = (tfr_dtype)(named >= 0 ? named : first);
+      // f64 and c128 compute; what they lack is the op the message names
+      // first ("exponential: dtype c128 ..."), which the reason names too.
+      const char *at = strstr(x.msg, ": dtype ");
+      const char *op = at;
+      while (op && op > x.msg && op[-1] != ' ') op--;
+      if ((dn == TFR_F64 || dn == TFR_C128) && op && at > op)
+        snprintf(buf, TFR_CONF_MSG, "no %.*s on %s on webgpu yet", (int)(at - op), op,
+                 tfr_dtype_name(dn));
+      else
+        snprintf(buf, TFR_CONF_MSG, "no %s kernels on webgpu", tfr_dtype_name(dn));
       *reason = buf;
       if (opt->verbose) fprintf(log, "SKIP %s: %s (%s)\n", c->name, *reason, x.msg);
       free(got);

@@ -3,7 +3,8 @@
 // NaN (a NaN in the result stays, a NaN update replaces it); complex
 // maximum/minimum are lexicographic on (re, im), the result's NaN first.
 // NaN is tested on the bits, so no driver shortcut changes the answer. Needs
-// common/u64.wgsl and common/f64.wgsl (the 64-bit dtypes).
+// common/u64.wgsl, common/f64.wgsl and common/c128.wgsl (the 64-bit dtypes
+// and c128).
 
 fn tfr_sc_nan(v: f32) -> bool {
   return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
@@ -66,4 +67,31 @@ fn tfr_sc_max_f64(a: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
 
 fn tfr_sc_min_f64(a: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
   return select(a, x, tfr_f64_is_nan(x) || tfr_f64_lt(x, a));
+}
+
+// c128 as vec4<u32>(real part's bits, imaginary part's bits): add and
+// multiply are tfr_c128_add and tfr_c128_mul (common/c128.wgsl);
+// maximum/minimum lexicographic as c64's, the result's NaN first.
+fn tfr_sc_nan_c128(v: vec4<u32>) -> bool {
+  return tfr_f64_is_nan(v.xy) || tfr_f64_is_nan(v.zw);
+}
+
+fn tfr_sc_max_c128(a: vec4<u32>, x: vec4<u32>) -> vec4<u32> {
+  if (tfr_sc_nan_c128(a)) {
+    return a;
+  }
+  if (tfr_sc_nan_c128(x)) {
+    return x;
+  }
+  return select(a, x, tfr_f64_lt(a.xy, x.xy) || (tfr_f64_eq(x.xy, a.xy) && tfr_f64_lt(a.zw, x.zw)));
+}
+
+fn tfr_sc_min_c128(a: vec4<u32>, x: vec4<u32>) -> vec4<u32> {
+  if (tfr_sc_nan_c128(a)) {
+    return a;
+  }
+  if (tfr_sc_nan_c128(x)) {
+    return x;
+  }
+  return select(a, x, tfr_f64_lt(x.xy, a.xy) || (tfr_f64_eq(x.xy, a.xy) && tfr_f64_lt(x.zw, a.zw)));
 }
