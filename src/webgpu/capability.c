@@ -33,10 +33,17 @@ static bool tfr_wgpu_is_word_type(tfr_dtype dt) {
   return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_BOOL || dt == TFR_C64;
 }
 
+// u32 (native) and i8, i16, u8, u16: packed, computed as i32 / u32 and
+// wrapped to their width (wgsl_types.h, ew_table.c).
+static bool tfr_wgpu_is_narrow_int(tfr_dtype dt) {
+  return dt == TFR_U32 || dt == TFR_I8 || dt == TFR_I16 || dt == TFR_U8 || dt == TFR_U16;
+}
+
 // Those, f64 (common/f64.wgsl), i64 and u64 (common/u64.wgsl): the value
 // types of the elementwise kernels.
 static bool tfr_wgpu_is_value_type(tfr_dtype dt) {
-  return tfr_wgpu_is_word_type(dt) || dt == TFR_F64 || dt == TFR_I64 || dt == TFR_U64;
+  return tfr_wgpu_is_word_type(dt) || dt == TFR_F64 || dt == TFR_I64 || dt == TFR_U64 ||
+         tfr_wgpu_is_narrow_int(dt);
 }
 
 bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
@@ -48,7 +55,7 @@ bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
     case TFR_WGPU_IOTA: return tfr_wgpu_is_value_type(dt);
     case TFR_WGPU_DOT:
       return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_C64 || dt == TFR_F64 || dt == TFR_I64 ||
-             dt == TFR_U64;
+             dt == TFR_U64 || tfr_wgpu_is_narrow_int(dt);
     case TFR_WGPU_REDUCE_PRECISION: return dt == TFR_F32 || dt == TFR_F64;
     case TFR_WGPU_TRIANGLE:
     case TFR_WGPU_SCATTER_REPLACE: return true;  // bits, by element size

@@ -51,10 +51,10 @@
 typedef struct tfr_wgpu_elem {
   const char *tag;        // in variant names
   const char *array;      // WGSL type of a source array
-  char load[80];          // expression of `j`
+  char load[160];         // expression of `j`
   const char *dst_array;
   const char *value_t;    // WGSL type of a value
-  char store[48];         // statement storing `val` at `k`
+  char store[96];         // statement storing `val` at `k`
   bool bytes;             // 1- or 2-byte elements (needs common/bytes.wgsl)
 } tfr_wgpu_elem;
 
@@ -81,6 +81,82 @@ static void tfr_wgpu_elem_of(const tfr_wgsl_type *t, bool bits, tfr_wgpu_elem *e
 // even to f32 and f64, and take floats through f64 (f32 -> f64 is exact):
 // toward zero, saturating, NaN -> 0, negatives -> 0 for u64 (the cpu's
 // tfr_sat_i64 / tfr_sat_u64).
+
+// u32, i8, i16, u8, u16: held as i32 (signed) or u32 (wgsl_types.h); their
+// width in bits, 0 for the other dtypes.
+static int tfr_wgpu_narrow_bits(tfr_dtype dt, bool *is_signed) {
+  *is_signed = dt == TFR_I8 || dt == TFR_I16;
+  switch (dt) {
+    case TFR_I8:
+    case TFR_U8: return 8;
+    case TFR_I16:
+    case TFR_U16: return 16;
+    case TFR_U32: return 32;
+    default: return 0;
+  }
+}
+
+// Conversions to and from the narrow integers (one side is one), written to
+// `buf`. As the cpu (src/cpu/structural.c): among integers C's casts (the
+// low bits of the two's complement value, then sign or zero extension);
+// integers to floats round to nearest even (exact but for u32 -> f32, which
+// goes through common/u64.wgsl's correctly rounded u64 -> f32); floats to
+// integers through f64 (exact from f32) toward zero, saturating at the
+// destination's range, NaN -> 0 (tfr_f64_to_i64 / _u64 saturate, then the
+// range is clamped); -> bool is x != 0.
+static const char *tfr_wgpu_convert_narrow(tfr_dtype from, tfr_dtype to, char *buf, size_t cap) {
+  if (from == to) return NULL;
+  bool fs, ts;
+  int fw = tfr_wgpu_narrow_bits(from, &fs), tw = tfr_wgpu_narrow_bits(to, &ts);
+  if (fw) {
+    // The source as an integer of another kind: i32 (signed) / u32, i64 words.
+    const char *as_i64 = fs ? "tfr_i64_from_i32(v)" : "vec2<u32>(v, 0u)";
+    const char *as_f32 = fw < 32 ? "f32(v)" : "tfr_u64_to_f32(vec2<u32>(v, 0u))";
+    switch (to) {
+      case TFR_BOOL: snprintf(buf, cap, "select(0u, 1u, v != %s)", fs ? "0i" : "0u"); return buf;
+      case TFR_I32: return fs ? "v" : "bitcast<i32>(v)";
+      case TFR_I64:
+      case TFR_U64: return as_i64;
+      case TFR_F32: return as_f32;
+      case TFR_F64: return fs ? "tfr_f64_from_i32(v)" : "tfr_f64_from_u32(v)";
+      case TFR_C64: snprintf(buf, cap, "vec2<f32>(%s, 0.0)", as_f32); return buf;
+      default: break;
+    }
+    if (!tw) return NULL;
+    // narrow -> narrow: the low bits.
+    snprintf(buf, cap, ts ? "tfr_wrap_s(bitcast<i32>(v), %du)" : "tfr_wrap_u(bitcast<u32>(v), %du)",
+             tw);
+    return buf;
+  }
+  if (!tw) return NULL;
+  const char *f64 = NULL;  // a float source as f64 bits
+  switch (from) {
+    case TFR_BOOL: return ts ? "i32(v)" : "v";
+    case TFR_I32:
+      snprintf(buf, cap, ts ? "tfr_wrap_s(v, %du)" : "tfr_wrap_u(bitcast<u32>(v), %du)", tw);
+      return buf;
+    case TFR_I64:
+    case TFR_U64:
+      snprintf(buf, cap, ts ? "tfr_wrap_s(bitcast<i32>(v.x), %du)" : "tfr_wrap_u(v.x, %du)", tw);
+      return buf;
+    case TFR_F32: f64 = "tfr_f64_from_f32(v)"; break;
+    case TFR_C64: f64 = "tfr_f64_from_f32(v.x)"; break;
+    case TFR_F64: f64 = "v"; break;
+    default: return NULL;
+  }
+  if (ts) {
+    long hi = (1L << (tw - 1)) - 1;
+    snprintf(buf, cap,
+             "bitcast<i32>(tfr_i64_clamp(tfr_i64_from_i32(%ldi), tfr_f64_to_i64(%s), "
+             "tfr_i64_from_i32(%ldi)).x)",
+             -hi - 1, f64, hi);
+  } else {
+    snprintf(buf, cap, "tfr_u64_min(tfr_f64_to_u64(%s), vec2<u32>(0x%lxu, 0u)).x", f64,
+             (unsigned long)(0xffffffffUL >> (32 - tw)));
+  }
+  return buf;
+}
+
 static const char *tfr_wgpu_convert_expr(tfr_dtype from, tfr_dtype to) {
   if (from == to) return "v";
   bool s64_to = to == TFR_I64;
@@ -289,7 +365,7 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
     } else
       return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                        "%s: %s to %s is not supported on the webgpu backend (it converts "
-                       "among f32, i32, bool, c64, f64, i64 and u64)",
+                       "among bool, the integers, f32, f64 and c64)",
                        op, tfr_dtype_name(in->dtype), tfr_dtype_name(out->dtype));
   }
 
@@ -404,8 +480,14 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
   if (in->dtype != out->dtype) snippets[ns++] = "common/convert.wgsl";
   // f64, i64, u64: common/u64.wgsl, and f64.wgsl (the 64-bit integers' float
   // conversions are there).
+  char narrow_buf[192];
+  const char *convert = map ? map : tfr_wgpu_convert_narrow(in->dtype, out->dtype, narrow_buf,
+                                                             sizeof narrow_buf);
+  if (!convert) convert = tfr_wgpu_convert_expr(in->dtype, out->dtype);
+  // The narrow integers' conversions use them too (tfr_wgpu_convert_narrow).
   if (in->dtype != out->dtype &&
-      (tfr_wgsl_type_of(in->dtype)->emulated || tfr_wgsl_type_of(out->dtype)->emulated)) {
+      (tfr_wgsl_type_of(in->dtype)->emulated || tfr_wgsl_type_of(out->dtype)->emulated ||
+       strstr(convert, "64"))) {
     snippets[ns++] = "common/u64.wgsl";
     snippets[ns++] = "common/f64.wgsl";
   }
@@ -415,7 +497,6 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
   }
   if (de->bytes) snippets[ns++] = "common/bytes.wgsl";
   snippets[ns] = NULL;
-  const char *convert = map ? map : tfr_wgpu_convert_expr(in->dtype, out->dtype);
   tfr_wgsl_subst subst[] = {
       {"SRC_ARRAY", se->array},  {"DST_ARRAY", de->dst_array},
       {"VALUE_T", de->value_t},  {"LOAD", se->load},

@@ -16,7 +16,12 @@ typedef enum tfr_ew_type {
   TFR_EW_F64 = 4,  // vec2<u32>: the bits, computed on by common/f64.wgsl
   TFR_EW_I64 = 5,  // vec2<u32>(low word, high word), common/u64.wgsl
   TFR_EW_U64 = 6,  // the same words, unsigned
-  TFR_EW_NTYPES = 7,
+  TFR_EW_U32 = 7,  // u32, native
+  TFR_EW_I8 = 8,   // i32, sign-extended (wgsl_types.h), wrapped to 8 bits
+  TFR_EW_I16 = 9,  // i32, sign-extended, wrapped to 16 bits
+  TFR_EW_U8 = 10,  // u32, zero-extended, wrapped to 8 bits
+  TFR_EW_U16 = 11, // u32, zero-extended, wrapped to 16 bits
+  TFR_EW_NTYPES = 12,
 } tfr_ew_type;
 
 // The WGSL types (wgsl_types.h) of a kernel value type.

@@ -53,14 +53,14 @@ static const char *const tfr_red_names[] = {"add", "multiply", "maximum", "minim
 typedef struct tfr_red_type {
   const char *tag, *value_t;
   const char *src_array;                          // scalar units
-  char load[80], loadv[64];
+  char load[160], loadv[64];
   int vw;                                         // elements per vec4 (0: no vec4 loads)
   const char *vsrc_array;                         // vec4 units
   char vload[96], vloadv[96];
   const char *init_array;
-  char load_init[80], init_bits[48];
+  char load_init[160], init_bits[96];
   const char *dst_array;
-  char store[48];
+  char store[96];
   bool bytes;
 } tfr_red_type;
 
@@ -78,8 +78,11 @@ static bool tfr_red_type_of(tfr_dtype dt, tfr_red_type *r) {
   r->dst_array = t->write_array;
   tfr_wgsl_store(t, "k", "val", r->store, sizeof r->store);
   r->bytes = t->per_word != 0;
-  if (t->per_word) {  // no vec4 loads
-    snprintf(r->init_bits, sizeof r->init_bits, "(P.init_bits.x & 0x%xu)", t->mask);
+  if (t->per_word) {  // no vec4 loads; i8/i16 values sign-extended (wgsl_types.h)
+    char bits[32];
+    snprintf(bits, sizeof bits, "(P.init_bits.x & 0x%xu)", t->mask);
+    tfr_wgsl_widen(t, bits, r->init_bits, sizeof r->init_bits);
+    if (!t->widen) snprintf(r->init_bits, sizeof r->init_bits, "%s", bits);
     return true;
   }
   r->vw = t->per_vec;

@@ -4,8 +4,8 @@
 //     result, then triangle.wgsl zeroes what lies outside the triangle. The
 //     elements move by size, so every dtype works.
 //   * iota: iota.wgsl computes each element's index along iota_dimension and
-//     converts it, for f32, i32, bool, c64, f64 (common/f64.wgsl, exact), i64
-//     and u64.
+//     converts it, for f32, i32, bool, c64, f64 (common/f64.wgsl, exact), i64,
+//     u64, u32, i8, i16, u8 and u16 (the low bits of the index).
 #include <stdio.h>
 #include <string.h>
 
@@ -52,7 +52,7 @@ tfr_status tfr_wgpu_triangle(tfr_wgpu_backend *b, const tfr_structural_desc *d) 
   if (!tfr_wgpu_dtype_computes(TFR_WGPU_TRIANGLE, out->dtype) || !t)
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE, "%s: dtype %s is not supported on the webgpu backend",
                      op, tfr_dtype_name(out->dtype));
-  char zero[24], store[48];
+  char zero[24], store[96];
   if (t->per_word || t->size == 4) snprintf(zero, sizeof zero, "0u");
   else snprintf(zero, sizeof zero, "%s(0u)", t->bits);
   tfr_wgsl_store(t, "k", zero, store, sizeof store);
@@ -89,18 +89,23 @@ tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
   tfr_tensor *out = d->out;
   if (!tfr_wgpu_dtype_computes(TFR_WGPU_IOTA, out->dtype))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                     "iota: dtype %s is not supported on the webgpu backend (it makes f32, i32, "
-                     "bool, c64, f64, i64 and u64)",
+                     "iota: dtype %s is not supported on the webgpu backend (it makes bool, the "
+                     "integers, f32, f64 and c64)",
                      tfr_dtype_name(out->dtype));
   const tfr_wgsl_type *t = tfr_wgsl_type_of(out->dtype);
-  // The index v (u32) as a value.
+  // The index v (u32) as a value. The narrow integers keep its low bits (the
+  // store narrows: wgsl_types.h), as the cpu's cast from the i64 index.
+  bool narrow_s = out->dtype == TFR_I8 || out->dtype == TFR_I16;
+  bool narrow_u = out->dtype == TFR_U8 || out->dtype == TFR_U16 || out->dtype == TFR_U32;
   const char *convert = out->dtype == TFR_F32   ? "f32(v)"
+                        : narrow_s ? "bitcast<i32>(v)"
+                        : narrow_u ? "v"
                         : out->dtype == TFR_I32 ? "i32(v)"
                         : out->dtype == TFR_BOOL ? "select(0u, 1u, v != 0u)"
                         : out->dtype == TFR_F64  ? "tfr_f64_from_u32(v)"
                         : out->dtype == TFR_I64 || out->dtype == TFR_U64 ? "vec2<u32>(v, 0u)"
                                                  : "vec2<f32>(f32(v), 0.0)";
-  char store[48];
+  char store[96];
   tfr_wgsl_store(t, "k", "val", store, sizeof store);
   TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "iota"));
   if (out->numel == 0) return TFR_OK;
