@@ -413,9 +413,11 @@ tfr_tensor *tfr_test_words_tensor(tfr_dtype dt, int64_t n, const uint64_t *v) {
       p[0] = (unsigned char)(v[i] & 1);
     } else if (es == 8) {
       memcpy(p, &v[i], 8);
-    } else {
+    } else {  // 4, 2 or 1 bytes: the low ones
       uint32_t w = (uint32_t)v[i];
-      memcpy(p, &w, 4);
+      unsigned char le[4] = {(unsigned char)w, (unsigned char)(w >> 8), (unsigned char)(w >> 16),
+                             (unsigned char)(w >> 24)};
+      memcpy(p, le, es);
     }
   }
   tfr_tensor *t = tfr_test_tensor(dt, 1, &n, buf);

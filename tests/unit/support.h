@@ -111,7 +111,7 @@ tfr_tensor *tfr_test_upload(tfr_session *s, const tfr_tensor *host);
 tfr_tensor *tfr_test_download(tfr_session *s, const tfr_tensor *dev);
 
 // A host tensor [n] of dtype dt from 64-bit words: 8-byte dtypes take them
-// as they are, 4-byte ones the low word, bool bit 0, c64 the two words as
+// as they are, 4-, 2- and 1-byte ones their low bytes, bool bit 0, c64 the two words as
 // f32 parts (for the bit-for-bit tests of the software dtypes).
 tfr_tensor *tfr_test_words_tensor(tfr_dtype dt, int64_t n, const uint64_t *v);
 
