@@ -43,7 +43,7 @@ static bool tfr_wgpu_is_narrow_int(tfr_dtype dt) {
 // types of the elementwise kernels.
 static bool tfr_wgpu_is_value_type(tfr_dtype dt) {
   return tfr_wgpu_is_word_type(dt) || dt == TFR_F64 || dt == TFR_I64 || dt == TFR_U64 ||
-         tfr_wgpu_is_narrow_int(dt);
+         tfr_wgpu_is_narrow_int(dt) || dt == TFR_F16 || dt == TFR_BF16;
 }
 
 bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
@@ -55,8 +55,9 @@ bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
     case TFR_WGPU_IOTA: return tfr_wgpu_is_value_type(dt);
     case TFR_WGPU_DOT:
       return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_C64 || dt == TFR_F64 || dt == TFR_I64 ||
-             dt == TFR_U64 || tfr_wgpu_is_narrow_int(dt);
-    case TFR_WGPU_REDUCE_PRECISION: return dt == TFR_F32 || dt == TFR_F64;
+             dt == TFR_U64 || tfr_wgpu_is_narrow_int(dt) || dt == TFR_F16 || dt == TFR_BF16;
+    case TFR_WGPU_REDUCE_PRECISION:
+      return dt == TFR_F32 || dt == TFR_F64 || dt == TFR_F16 || dt == TFR_BF16;
     case TFR_WGPU_TRIANGLE:
     case TFR_WGPU_SCATTER_REPLACE: return true;  // bits, by element size
     case TFR_WGPU_SCATTER_ARITHMETIC:

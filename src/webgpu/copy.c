@@ -142,6 +142,8 @@ static const char *tfr_wgpu_convert_narrow(tfr_dtype from, tfr_dtype to, char *b
     case TFR_F32: f64 = "tfr_f64_from_f32(v)"; break;
     case TFR_C64: f64 = "tfr_f64_from_f32(v.x)"; break;
     case TFR_F64: f64 = "v"; break;
+    case TFR_F16:
+    case TFR_BF16: f64 = "tfr_f64_from_f32(v)"; break;  // their f32 value
     default: return NULL;
   }
   if (ts) {
@@ -157,8 +159,32 @@ static const char *tfr_wgpu_convert_narrow(tfr_dtype from, tfr_dtype to, char *b
   return buf;
 }
 
+static bool tfr_wgpu_is_half(tfr_dtype dt) { return dt == TFR_F16 || dt == TFR_BF16; }
+
+// Conversions to f16 / bf16 (common/half.wgsl): the source as an f32 that is
+// exact or rounded to odd (integers beyond 2^24, f64), rounded once to the
+// destination, as the cpu's single rounding from the exact value.
+static const char *tfr_wgpu_convert_to_half(tfr_dtype from, tfr_dtype to, char *buf, size_t cap) {
+  const char *x;
+  switch (from) {
+    case TFR_I32: x = "tfr_i64_to_f32_odd(tfr_i64_from_i32(v))"; break;
+    case TFR_U32: x = "tfr_u64_to_f32_odd(vec2<u32>(v, 0u))"; break;
+    case TFR_I64: x = "tfr_i64_to_f32_odd(v)"; break;
+    case TFR_U64: x = "tfr_u64_to_f32_odd(v)"; break;
+    case TFR_F64: x = "tfr_f64_to_f32_odd(v)"; break;
+    case TFR_C64: x = "v.x"; break;
+    case TFR_F32:
+    case TFR_F16:
+    case TFR_BF16: x = "v"; break;
+    default: x = "f32(v)"; break;  // bool, the 8- and 16-bit integers: exact
+  }
+  snprintf(buf, cap, "tfr_round_%s(%s)", to == TFR_F16 ? "f16" : "bf16", x);
+  return buf;
+}
+
 static const char *tfr_wgpu_convert_expr(tfr_dtype from, tfr_dtype to) {
   if (from == to) return "v";
+  if (tfr_wgpu_is_half(from)) from = TFR_F32;  // an f32 value, exact
   bool s64_to = to == TFR_I64;
   if (to == TFR_I64 || to == TFR_U64) {
     switch (from) {
@@ -339,7 +365,7 @@ static tfr_status tfr_wgpu_transpose_pieces(tfr_wgpu_backend *b, const char *op,
 // The copy kernels. `m` (or NULL) applies `m->expr` (a WGSL expression of the
 // raw element `v`, u32 or vec2<u32>, e.g. reduce_precision on the bits;
 // `m->tag` names it in the variant, `m->snippet` defines it and comes after
-// common/u64.wgsl) to every element of a 4- or 8-byte dtype copied to itself. `may_split`: a transposition may be cut into
+// common/u64.wgsl) to every element of a 2-, 4- or 8-byte dtype copied to itself. `may_split`: a transposition may be cut into
 // pieces (tfr_wgpu_transpose_pieces; not again for a piece).
 static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
                                     tfr_tensor *out, const tfr_wgpu_map *m, bool may_split) {
@@ -350,8 +376,9 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
   tfr_wgpu_elem elems[2];
   tfr_wgpu_elem *se = &elems[0], *de = &elems[1];
   if (map) {
-    assert(in->dtype == out->dtype &&
-           (tfr_dtype_size(in->dtype) == 4 || tfr_dtype_size(in->dtype) == 8));
+    assert(in->dtype == out->dtype && (tfr_dtype_size(in->dtype) == 2 ||
+                                       tfr_dtype_size(in->dtype) == 4 ||
+                                       tfr_dtype_size(in->dtype) == 8));
     tfr_wgpu_elem_of(tfr_wgsl_bits_of(tfr_dtype_size(in->dtype)), true, se);
     de = se;
   } else if (in->dtype == out->dtype) {
@@ -474,17 +501,22 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
   snprintf(variant, sizeof variant, "%s[%s->%s%s%s]", family, se->tag, de->tag, map ? "," : "",
            map ? map_tag : "");
   snprintf(file, sizeof file, "%s.wgsl", family);
-  const char *snippets[7];
+  const char *snippets[8];
   int ns = 0;
   if (tj >= 0) snippets[ns++] = "common/transpose_tile.wgsl";
   if (in->dtype != out->dtype) snippets[ns++] = "common/convert.wgsl";
-  // f64, i64, u64: common/u64.wgsl, and f64.wgsl (the 64-bit integers' float
-  // conversions are there).
   char narrow_buf[192];
   const char *convert = map ? map : tfr_wgpu_convert_narrow(in->dtype, out->dtype, narrow_buf,
                                                              sizeof narrow_buf);
+  if (!convert && in->dtype != out->dtype && tfr_wgpu_is_half(out->dtype))
+    convert = tfr_wgpu_convert_to_half(in->dtype, out->dtype, narrow_buf, sizeof narrow_buf);
   if (!convert) convert = tfr_wgpu_convert_expr(in->dtype, out->dtype);
-  // The narrow integers' conversions use them too (tfr_wgpu_convert_narrow).
+  // f16 / bf16 values load and store through common/half.wgsl.
+  if (in->dtype != out->dtype && (tfr_wgpu_is_half(in->dtype) || tfr_wgpu_is_half(out->dtype)))
+    snippets[ns++] = "common/half.wgsl";
+  // f64, i64, u64: common/u64.wgsl, and f64.wgsl (the 64-bit integers' float
+  // conversions are there); the narrow integers' and f16/bf16 conversions
+  // use them too.
   if (in->dtype != out->dtype &&
       (tfr_wgsl_type_of(in->dtype)->emulated || tfr_wgsl_type_of(out->dtype)->emulated ||
        strstr(convert, "64"))) {
@@ -645,12 +677,17 @@ tfr_status tfr_wgpu_reduce_precision(tfr_wgpu_backend *b, const tfr_structural_d
   if (!tfr_wgpu_dtype_computes(TFR_WGPU_REDUCE_PRECISION, d->in->dtype))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "reduce_precision: dtype %s is not supported on the webgpu backend (it "
-                     "computes on f32 and f64)",
+                     "computes on f16, bf16, f32 and f64)",
                      tfr_dtype_name(d->in->dtype));
   char map[64], tag[32];
-  snprintf(map, sizeof map, "tfr_reduce_precision_%s(v, %uu, %uu)",
-           d->in->dtype == TFR_F64 ? "f64" : "f32", (unsigned)d->exponent_bits,
-           (unsigned)d->mantissa_bits);
+  if (d->in->dtype == TFR_F16 || d->in->dtype == TFR_BF16)  // on the 16-bit pattern
+    snprintf(map, sizeof map, "tfr_reduce_precision_h(v, %uu, %uu, %uu)",
+             d->in->dtype == TFR_F16 ? 10u : 7u, (unsigned)d->exponent_bits,
+             (unsigned)d->mantissa_bits);
+  else
+    snprintf(map, sizeof map, "tfr_reduce_precision_%s(v, %uu, %uu)",
+             d->in->dtype == TFR_F64 ? "f64" : "f32", (unsigned)d->exponent_bits,
+             (unsigned)d->mantissa_bits);
   snprintf(tag, sizeof tag, "rp%d.%d", d->exponent_bits, d->mantissa_bits);
   tfr_wgpu_map m = {map, tag, "common/reduce_precision.wgsl"};
   return tfr_wgpu_copy_map(b, "reduce_precision", d->in, d->out, &m, true);

@@ -12,7 +12,10 @@
 // as sign-extended i32 and u8/u16 as zero-extended u32 (wgsl_types.h), each
 // result wrapped back to the width (common/convert.wgsl's tfr_wrap_*),
 // with the width-dependent shift counts, logical shifts and popcnt spelled
-// out. The semantics are the cpu backend's (src/cpu/scalar_math.h).
+// out. f16 and bf16 run the f32 expression and round its result once
+// (common/half.wgsl), as the cpu; negate, abs, conj, real and select keep
+// the bits, next_after steps in the dtype's own bits. The semantics are the
+// cpu backend's (src/cpu/scalar_math.h).
 #include "webgpu/ew_table.h"
 
 #include <stddef.h>
@@ -26,7 +29,8 @@ static const tfr_dtype tfr_ew_dtypes[TFR_EW_NTYPES] = {
     [TFR_EW_F32] = TFR_F32, [TFR_EW_I32] = TFR_I32, [TFR_EW_B8] = TFR_BOOL, [TFR_EW_C64] = TFR_C64,
     [TFR_EW_F64] = TFR_F64, [TFR_EW_I64] = TFR_I64, [TFR_EW_U64] = TFR_U64,
     [TFR_EW_U32] = TFR_U32, [TFR_EW_I8] = TFR_I8,   [TFR_EW_I16] = TFR_I16,
-    [TFR_EW_U8] = TFR_U8,   [TFR_EW_U16] = TFR_U16};
+    [TFR_EW_U8] = TFR_U8,   [TFR_EW_U16] = TFR_U16, [TFR_EW_F16] = TFR_F16,
+    [TFR_EW_BF16] = TFR_BF16};
 
 const tfr_wgsl_type *tfr_ew_wgsl(int type) { return tfr_wgsl_type_of(tfr_ew_dtypes[type]); }
 
@@ -44,6 +48,8 @@ int tfr_ew_type_of(tfr_dtype dt) {
     case TFR_I16: return TFR_EW_I16;
     case TFR_U8: return TFR_EW_U8;
     case TFR_U16: return TFR_EW_U16;
+    case TFR_F16: return TFR_EW_F16;
+    case TFR_BF16: return TFR_EW_BF16;
     default: return -1;
   }
 }
@@ -58,8 +64,17 @@ typedef struct tfr_ew_row {
   tfr_ew_expr t[TFR_EW_NTYPES];
 } tfr_ew_row;
 
-#define F_(e) [TFR_EW_F32] = {e, 0}
-#define FM(e) [TFR_EW_F32] = {e, TFR_EW_LIB_F32}
+// f32 entries; F_ and FM also give f16 and bf16 the f32 expression with its
+// result rounded once (as the cpu's f16/bf16 ops), FP_ gives them the f32
+// expression as it is: a bool result, or one that keeps a's bits (negate,
+// abs: the sign bit; a NaN is not quieted, as on the cpu).
+#define H_(e, lib)                                                         \
+  [TFR_EW_F16] = {"tfr_round_f16(" e ")", (lib) | TFR_EW_LIB_HALF},       \
+  [TFR_EW_BF16] = {"tfr_round_bf16(" e ")", (lib) | TFR_EW_LIB_HALF}
+#define F_(e) [TFR_EW_F32] = {e, 0}, H_(e, 0)
+#define FM(e) [TFR_EW_F32] = {e, TFR_EW_LIB_F32}, H_(e, TFR_EW_LIB_F32)
+#define FP_(e) [TFR_EW_F32] = {e, 0}, [TFR_EW_F16] = {e, TFR_EW_LIB_HALF}, \
+               [TFR_EW_BF16] = {e, TFR_EW_LIB_HALF}
 #define I_(e) [TFR_EW_I32] = {e, 0}
 #define B_(e) [TFR_EW_B8] = {e, 0}
 #define C_(e) [TFR_EW_C64] = {e, 0}
@@ -87,17 +102,19 @@ typedef struct tfr_ew_row {
   {{FM("tfr_" name "_f32(a)"), CM("tfr_" name "_c64(a)")}}
 #define FN_F(name) {{FM("tfr_" name "_f32(a)")}}
 // The special functions (common/math_special_f32.wgsl), f32 only.
-#define FN_S(name) {{[TFR_EW_F32] = {"tfr_" name "_f32(a)", TFR_EW_LIB_F32 | TFR_EW_LIB_SPECIAL}}}
+#define FN_S(name)                                                                          \
+  {{[TFR_EW_F32] = {"tfr_" name "_f32(a)", TFR_EW_LIB_F32 | TFR_EW_LIB_SPECIAL},            \
+    H_("tfr_" name "_f32(a)", TFR_EW_LIB_F32 | TFR_EW_LIB_SPECIAL)}}
 
 static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
-    [TFR_NEGATE] = {{F_("tfr_ew_neg_f32(a)"), I_("tfr_ew_neg_i32(a)"), C_("tfr_ew_neg_c64(a)"),
+    [TFR_NEGATE] = {{FP_("tfr_ew_neg_f32(a)"), I_("tfr_ew_neg_i32(a)"), C_("tfr_ew_neg_c64(a)"),
                    D_("tfr_f64_neg(a)"), X_("tfr_u64_neg(a)"), SW_("tfr_ew_neg_i32(a)"),
                    UW_("(0u - a)")}},
-    [TFR_ABS] = {{F_("tfr_ew_abs_f32(a)"), I_("tfr_ew_abs_i32(a)"), CM("tfr_abs_c64(a)"),
+    [TFR_ABS] = {{FP_("tfr_ew_abs_f32(a)"), I_("tfr_ew_abs_i32(a)"), CM("tfr_abs_c64(a)"),
                 D_("tfr_f64_abs(a)"), L_("tfr_i64_abs(a)"), SW_("tfr_ew_abs_i32(a)")}},
     [TFR_SIGN] = {{F_("tfr_ew_sign_f32(a)"), I_("tfr_ew_sign_i32(a)"), CM("tfr_sign_c64(a)"),
                  D_("tfr_f64_sign(a)"), L_("tfr_i64_sign(a)"), SN_("tfr_ew_sign_i32(a)")}},
-    [TFR_CONJ] = {{F_("a"), I_("a"), C_("tfr_ew_conj_c64(a)"), D_("a"), X_("a"), SN_("a"),
+    [TFR_CONJ] = {{FP_("a"), I_("a"), C_("tfr_ew_conj_c64(a)"), D_("a"), X_("a"), SN_("a"),
                  UN_("a")}},
     [TFR_NOT] = {{I_("~a"), B_("a ^ 1u"), X_("~a"), SN_("~a"), UW_("~a")}},
     [TFR_FLOOR] = {{F_("floor(a)"), D_("tfr_f64_floor(a)")}},
@@ -105,10 +122,10 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
     // WGSL's round() rounds halves to even.
     [TFR_ROUND_NEAREST_EVEN] = {{F_("round(a)"), D_("tfr_f64_round_even(a)")}},
     [TFR_ROUND_NEAREST_AFZ] = {{F_("tfr_ew_round_afz_f32(a)"), D_("tfr_f64_round_afz(a)")}},
-    [TFR_IS_FINITE] = {{F_("select(0u, 1u, tfr_ew_is_finite_f32(a))"),
+    [TFR_IS_FINITE] = {{FP_("select(0u, 1u, tfr_ew_is_finite_f32(a))"),
                       D_("select(0u, 1u, tfr_f64_is_finite(a))")}},
-    [TFR_REAL] = {{F_("a"), C_("a.x"), D_("a")}},
-    [TFR_IMAG] = {{F_("0.0"), C_("a.y"), D_("vec2<u32>(0u, 0u)")}},
+    [TFR_REAL] = {{FP_("a"), C_("a.x"), D_("a")}},
+    [TFR_IMAG] = {{FP_("0.0"), C_("a.y"), D_("vec2<u32>(0u, 0u)")}},
     [TFR_EXP] = FN_FC("exp"),
     [TFR_LOG] = FN_FC("log"),
     [TFR_SIN] = FN_FC("sin"),
@@ -185,27 +202,29 @@ static const tfr_ew_row tfr_ew_binary_rows[TFR_BINARY_OP_COUNT] = {
                                   X_("tfr_x64_shift_right_logical(a, b)"),
                                   SF_("tfr_ew_shr_logical_s", "a, b, "),
                                   UF_("tfr_ew_shr_logical_u", "a, b, ")}},
-    [TFR_NEXT_AFTER] = {{F_("tfr_ew_next_after_f32(a, b)"), D_("tfr_f64_next_after(a, b)")}},
-    [TFR_COMPLEX] = {{F_("vec2<f32>(a, b)")}},
+    [TFR_NEXT_AFTER] = {{[TFR_EW_F32] = {"tfr_ew_next_after_f32(a, b)", 0},
+                         [TFR_EW_F16] = {"tfr_next_after_f16(a, b)", TFR_EW_LIB_HALF},
+                         [TFR_EW_BF16] = {"tfr_next_after_bf16(a, b)", TFR_EW_LIB_HALF}, D_("tfr_f64_next_after(a, b)")}},
+    [TFR_COMPLEX] = {{[TFR_EW_F32] = {"vec2<f32>(a, b)", 0}}},
 };
 
 // IEEE comparisons: every ordered one is false with a NaN, NE true. NaN is
 // decided on the bits, so no driver shortcut changes the answer; bool
 // compares as unsigned.
 #define CMP_ROW(op, f64, i64, u64)                                                \
-  {{F_("select(0u, 1u, tfr_ew_ordered_f32(a, b) && a " op " b)"),                \
+  {{FP_("select(0u, 1u, tfr_ew_ordered_f32(a, b) && a " op " b)"),               \
     I_("select(0u, 1u, a " op " b)"), B_("select(0u, 1u, a " op " b)"),           \
     D_("select(0u, 1u, " f64 ")"), L_("select(0u, 1u, " i64 ")"),                 \
     U_("select(0u, 1u, " u64 ")"), SN_("select(0u, 1u, a " op " b)"),            \
     UN_("select(0u, 1u, a " op " b)")}}
 static const tfr_ew_row tfr_ew_compare_rows[TFR_GE + 1] = {
-    [TFR_EQ] = {{F_("select(0u, 1u, tfr_ew_ordered_f32(a, b) && a == b)"),
+    [TFR_EQ] = {{FP_("select(0u, 1u, tfr_ew_ordered_f32(a, b) && a == b)"),
                  I_("select(0u, 1u, a == b)"), B_("select(0u, 1u, a == b)"),
                  C_("select(0u, 1u, tfr_ew_eq_c64(a, b))"),
                  D_("select(0u, 1u, tfr_f64_eq(a, b))"),
                  X_("select(0u, 1u, tfr_u64_eq(a, b))"), SN_("select(0u, 1u, a == b)"),
                  UN_("select(0u, 1u, a == b)")}},
-    [TFR_NE] = {{F_("select(0u, 1u, !tfr_ew_ordered_f32(a, b) || a != b)"),
+    [TFR_NE] = {{FP_("select(0u, 1u, !tfr_ew_ordered_f32(a, b) || a != b)"),
                  I_("select(0u, 1u, a != b)"), B_("select(0u, 1u, a != b)"),
                  C_("select(0u, 1u, !tfr_ew_eq_c64(a, b))"),
                  D_("select(0u, 1u, !tfr_f64_eq(a, b))"),
@@ -221,7 +240,7 @@ static const tfr_ew_row tfr_ew_compare_rows[TFR_GE + 1] = {
 // select(pred, on_true, on_false) copies one value; the row is indexed by
 // on_true's dtype.
 static const tfr_ew_row tfr_ew_select_row = {
-    {F_("select(c, b, a != 0u)"), I_("select(c, b, a != 0u)"), B_("select(c, b, a != 0u)"),
+    {FP_("select(c, b, a != 0u)"), I_("select(c, b, a != 0u)"), B_("select(c, b, a != 0u)"),
      C_("select(c, b, a != 0u)"), [TFR_EW_F64] = {"select(c, b, a != 0u)", 0},
      [TFR_EW_I64] = {"select(c, b, a != 0u)", 0}, [TFR_EW_U64] = {"select(c, b, a != 0u)", 0},
      SN_("select(c, b, a != 0u)"), UN_("select(c, b, a != 0u)")}};
@@ -233,6 +252,8 @@ static const tfr_ew_row tfr_ew_clamp_row = {
      SN_("tfr_ew_clamp_i32(a, b, c)"), UN_("tfr_ew_clamp_u32(a, b, c)")}};
 
 #undef F_
+#undef H_
+#undef FP_
 #undef FM
 #undef I_
 #undef B_
@@ -288,5 +309,6 @@ int tfr_ew_lib_snippets(unsigned lib, const char **snippets) {
   if (lib & TFR_EW_LIB_C64) snippets[ns++] = "common/math_c64.wgsl";
   if (lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
   if (lib & TFR_EW_LIB_F64) snippets[ns++] = "common/f64.wgsl";
+  if (lib & TFR_EW_LIB_HALF) snippets[ns++] = "common/half.wgsl";
   return ns;
 }

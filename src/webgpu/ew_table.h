@@ -21,7 +21,9 @@ typedef enum tfr_ew_type {
   TFR_EW_I16 = 9,  // i32, sign-extended, wrapped to 16 bits
   TFR_EW_U8 = 10,  // u32, zero-extended, wrapped to 8 bits
   TFR_EW_U16 = 11, // u32, zero-extended, wrapped to 16 bits
-  TFR_EW_NTYPES = 12,
+  TFR_EW_F16 = 12, // f32, each result rounded once to f16 (common/half.wgsl)
+  TFR_EW_BF16 = 13, // f32, each result rounded once to bf16
+  TFR_EW_NTYPES = 14,
 } tfr_ew_type;
 
 // The WGSL types (wgsl_types.h) of a kernel value type.
@@ -39,9 +41,10 @@ enum {
   TFR_EW_LIB_SPECIAL = 8,  // common/math_special_f32.wgsl (and math_f32)
   TFR_EW_LIB_F64 = 16,     // common/u64.wgsl and common/f64.wgsl
   TFR_EW_LIB_U64 = 32,     // common/u64.wgsl (i64, u64)
+  TFR_EW_LIB_HALF = 64,    // common/half.wgsl (f16, bf16 operands or results)
 };
 // At most this many snippets come from tfr_ew_lib_snippets.
-#define TFR_EW_MAX_LIB_SNIPPETS 8
+#define TFR_EW_MAX_LIB_SNIPPETS 9
 
 // Writes the snippets of an elementwise or fused kernel whose expressions need
 // `lib` (an OR of TFR_EW_LIB_*) into `snippets`, in dependency order, starting

@@ -105,12 +105,17 @@ static bool gs_narrow_int(tfr_dtype dt) {
   return dt == TFR_U32 || dt == TFR_I8 || dt == TFR_I16 || dt == TFR_U8 || dt == TFR_U16;
 }
 
+// f16 / bf16: values in f32, each combination rounded once (as the cpu),
+// through common/half.wgsl (the last snippet, after bytes.wgsl).
+static bool gs_half(tfr_dtype dt) { return dt == TFR_F16 || dt == TFR_BF16; }
+static const char *gs_half_snippet(tfr_dtype dt) { return gs_half(dt) ? "common/half.wgsl" : NULL; }
+
 // By dtype, for the arithmetic combiners (the dtypes tfr_wgpu_dtype_computes
 // lets through): values of f32, i32 and c64, the bits of the others (i64 and
 // u64 are emulated with 32-bit words, common/u64.wgsl; f64 computed on its bits,
 // common/f64.wgsl).
 static void gs_typed(tfr_dtype dt, gs_elem *e) {
-  if (dt == TFR_I32 || dt == TFR_F32 || dt == TFR_C64 || gs_narrow_int(dt))
+  if (dt == TFR_I32 || dt == TFR_F32 || dt == TFR_C64 || gs_narrow_int(dt) || gs_half(dt))
     gs_elem_of(tfr_wgsl_type_of(dt), false, e);
   else gs_raw(tfr_dtype_size(dt), e);
 }
@@ -127,6 +132,18 @@ static const char *gs_combiner_name(tfr_scatter_combiner c) {
 // The combine expression of `acc` and `x` (scatter_apply.wgsl; direct
 // non-atomic scatters use it with acc = the result element).
 static const char *gs_combine_expr(tfr_scatter_combiner c, tfr_dtype dt) {
+  if (gs_half(dt)) {  // the f32 combination, rounded once
+    bool f16 = dt == TFR_F16;
+    switch (c) {
+      case TFR_SCATTER_REPLACE: return "x";
+      case TFR_SCATTER_ADD: return f16 ? "tfr_round_f16(acc + x)" : "tfr_round_bf16(acc + x)";
+      case TFR_SCATTER_MULTIPLY: return f16 ? "tfr_round_f16(acc * x)" : "tfr_round_bf16(acc * x)";
+      case TFR_SCATTER_MAXIMUM:
+        return f16 ? "tfr_round_f16(tfr_sc_max_f32(acc, x))" : "tfr_round_bf16(tfr_sc_max_f32(acc, x))";
+      case TFR_SCATTER_MINIMUM:
+        return f16 ? "tfr_round_f16(tfr_sc_min_f32(acc, x))" : "tfr_round_bf16(tfr_sc_min_f32(acc, x))";
+    }
+  }
   switch (c) {
     case TFR_SCATTER_REPLACE: return "x";
     case TFR_SCATTER_ADD:
@@ -620,7 +637,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
                               "common/index_space.wgsl", "common/scatter_space.wgsl",
                               "common/u64.wgsl", "common/f64.wgsl",
                               "common/scatter_combine.wgsl",
-                              e->bytes ? "common/bytes.wgsl" : NULL, NULL};
+                              e->bytes ? "common/bytes.wgsl" : NULL, gs_half_snippet(dt), NULL};
     tfr_wgsl_subst subst[] = {
         {"UPD_ARRAY", e->array},
         {"DST_ARRAY", dst_array},
@@ -701,7 +718,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
     const char *snippets[] = {"common/scatter_params.wgsl", "common/index_meta.wgsl",
                               "common/scatter_space.wgsl", "common/u64.wgsl", "common/f64.wgsl",
                               "common/scatter_combine.wgsl",
-                              e->bytes ? "common/bytes.wgsl" : NULL, NULL};
+                              e->bytes ? "common/bytes.wgsl" : NULL, gs_half_snippet(dt), NULL};
     tfr_wgsl_subst subst[] = {
         {"UPD_ARRAY", e->array},
         {"DST_ARRAY", e->dst_array},

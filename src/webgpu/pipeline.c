@@ -350,9 +350,14 @@ tfr_status tfr_wgpu_kernel_build(tfr_wgpu_backend *b, tfr_wgpu_kernel_family fam
   *out = NULL;
   // Snippets first, then the kernel: WGSL declarations are order-free.
   tfr_wgsl_text t = {0};
-  const char *files[9];
+  // (At most 12 snippets: more is a bug of the caller, reported, not cut.)
+  const char *files[13];
   int nfiles = 0;
-  for (const char *const *s = v->snippets; s && *s && nfiles < 8; s++) files[nfiles++] = *s;
+  for (const char *const *s = v->snippets; s && *s; s++) {
+    if (nfiles == 12)
+      return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: more than 12 snippets", v->variant);
+    files[nfiles++] = *s;
+  }
   files[nfiles++] = v->file;
   for (int i = 0; i < nfiles; i++) {
     const char *src = tfr_wgsl_file_source(files[i]);

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/half.h"
 #include "core/reduce_axes.h"
 #include "webgpu/binding.h"
 #include "webgpu/capability.h"
@@ -468,8 +469,44 @@ static tfr_status tfr_red_fill(tfr_red_ctx *c) {
   return st;
 }
 
+// f16 and bf16, as the cpu (src/cpu/reduce.c): the operand (and a tensor
+// init value) converted to f32 copies (exact), reduced in f32 in this file's
+// fixed order, the result rounded once into out.
+static tfr_status tfr_red_half(tfr_backend *base, const tfr_reduce_desc *d) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  tfr_reduce_desc w = *d;
+  w.dtype = TFR_F32;
+  tfr_tensor *in = NULL, *out = NULL, *init = NULL;
+  tfr_status st = TFR_OK;
+  if (!d->init) {
+    uint16_t h;
+    memcpy(&h, d->init_bytes, sizeof h);
+    float f = d->dtype == TFR_F16 ? tfr_f16_to_f32(h) : tfr_bf16_to_f32(h);
+    memset(w.init_bytes, 0, sizeof w.init_bytes);
+    memcpy(w.init_bytes, &f, sizeof f);
+  } else {
+    st = tfr_tensor_alloc(base, TFR_F32, d->init->rank, d->init->shape, false, &init);
+    if (!st) st = tfr_wgpu_copy(b, "reduce", d->init, init);
+    w.init = init;
+  }
+  if (!st) st = tfr_tensor_alloc(base, TFR_F32, d->in->rank, d->in->shape, false, &in);
+  if (!st) st = tfr_tensor_alloc(base, TFR_F32, d->out->rank, d->out->shape, false, &out);
+  if (!st && d->in->numel) st = tfr_wgpu_copy(b, "reduce", d->in, in);
+  if (!st) {
+    w.in = in;
+    w.out = out;
+    st = tfr_wgpu_reduction(base, &w);
+  }
+  if (!st && d->out->numel) st = tfr_wgpu_copy(b, "reduce", out, d->out);
+  tfr_tensor_release(in);
+  tfr_tensor_release(out);
+  tfr_tensor_release(init);
+  return st;
+}
+
 tfr_status tfr_wgpu_reduction(tfr_backend *base, const tfr_reduce_desc *d) {
   tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  if (d->dtype == TFR_F16 || d->dtype == TFR_BF16) return tfr_red_half(base, d);
   tfr_red_ctx c;
   memset(&c, 0, sizeof c);
   c.b = b;

@@ -5,7 +5,8 @@
 //     elements move by size, so every dtype works.
 //   * iota: iota.wgsl computes each element's index along iota_dimension and
 //     converts it, for f32, i32, bool, c64, f64 (common/f64.wgsl, exact), i64,
-//     u64, u32, i8, i16, u8 and u16 (the low bits of the index).
+//     u64, u32, i8, i16, u8 and u16 (the low bits of the index), f16 and
+//     bf16 (rounded once).
 #include <stdio.h>
 #include <string.h>
 
@@ -97,7 +98,11 @@ tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
   // store narrows: wgsl_types.h), as the cpu's cast from the i64 index.
   bool narrow_s = out->dtype == TFR_I8 || out->dtype == TFR_I16;
   bool narrow_u = out->dtype == TFR_U8 || out->dtype == TFR_U16 || out->dtype == TFR_U32;
+  // f16 / bf16: rounded once (common/half.wgsl; through f32 rounded to odd).
   const char *convert = out->dtype == TFR_F32   ? "f32(v)"
+                        : out->dtype == TFR_F16 ? "tfr_round_f16(tfr_u64_to_f32_odd(vec2<u32>(v, 0u)))"
+                        : out->dtype == TFR_BF16
+                            ? "tfr_round_bf16(tfr_u64_to_f32_odd(vec2<u32>(v, 0u)))"
                         : narrow_s ? "bitcast<i32>(v)"
                         : narrow_u ? "v"
                         : out->dtype == TFR_I32 ? "i32(v)"
@@ -118,13 +123,17 @@ tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
   char variant[64];
   snprintf(variant, sizeof variant, "iota[%s]", tfr_dtype_name(out->dtype));
   const char *bytes[] = {"common/bytes.wgsl", NULL};
+  const char *half[] = {"common/bytes.wgsl", "common/half.wgsl", NULL};
   const char *f64[] = {"common/u64.wgsl", "common/f64.wgsl", NULL};
   tfr_wgsl_subst subst[] = {
       {"DST_ARRAY", t->write_array}, {"VALUE_T", t->value}, {"CONVERT", convert}, {"STORE", store}};
   tfr_wgsl_override ov[] = {{"WG", TFR_WGPU_STRUCT_WG}, {"EPT", TFR_WGPU_STRUCT_EPT}};
   tfr_wgsl_variant v = {variant,
                         "iota.wgsl",
-                        t->per_word ? bytes : out->dtype == TFR_F64 ? f64 : NULL,
+                        out->dtype == TFR_F16 || out->dtype == TFR_BF16 ? half
+                        : t->per_word                   ? bytes
+                        : out->dtype == TFR_F64         ? f64
+                                                        : NULL,
                         subst,
                         4,
                         ov,

@@ -16,6 +16,9 @@
    size, per_word, mask, false, bits_tag, "u32", widen, narrow}
 #define SUB8(tag) SUBW(tag, "u32", 1, 4, 0xffu, "u8", NULL, NULL)
 #define SUB16(tag) SUBW(tag, "u32", 2, 2, 0xffffu, "u16", NULL, NULL)
+// f16 / bf16: f32, widened exactly and stored exactly (common/half.wgsl).
+#define HALF(tag) \
+  SUBW(tag, "f32", 2, 2, 0xffffu, "u16", "tfr_" tag "_to_f32(%s)", "tfr_" tag "_bits(%s)")
 // i8 / i16: i32 sign-extended from the element's top bit.
 #define SIGNED_SUB(tag, size, per_word, mask, bits_tag, up)                                     \
   SUBW(tag, "i32", size, per_word, mask, bits_tag, "((bitcast<i32>(%s) << " up ") >> " up ")", \
@@ -31,8 +34,8 @@ static const tfr_wgsl_type tfr_wgsl_types[TFR_DTYPE_COUNT] = {
     [TFR_U8] = SUB8("u8"),
     [TFR_I16] = SIGNED_SUB("i16", 2, 2, 0xffffu, "u16", "16u"),
     [TFR_U16] = SUB16("u16"),
-    [TFR_F16] = SUB16("f16"),
-    [TFR_BF16] = SUB16("bf16"),
+    [TFR_F16] = HALF("f16"),
+    [TFR_BF16] = HALF("bf16"),
     [TFR_I32] = WORD("i32", "i32"),
     [TFR_U32] = WORD("u32", "u32"),
     [TFR_F32] = WORD("f32", "f32"),
@@ -50,6 +53,7 @@ static const tfr_wgsl_type tfr_wgsl_types[TFR_DTYPE_COUNT] = {
 #undef SUB8
 #undef SUB16
 #undef SIGNED_SUB
+#undef HALF
 #undef WORD
 #undef WIDE
 

@@ -21,7 +21,10 @@
 // tfr_wgsl_store apply them; code that moves bits uses the entries of
 // tfr_wgsl_bits_of, whose value is the bits. The op table (ew_table.c) keeps
 // every value in range: its expressions on a narrow integer wrap to the
-// dtype's width as the cpu does.
+// dtype's width as the cpu does. f16 and bf16 compute in f32: widened
+// exactly, stored exactly (a value in registers is always one of the
+// dtype's, the op table rounding each result once), with common/half.wgsl's
+// functions, which every kernel that loads or stores them includes.
 #ifndef TENFERRO_SRC_WEBGPU_WGSL_TYPES_H_
 #define TENFERRO_SRC_WEBGPU_WGSL_TYPES_H_
 

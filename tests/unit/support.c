@@ -438,6 +438,11 @@ static bool tfr_test_part_is_nan(tfr_dtype dt, const unsigned char *p, size_t si
     memcpy(&u, p, 4);
     return (u & 0x7fffffffu) > 0x7f800000u;
   }
+  if ((dt == TFR_F16 || dt == TFR_BF16) && size == 2) {
+    uint16_t u;
+    memcpy(&u, p, 2);
+    return (u & 0x7fffu) > (dt == TFR_F16 ? 0x7c00u : 0x7f80u);
+  }
   return false;
 }
 

@@ -121,7 +121,7 @@ typedef struct tfr_test_bit_counts {
 } tfr_test_bit_counts;
 
 // Compares two host tensors of one dtype and shape bit for bit, element by
-// element (f64, f32 and c64 parts: any NaN matches any NaN; how many NaN
+// element (f64, f32, f16, bf16 and c64 parts: any NaN matches any NaN; how many NaN
 // results also match in their bits is counted). The first four mismatches
 // are printed with a[i] and b[i] (the operands' words, or NULL), then the
 // total; returns how many lines were printed (0: equal).

@@ -905,10 +905,10 @@ static void test_kernel_table(void **state) {
 static void test_unsupported_dtypes(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
-  const tfr_dtype wide[] = {TFR_F16, TFR_BF16, TFR_C128};
-  const char *names[] = {"f16", "bf16", "c128"};
+  const tfr_dtype wide[] = {TFR_C128};
+  const char *names[] = {"c128"};
   tfr_session *s = tfr_test_begin(tfr_test_gpu);
-  for (int w = 0; w < 3; w++)
+  for (int w = 0; w < 1; w++)
     for (int empty = 0; empty < 2; empty++) {
       int64_t n = empty ? 0 : 10;
       tfr_tensor *h = tfr_test_random_tensor(wide[w], 1, &n, 1);

@@ -486,6 +486,264 @@ static void test_dot(void **state) {
   assert_int_equal(narrow_failures, 0);
 }
 
+// ---------------------------------------------------------------------------
+// f16 and bf16: computed in f32, each result rounded once (common/half.wgsl)
+// ---------------------------------------------------------------------------
+
+// 16-bit patterns: zeros, subnormals (f16: 0x0001 .. 0x03ff; bf16: 0x0001 ..
+// 0x007f), the smallest normals, 1, the largest finite values, infinities,
+// quiet and signalling NaNs, values whose sum or product rounds to a tie.
+static const uint64_t half_edges[] = {
+    0x0000, 0x8000, 0x0001, 0x8001, 0x0002, 0x03ff, 0x0400, 0x007f, 0x0080, 0x3c00, 0xbc00,
+    0x3c01, 0x3bff, 0x3f80, 0xbf80, 0x3f81, 0x4000, 0x4200, 0x3800, 0x3555, 0x7bff, 0xfbff,
+    0x7c00, 0xfc00, 0x7e00, 0x7d01, 0x7f7f, 0xff7f, 0x7f80, 0xff80, 0x7fc0, 0x7fa1, 0x5640,
+    0x1400, 0x0c00, 0x4b80, 0x477f, 0xc77f, 0x6bff, 0x2bff,
+};
+#define HALF_NEDGES ((int64_t)(sizeof half_edges / sizeof half_edges[0]))
+
+// All edge pairs, then random patterns: either any 16 bits or values of
+// moderate exponent (f16: [2^-6, 2^8), bf16: [2^-6, 2^8)), of either sign.
+static int64_t half_pairs(tfr_dtype dt, uint64_t seed, uint64_t **a, uint64_t **b) {
+  int64_t n = HALF_NEDGES * HALF_NEDGES + NARROW_NRANDOM;
+  *a = malloc((size_t)n * sizeof **a);
+  *b = malloc((size_t)n * sizeof **b);
+  assert_non_null(*a);
+  assert_non_null(*b);
+  int64_t k = 0;
+  for (int64_t i = 0; i < HALF_NEDGES; i++)
+    for (int64_t j = 0; j < HALF_NEDGES; j++, k++) {
+      (*a)[k] = half_edges[i];
+      (*b)[k] = half_edges[j];
+    }
+  uint64_t st = seed;
+  for (; k < n; k++) {
+    uint64_t r = tfr_test_rand_u64(&st);
+    uint64_t *v[2] = {&(*a)[k], &(*b)[k]};
+    for (int q = 0; q < 2; q++, r >>= 24) {
+      if (r & 1u) {
+        *v[q] = (r >> 1) & 0xffffu;
+      } else if (dt == TFR_F16) {  // exponent field 9 .. 22
+        *v[q] = (((r >> 1) & 1u) << 15) | ((9u + (r >> 2) % 14u) << 10) | ((r >> 6) & 0x3ffu);
+      } else {  // exponent field 121 .. 134
+        *v[q] = (((r >> 1) & 1u) << 15) | ((121u + (r >> 2) % 14u) << 7) | ((r >> 6) & 0x7fu);
+      }
+    }
+  }
+  return n;
+}
+
+// The exact ops: the cpu's bits (NaN: any NaN).
+static const narrow_op half_exact_ops[] = {
+    {K_BINARY, TFR_ADD, "add"},
+    {K_BINARY, TFR_SUBTRACT, "subtract"},
+    {K_BINARY, TFR_MULTIPLY, "multiply"},
+    {K_BINARY, TFR_DIVIDE, "divide"},
+    {K_BINARY, TFR_REMAINDER, "remainder"},
+    {K_BINARY, TFR_MAXIMUM, "maximum"},
+    {K_BINARY, TFR_MINIMUM, "minimum"},
+    {K_BINARY, TFR_NEXT_AFTER, "next_after"},
+    {K_UNARY, TFR_NEGATE, "negate"},
+    {K_UNARY, TFR_ABS, "abs"},
+    {K_UNARY, TFR_SIGN, "sign"},
+    {K_UNARY, TFR_FLOOR, "floor"},
+    {K_UNARY, TFR_CEIL, "ceil"},
+    {K_UNARY, TFR_ROUND_NEAREST_EVEN, "round_nearest_even"},
+    {K_UNARY, TFR_ROUND_NEAREST_AFZ, "round_nearest_afz"},
+    {K_UNARY, TFR_SQRT, "sqrt"},
+    {K_UNARY, TFR_IS_FINITE, "is_finite"},
+    {K_COMPARE, TFR_LT, "lt"},
+    {K_COMPARE, TFR_EQ, "eq"},
+    {K_COMPARE, TFR_NE, "ne"},
+};
+
+static void test_half_elementwise(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  static const tfr_dtype halves[2] = {TFR_F16, TFR_BF16};
+  for (int d = 0; d < 2; d++) {
+    tfr_dtype dt = halves[d];
+    // A device that flushes f32 subnormals (the H200) flushes bf16's too:
+    // bf16 then runs on lavapipe only (docs/webgpu.md).
+    if (dt == TFR_BF16 && tfr_test_gpu_flushes_subnormals()) continue;
+    uint64_t *a, *b;
+    int64_t n = half_pairs(dt, 23 + (uint64_t)d, &a, &b), nbig = 2 * n + 3;
+    uint64_t *sentinel = malloc((size_t)nbig * sizeof *sentinel);
+    assert_non_null(sentinel);
+    uint64_t st = 41;
+    for (int64_t i = 0; i < nbig; i++) sentinel[i] = tfr_test_rand_u64(&st);
+    tfr_tensor *ha = tfr_test_words_tensor(dt, n, a), *hb = tfr_test_words_tensor(dt, n, b);
+    tfr_tensor *hbig = tfr_test_words_tensor(dt, nbig, sentinel);
+    tfr_tensor *hbig_b = tfr_test_words_tensor(TFR_BOOL, nbig, sentinel);
+    for (size_t k = 0; k < sizeof half_exact_ops / sizeof half_exact_ops[0]; k++) {
+      const narrow_op *o = &half_exact_ops[k];
+      bool to_bool = o->kind == K_COMPARE || o->op == TFR_IS_FINITE;
+      narrow_check(o, dt, ha, hb, to_bool ? hbig_b : hbig, n);
+    }
+    tfr_tensor_release(ha);
+    tfr_tensor_release(hb);
+    tfr_tensor_release(hbig);
+    tfr_tensor_release(hbig_b);
+    free(a);
+    free(b);
+    free(sentinel);
+  }
+  assert_int_equal(narrow_failures, 0);
+}
+
+// The analytic functions: f32's math library, then one rounding; within one
+// unit in the dtype's last place of the cpu's (the library's f32 results are
+// within a few f32 ulps of libm's, far below half an f16/bf16 ulp except
+// next to a rounding boundary).
+static void test_half_analytic(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  static const tfr_unary_op fns[] = {TFR_EXP, TFR_LOG, TFR_SIN, TFR_TANH, TFR_LOGISTIC,
+                                     TFR_RSQRT};
+  static const tfr_dtype halves[2] = {TFR_F16, TFR_BF16};
+  for (int d = 0; d < 2; d++) {
+    tfr_dtype dt = halves[d];
+    uint64_t *a, *b;
+    int64_t n = half_pairs(dt, 31, &a, &b);
+    tfr_tensor *ha = tfr_test_words_tensor(dt, n, b + HALF_NEDGES * HALF_NEDGES);
+    (void)a;
+    int64_t m = n - HALF_NEDGES * HALF_NEDGES;
+    tfr_tensor_release(ha);
+    ha = tfr_test_words_tensor(dt, m, b + HALF_NEDGES * HALF_NEDGES);
+    for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
+      narrow_op o = {K_UNARY, fns[f], tfr_unary_op_name(fns[f])};
+      tfr_tensor *want = narrow_run(tfr_test_cpu, &o, L_COMPACT, ha, ha, NULL, m);
+      tfr_tensor *got = narrow_run(tfr_test_gpu, &o, L_COMPACT, ha, ha, NULL, m);
+      void *pw = NULL, *pg = NULL;
+      TFR_ASSERT_OK(tfr_tensor_host_data(want, &pw));
+      TFR_ASSERT_OK(tfr_tensor_host_data(got, &pg));
+      const uint16_t *w = pw, *g = pg;
+      uint16_t nan_above = dt == TFR_F16 ? 0x7c00u : 0x7f80u;
+      int64_t bad = 0;
+      for (int64_t i = 0; i < m; i++) {
+        bool nw = (w[i] & 0x7fffu) > nan_above, ng = (g[i] & 0x7fffu) > nan_above;
+        // Order keys of the patterns: one apart = one ulp.
+        int32_t kw = (w[i] & 0x8000u) ? -(int32_t)(w[i] & 0x7fffu) : (int32_t)w[i];
+        int32_t kg = (g[i] & 0x8000u) ? -(int32_t)(g[i] & 0x7fffu) : (int32_t)g[i];
+        if (nw != ng || (!nw && abs(kw - kg) > 1)) {
+          if (bad++ < 4)
+            print_error("MISMATCH: %s %s: element %lld: cpu 0x%04x, webgpu 0x%04x\n", o.name,
+                        tfr_dtype_name(dt), (long long)i, w[i], g[i]);
+        }
+      }
+      if (bad) narrow_failures++;
+      tfr_tensor_release(want);
+      tfr_tensor_release(got);
+    }
+    tfr_tensor_release(ha);
+    free(a);
+    free(b);
+  }
+  assert_int_equal(narrow_failures, 0);
+}
+
+// convert between f16/bf16 and every computing dtype (both ways), reductions,
+// dot_general and iota, against the cpu's bits (float sums: the same f32 sums
+// rounded once; the inputs are chosen so that the f32 sums are exact).
+static void test_half_structural(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  static const tfr_dtype others[] = {TFR_BOOL, TFR_I32, TFR_I64, TFR_U64, TFR_F32, TFR_F64,
+                                     TFR_C64,  TFR_U32, TFR_I8,  TFR_I16, TFR_U8,  TFR_U16,
+                                     TFR_F16,  TFR_BF16};
+  static const tfr_dtype halves[2] = {TFR_F16, TFR_BF16};
+  char what[64];
+  for (int d = 0; d < 2; d++) {
+    tfr_dtype dt = halves[d];
+    uint64_t *a, *b;
+    int64_t n = half_pairs(dt, 37, &a, &b);
+    tfr_tensor *h = tfr_test_words_tensor(dt, n, a);
+    for (size_t o = 0; o < sizeof others / sizeof others[0]; o++) {
+      tfr_dtype to = others[o];
+      if (to == dt) continue;
+      snprintf(what, sizeof what, "convert %s -> %s", tfr_dtype_name(dt), tfr_dtype_name(to));
+      narrow_both(narrow_convert, &to, h, what);
+      // to -> half: integer patterns (every bit length), floats from these
+      // halves' neighbours (f32/f64 patterns between representable values).
+      tfr_tensor *hs = NULL;
+      if (to == TFR_F32 || to == TFR_F64 || to == TFR_C64) {
+        int64_t m = n;
+        double *v = malloc((size_t)m * sizeof *v);
+        assert_non_null(v);
+        uint64_t st = 3 + o;
+        for (int64_t i = 0; i < m; i++) {
+          double x = ldexp(tfr_test_rand_uniform(&st, -1.0, 1.0),
+                           (int)(tfr_test_rand_u64(&st) % 300) - 150);
+          v[i] = i < 8 ? (double[]){0.0, -0.0, NAN, INFINITY, -INFINITY, 65520.0, 65519.99,
+                                    3.4e38}[i]
+                       : x;
+        }
+        tfr_tensor *hd = tfr_test_tensor(TFR_F64, 1, &m, v);
+        tfr_session *s = tfr_test_begin(tfr_test_cpu);
+        TFR_ASSERT_OK(tfr_convert(s, hd, to, &hs));
+        tfr_test_end(s);
+        tfr_tensor_release(hd);
+        free(v);
+      } else {
+        uint64_t *w = malloc((size_t)n * sizeof *w);
+        assert_non_null(w);
+        uint64_t st = 5 + o;
+        for (int64_t i = 0; i < n; i++) {
+          uint64_t r = tfr_test_rand_u64(&st);
+          w[i] = r >> (r & 63u);  // every bit length
+          if (r & 64u) w[i] = (uint64_t)0 - w[i];
+        }
+        hs = tfr_test_words_tensor(to, n, w);
+        free(w);
+      }
+      snprintf(what, sizeof what, "convert %s -> %s", tfr_dtype_name(to), tfr_dtype_name(dt));
+      narrow_both(narrow_convert, &dt, hs, what);
+      tfr_tensor_release(hs);
+    }
+    tfr_tensor_release(h);
+    // Reductions and dot_general on small integers (exact f32 sums and
+    // products, so the order does not matter): the rounding of the result.
+    int64_t shape[2] = {37, 81};
+    uint64_t *w = malloc((size_t)(shape[0] * shape[1]) * sizeof *w);
+    assert_non_null(w);
+    uint64_t st = 77;
+    tfr_tensor *hi = NULL, *hr = NULL;
+    for (int64_t i = 0; i < shape[0] * shape[1]; i++)
+      w[i] = (tfr_test_rand_u64(&st) % 17) - 8;
+    hi = tfr_test_words_tensor(TFR_I32, shape[0] * shape[1], w);
+    free(w);
+    tfr_session *s = tfr_test_begin(tfr_test_cpu);
+    tfr_tensor *hc = NULL;
+    TFR_ASSERT_OK(tfr_convert(s, hi, dt, &hc));
+    TFR_ASSERT_OK(tfr_reshape(s, hc, 2, shape, &hr));
+    tfr_test_end(s);
+    static const tfr_reduce_combiner combs[] = {TFR_REDUCE_ADD, TFR_REDUCE_MAXIMUM,
+                                                TFR_REDUCE_MINIMUM};
+    for (size_t c = 0; c < sizeof combs / sizeof combs[0]; c++)
+      for (int axis = 0; axis < 2; axis++) {
+        int ctx[2] = {(int)combs[c], axis};
+        snprintf(what, sizeof what, "reduce %d over axis %d, %s", (int)combs[c], axis,
+                 tfr_dtype_name(dt));
+        narrow_both(narrow_reduce, ctx, hr, what);
+      }
+    tfr_tensor *h3 = NULL;
+    int64_t s3[3] = {1, 37, 81};
+    s = tfr_test_begin(tfr_test_cpu);
+    TFR_ASSERT_OK(tfr_reshape(s, hc, 3, s3, &h3));
+    tfr_test_end(s);
+    snprintf(what, sizeof what, "dot_general %s", tfr_dtype_name(dt));
+    narrow_both(narrow_dot, NULL, h3, what);
+    snprintf(what, sizeof what, "iota %s", tfr_dtype_name(dt));
+    narrow_both(narrow_iota, &dt, NULL, what);
+    tfr_tensor_release(h3);
+    tfr_tensor_release(hc);
+    tfr_tensor_release(hr);
+    tfr_tensor_release(hi);
+    free(a);
+    free(b);
+  }
+  assert_int_equal(narrow_failures, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_elementwise, tfr_test_teardown_session),
@@ -495,6 +753,9 @@ int main(void) {
       cmocka_unit_test_teardown(test_iota, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_fusion, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_dot, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_half_elementwise, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_half_analytic, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_half_structural, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);
 }

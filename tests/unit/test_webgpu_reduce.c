@@ -570,8 +570,8 @@ static void test_unsupported_dtypes(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
   int64_t n = 4, a0 = 0;
-  const tfr_dtype dts[3] = {TFR_F16, TFR_BF16, TFR_C128};
-  for (int k = 0; k < 3; k++) {
+  const tfr_dtype dts[1] = {TFR_C128};
+  for (int k = 0; k < 1; k++) {
     tfr_tensor *h = tfr_test_random_tensor(dts[k], 1, &n, 1);
     tfr_session *s = tfr_test_begin(tfr_test_gpu);
     tfr_tensor *d = tfr_test_upload(s, h), *y = NULL;

@@ -178,9 +178,9 @@ static void test_convert_unsupported(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
   int64_t n = 5;
-  const tfr_dtype others[3] = {TFR_BF16, TFR_F16, TFR_C128};
+  const tfr_dtype others[1] = {TFR_C128};
   for (int a = 0; a < NDT; a++)
-    for (int o = 0; o < 3; o++) {
+    for (int o = 0; o < 1; o++) {
       tfr_tensor *h = tfr_test_random_tensor(g_webgpu_dtypes[a], 1, &n, 1);
       tfr_tensor *ho = tfr_test_random_tensor(others[o], 1, &n, 2);
       tfr_session *s = tfr_test_begin(tfr_test_gpu);
@@ -312,8 +312,8 @@ static void test_iota(void **state) {
   check_iota(TFR_F32, 2, tall, 0);
   int64_t n = 4;
   tfr_session *s = tfr_test_begin(tfr_test_gpu);
-  const tfr_dtype others[3] = {TFR_BF16, TFR_F16, TFR_C128};
-  for (int o = 0; o < 3; o++) {
+  const tfr_dtype others[1] = {TFR_C128};
+  for (int o = 0; o < 1; o++) {
     tfr_tensor *y = NULL;
     TFR_ASSERT_ERROR(tfr_iota(s, others[o], 1, &n, 0, &y), TFR_ERR_UNSUPPORTED_DTYPE, "iota",
                      tfr_dtype_name(others[o]), "webgpu");
