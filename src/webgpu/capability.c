@@ -7,22 +7,27 @@
 //   * elementwise (elementwise.c, ew_kernel.c), convert (copy.c), iota
 //     (structural.c), reductions (reduce.c), and the window ops (composed
 //     of elementwise ops by the core): bool, i32, f32 and c64, the dtypes
-//     WGSL computes on, f64 in software on its bits (common/f64.wgsl), and
-//     i64 and u64 on pairs of u32 words (common/u64.wgsl), exact.
+//     WGSL computes on, f64 in software on its bits (common/f64.wgsl),
+//     i64 and u64 on pairs of u32 words (common/u64.wgsl), exact, and the
+//     narrow dtypes: u32, i8, i16, u8, u16 (as i32 / u32, wrapped to their
+//     width) and f16, bf16 (in f32, each result rounded once:
+//     common/half.wgsl), exact but for the analytic functions.
 //     An elementwise op runs where the op table (ew_table.c) has its
 //     expression: on f64 the exact ops (arithmetic, sqrt, rsqrt, remainder,
 //     comparisons, min/max, rounding, sign, select, clamp), not the
 //     analytic functions (exp, log, sin, pow, ...). Reductions on f64: add,
 //     multiply, maximum, minimum (the combiners the registry has for f64);
 //     on i64/u64 every op and combiner the registry has for them;
-//   * dot_general (dot.c): f32, i32, c64, f64, i64, u64;
-//   * reduce_precision (copy.c): f32, f64 (on the bits);
+//   * dot_general (dot.c): f32, i32, c64, f64, i64, u64, and the narrow
+//     dtypes through converted i32 / f32 copies;
+//   * reduce_precision (copy.c): f16, bf16, f32, f64 (on the bits);
 //   * data movement (copy, transpose, slice, pad, ..., tril/triu by element
 //     size in structural.c), gather and scatter with `replace`
 //     (gather_scatter.c): every dtype, since they move bits; scatter's
 //     add/multiply/maximum/minimum also on f64 (common/f64.wgsl, in the
-//     cpu's order: bit for bit), i64 and u64 (32-bit words).
-// No c128 or narrow dtype computes yet.
+//     cpu's order: bit for bit), i64 and u64 (32-bit words), and the
+//     narrow dtypes.
+// c128 computes nothing yet.
 #include "webgpu/capability.h"
 
 #include "core/op_registry.h"

@@ -1,7 +1,8 @@
 // The first kernel family: copies of strided views to any layout, tiled
 // transposition, and `convert` among f32, i32, bool, c64, f64 (in
 // software on its bits, common/f64.wgsl), i64 and u64 (on u32 words,
-// common/u64.wgsl). Plain copies move
+// common/u64.wgsl), u32, i8, i16, u8, u16 (tfr_wgpu_convert_narrow) and
+// f16, bf16 (common/half.wgsl, tfr_wgpu_convert_to_half). Plain copies move
 // bits by element size (1, 2, 4, 8, 16 bytes), so they serve every dtype.
 //
 // Planning mirrors src/cpu/strided.c: axes of extent 1 are dropped, the rest

@@ -1,6 +1,7 @@
 // The elementwise entries of the webgpu backend: single ops (unary, binary,
 // compare, select, clamp) and fused plans on f32, i32, bool, c64, f64 (the
-// exact ops only: common/f64.wgsl), i64 and u64 (common/u64.wgsl), with the cpu backend's semantics
+// exact ops only: common/f64.wgsl), i64 and u64 (common/u64.wgsl), u32, i8,
+// i16, u8, u16, f16 and bf16 (wgsl_types.h), with the cpu backend's semantics
 // (src/cpu/scalar_math.h). Both run through the one kernel generator
 // (ew_kernel.c): a single op is a plan of one instruction, whose kernel is
 // the op table's expression (ew_table.c) between the loads and the stores.
@@ -12,8 +13,7 @@
 #include "webgpu/ew_table.h"
 #include "webgpu/wgpu.h"
 
-// The refusal of a dtype without kernels (c128 and the narrow ones wait for
-// their emulation). `what` names the op, `which` the
+// The refusal of a dtype without kernels (c128 waits for its emulation). `what` names the op, `which` the
 // operand.
 static tfr_status tfr_ew_refuse_dtype(const char *what, tfr_dtype dt, const char *which) {
   bool wide = dt == TFR_C128;

@@ -3,7 +3,9 @@
 // for f32, i32, bool, c64, f64 (add, multiply, maximum, minimum: the
 // correctly rounded operations of common/f64.wgsl, in the same fixed order
 // as f32), i64 and u64 (common/u64.wgsl: wrapping sums and products, which
-// any order gives exactly).
+// any order gives exactly), u32, i8, i16, u8, u16 (in i32 / u32, wrapping;
+// the store keeps the low bits) and f16, bf16 (tfr_red_half: in f32 on a
+// converted copy, rounded once).
 //
 // Planning follows src/cpu/reduce.c: reversed axes are flipped (every
 // combiner is commutative), extent-1 axes dropped, the kept and the reduced
