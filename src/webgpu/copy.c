@@ -689,7 +689,9 @@ tfr_status tfr_wgpu_reduce_precision(tfr_wgpu_backend *b, const tfr_structural_d
     snprintf(map, sizeof map, "tfr_reduce_precision_%s(v, %uu, %uu)",
              d->in->dtype == TFR_F64 ? "f64" : "f32", (unsigned)d->exponent_bits,
              (unsigned)d->mantissa_bits);
-  snprintf(tag, sizeof tag, "rp%d.%d", d->exponent_bits, d->mantissa_bits);
+  // The dtype too: f16 and bf16 share their bits' element type (u16).
+  snprintf(tag, sizeof tag, "rp%d.%d.%s", d->exponent_bits, d->mantissa_bits,
+           tfr_dtype_name(d->in->dtype));
   tfr_wgpu_map m = {map, tag, "common/reduce_precision.wgsl"};
   return tfr_wgpu_copy_map(b, "reduce_precision", d->in, d->out, &m, true);
 }
