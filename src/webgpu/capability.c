@@ -7,26 +7,30 @@
 //   * elementwise (elementwise.c, ew_kernel.c), convert (copy.c), iota
 //     (structural.c), reductions (reduce.c), and the window ops (composed
 //     of elementwise ops by the core): bool, i32, f32 and c64, the dtypes
-//     WGSL computes on, f64 in software on its bits (common/f64.wgsl), and
-//     i64 and u64 on pairs of u32 words (common/u64.wgsl), exact, and c128
-//     on pairs of those f64 (common/c128.wgsl). On c128 the op table has
-//     add, subtract, multiply, negate, conj, real, imag, complex, compare,
-//     maximum, minimum and select (not divide, abs, sign, sqrt, rsqrt nor
-//     the analytic functions yet); reductions add and multiply.
+//     WGSL computes on, f64 in software on its bits (common/f64.wgsl),
+//     i64 and u64 on pairs of u32 words (common/u64.wgsl), exact, c128
+//     on pairs of those f64 (common/c128.wgsl), and the narrow dtypes: u32,
+//     i8, i16, u8, u16 (as i32 / u32, wrapped to their width) and f16, bf16
+//     (in f32, each result rounded once: common/half.wgsl), exact but for
+//     the analytic functions. On c128 the op table has add, subtract,
+//     multiply, negate, conj, real, imag, complex, compare, maximum, minimum
+//     and select (not divide, abs, sign, sqrt, rsqrt nor the analytic
+//     functions yet); reductions add and multiply.
 //     An elementwise op runs where the op table (ew_table.c) has its
 //     expression: on f64 the exact ops (arithmetic, sqrt, rsqrt, remainder,
 //     comparisons, min/max, rounding, sign, select, clamp), not the
 //     analytic functions (exp, log, sin, pow, ...). Reductions on f64: add,
 //     multiply, maximum, minimum (the combiners the registry has for f64);
 //     on i64/u64 every op and combiner the registry has for them;
-//   * dot_general (dot.c): f32, i32, c64, f64, i64, u64, c128;
-//   * reduce_precision (copy.c): f32, f64 (on the bits);
+//   * dot_general (dot.c): f32, i32, c64, f64, i64, u64, c128, and the
+//     narrow dtypes through converted i32 / f32 copies;
+//   * reduce_precision (copy.c): f16, bf16, f32, f64 (on the bits);
 //   * data movement (copy, transpose, slice, pad, ..., tril/triu by element
 //     size in structural.c), gather and scatter with `replace`
 //     (gather_scatter.c): every dtype, since they move bits; scatter's
 //     add/multiply/maximum/minimum also on f64 (common/f64.wgsl, in the
-//     cpu's order: bit for bit), i64 and u64 (32-bit words), c128.
-// No narrow dtype computes yet.
+//     cpu's order: bit for bit), i64 and u64 (32-bit words), c128 and the
+//     narrow dtypes.
 #include "webgpu/capability.h"
 
 #include "core/op_registry.h"
@@ -37,10 +41,17 @@ static bool tfr_wgpu_is_word_type(tfr_dtype dt) {
   return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_BOOL || dt == TFR_C64;
 }
 
+// u32 (native) and i8, i16, u8, u16: packed, computed as i32 / u32 and
+// wrapped to their width (wgsl_types.h, ew_table.c).
+static bool tfr_wgpu_is_narrow_int(tfr_dtype dt) {
+  return dt == TFR_U32 || dt == TFR_I8 || dt == TFR_I16 || dt == TFR_U8 || dt == TFR_U16;
+}
+
 // Those, f64 (common/f64.wgsl), i64 and u64 (common/u64.wgsl): the value
 // types of the elementwise kernels.
 static bool tfr_wgpu_is_value_type(tfr_dtype dt) {
-  return tfr_wgpu_is_word_type(dt) || dt == TFR_F64 || dt == TFR_I64 || dt == TFR_U64;
+  return tfr_wgpu_is_word_type(dt) || dt == TFR_F64 || dt == TFR_I64 || dt == TFR_U64 ||
+         tfr_wgpu_is_narrow_int(dt) || dt == TFR_F16 || dt == TFR_BF16;
 }
 
 bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
@@ -52,8 +63,10 @@ bool tfr_wgpu_dtype_computes(tfr_wgpu_family family, tfr_dtype dt) {
     case TFR_WGPU_IOTA: return tfr_wgpu_is_value_type(dt) || dt == TFR_C128;
     case TFR_WGPU_DOT:
       return dt == TFR_F32 || dt == TFR_I32 || dt == TFR_C64 || dt == TFR_F64 || dt == TFR_I64 ||
-             dt == TFR_U64 || dt == TFR_C128;
-    case TFR_WGPU_REDUCE_PRECISION: return dt == TFR_F32 || dt == TFR_F64;
+             dt == TFR_U64 || dt == TFR_C128 || tfr_wgpu_is_narrow_int(dt) || dt == TFR_F16 ||
+             dt == TFR_BF16;
+    case TFR_WGPU_REDUCE_PRECISION:
+      return dt == TFR_F32 || dt == TFR_F64 || dt == TFR_F16 || dt == TFR_BF16;
     case TFR_WGPU_TRIANGLE:
     case TFR_WGPU_SCATTER_REPLACE: return true;  // bits, by element size
     case TFR_WGPU_SCATTER_ARITHMETIC:

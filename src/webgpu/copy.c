@@ -1,7 +1,9 @@
 // The first kernel family: copies of strided views to any layout, tiled
 // transposition, and `convert` among f32, i32, bool, c64, f64 (in
 // software on its bits, common/f64.wgsl), i64 and u64 (on u32 words,
-// common/u64.wgsl) and c128 (a pair of f64). Plain copies move
+// common/u64.wgsl), c128 (a pair of f64), u32, i8, i16, u8, u16
+// (tfr_wgpu_convert_narrow) and f16, bf16 (common/half.wgsl,
+// tfr_wgpu_convert_to_half). Plain copies move
 // bits by element size (1, 2, 4, 8, 16 bytes), so they serve every dtype.
 //
 // Planning mirrors src/cpu/strided.c: axes of extent 1 are dropped, the rest
@@ -51,10 +53,10 @@
 typedef struct tfr_wgpu_elem {
   const char *tag;        // in variant names
   const char *array;      // WGSL type of a source array
-  char load[80];          // expression of `j`
+  char load[160];         // expression of `j`
   const char *dst_array;
   const char *value_t;    // WGSL type of a value
-  char store[48];         // statement storing `val` at `k`
+  char store[96];         // statement storing `val` at `k`
   bool bytes;             // 1- or 2-byte elements (needs common/bytes.wgsl)
 } tfr_wgpu_elem;
 
@@ -81,8 +83,114 @@ static void tfr_wgpu_elem_of(const tfr_wgsl_type *t, bool bits, tfr_wgpu_elem *e
 // even to f32 and f64, and take floats through f64 (f32 -> f64 is exact):
 // toward zero, saturating, NaN -> 0, negatives -> 0 for u64 (the cpu's
 // tfr_sat_i64 / tfr_sat_u64).
+
+// u32, i8, i16, u8, u16: held as i32 (signed) or u32 (wgsl_types.h); their
+// width in bits, 0 for the other dtypes.
+static int tfr_wgpu_narrow_bits(tfr_dtype dt, bool *is_signed) {
+  *is_signed = dt == TFR_I8 || dt == TFR_I16;
+  switch (dt) {
+    case TFR_I8:
+    case TFR_U8: return 8;
+    case TFR_I16:
+    case TFR_U16: return 16;
+    case TFR_U32: return 32;
+    default: return 0;
+  }
+}
+
+// Conversions to and from the narrow integers (one side is one), written to
+// `buf`. As the cpu (src/cpu/structural.c): among integers C's casts (the
+// low bits of the two's complement value, then sign or zero extension);
+// integers to floats round to nearest even (exact but for u32 -> f32, which
+// goes through common/u64.wgsl's correctly rounded u64 -> f32); floats to
+// integers through f64 (exact from f32) toward zero, saturating at the
+// destination's range, NaN -> 0 (tfr_f64_to_i64 / _u64 saturate, then the
+// range is clamped); -> bool is x != 0.
+static const char *tfr_wgpu_convert_narrow(tfr_dtype from, tfr_dtype to, char *buf, size_t cap) {
+  if (from == to) return NULL;
+  bool fs, ts;
+  int fw = tfr_wgpu_narrow_bits(from, &fs), tw = tfr_wgpu_narrow_bits(to, &ts);
+  if (fw) {
+    // The source as an integer of another kind: i32 (signed) / u32, i64 words.
+    const char *as_i64 = fs ? "tfr_i64_from_i32(v)" : "vec2<u32>(v, 0u)";
+    const char *as_f32 = fw < 32 ? "f32(v)" : "tfr_u64_to_f32(vec2<u32>(v, 0u))";
+    switch (to) {
+      case TFR_BOOL: snprintf(buf, cap, "select(0u, 1u, v != %s)", fs ? "0i" : "0u"); return buf;
+      case TFR_I32: return fs ? "v" : "bitcast<i32>(v)";
+      case TFR_I64:
+      case TFR_U64: return as_i64;
+      case TFR_F32: return as_f32;
+      case TFR_F64: return fs ? "tfr_f64_from_i32(v)" : "tfr_f64_from_u32(v)";
+      case TFR_C64: snprintf(buf, cap, "vec2<f32>(%s, 0.0)", as_f32); return buf;
+      case TFR_C128:
+        return fs ? "vec4<u32>(tfr_f64_from_i32(v), 0u, 0u)" : "vec4<u32>(tfr_f64_from_u32(v), 0u, 0u)";
+      default: break;
+    }
+    if (!tw) return NULL;
+    // narrow -> narrow: the low bits.
+    snprintf(buf, cap, ts ? "tfr_wrap_s(bitcast<i32>(v), %du)" : "tfr_wrap_u(bitcast<u32>(v), %du)",
+             tw);
+    return buf;
+  }
+  if (!tw) return NULL;
+  const char *f64 = NULL;  // a float source as f64 bits
+  switch (from) {
+    case TFR_BOOL: return ts ? "i32(v)" : "v";
+    case TFR_I32:
+      snprintf(buf, cap, ts ? "tfr_wrap_s(v, %du)" : "tfr_wrap_u(bitcast<u32>(v), %du)", tw);
+      return buf;
+    case TFR_I64:
+    case TFR_U64:
+      snprintf(buf, cap, ts ? "tfr_wrap_s(bitcast<i32>(v.x), %du)" : "tfr_wrap_u(v.x, %du)", tw);
+      return buf;
+    case TFR_F32: f64 = "tfr_f64_from_f32(v)"; break;
+    case TFR_C64: f64 = "tfr_f64_from_f32(v.x)"; break;
+    case TFR_F64: f64 = "v"; break;
+    case TFR_C128: f64 = "v.xy"; break;  // the real part
+    case TFR_F16:
+    case TFR_BF16: f64 = "tfr_f64_from_f32(v)"; break;  // their f32 value
+    default: return NULL;
+  }
+  if (ts) {
+    long hi = (1L << (tw - 1)) - 1;
+    snprintf(buf, cap,
+             "bitcast<i32>(tfr_i64_clamp(tfr_i64_from_i32(%ldi), tfr_f64_to_i64(%s), "
+             "tfr_i64_from_i32(%ldi)).x)",
+             -hi - 1, f64, hi);
+  } else {
+    snprintf(buf, cap, "tfr_u64_min(tfr_f64_to_u64(%s), vec2<u32>(0x%lxu, 0u)).x", f64,
+             (unsigned long)(0xffffffffUL >> (32 - tw)));
+  }
+  return buf;
+}
+
+static bool tfr_wgpu_is_half(tfr_dtype dt) { return dt == TFR_F16 || dt == TFR_BF16; }
+
+// Conversions to f16 / bf16 (common/half.wgsl): the source as an f32 that is
+// exact or rounded to odd (integers beyond 2^24, f64), rounded once to the
+// destination, as the cpu's single rounding from the exact value.
+static const char *tfr_wgpu_convert_to_half(tfr_dtype from, tfr_dtype to, char *buf, size_t cap) {
+  const char *x;
+  switch (from) {
+    case TFR_I32: x = "tfr_i64_to_f32_odd(tfr_i64_from_i32(v))"; break;
+    case TFR_U32: x = "tfr_u64_to_f32_odd(vec2<u32>(v, 0u))"; break;
+    case TFR_I64: x = "tfr_i64_to_f32_odd(v)"; break;
+    case TFR_U64: x = "tfr_u64_to_f32_odd(v)"; break;
+    case TFR_F64: x = "tfr_f64_to_f32_odd(v)"; break;
+    case TFR_C128: x = "tfr_f64_to_f32_odd(v.xy)"; break;  // the real part
+    case TFR_C64: x = "v.x"; break;
+    case TFR_F32:
+    case TFR_F16:
+    case TFR_BF16: x = "v"; break;
+    default: x = "f32(v)"; break;  // bool, the 8- and 16-bit integers: exact
+  }
+  snprintf(buf, cap, "tfr_round_%s(%s)", to == TFR_F16 ? "f16" : "bf16", x);
+  return buf;
+}
+
 static const char *tfr_wgpu_convert_expr(tfr_dtype from, tfr_dtype to) {
   if (from == to) return "v";
+  if (tfr_wgpu_is_half(from)) from = TFR_F32;  // an f32 value, exact
   // c128 (vec4<u32>: the parts' f64 bits): to it, the value as f64 (the
   // conversions below) with imaginary +0, c64's parts exactly; from it, the
   // real part as f64 converts on, c64 rounds both parts, bool tests both.
@@ -288,7 +396,7 @@ static tfr_status tfr_wgpu_transpose_pieces(tfr_wgpu_backend *b, const char *op,
 // The copy kernels. `m` (or NULL) applies `m->expr` (a WGSL expression of the
 // raw element `v`, u32 or vec2<u32>, e.g. reduce_precision on the bits;
 // `m->tag` names it in the variant, `m->snippet` defines it and comes after
-// common/u64.wgsl) to every element of a 4- or 8-byte dtype copied to itself. `may_split`: a transposition may be cut into
+// common/u64.wgsl) to every element of a 2-, 4- or 8-byte dtype copied to itself. `may_split`: a transposition may be cut into
 // pieces (tfr_wgpu_transpose_pieces; not again for a piece).
 static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const tfr_tensor *in,
                                     tfr_tensor *out, const tfr_wgpu_map *m, bool may_split) {
@@ -299,8 +407,9 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
   tfr_wgpu_elem elems[2];
   tfr_wgpu_elem *se = &elems[0], *de = &elems[1];
   if (map) {
-    assert(in->dtype == out->dtype &&
-           (tfr_dtype_size(in->dtype) == 4 || tfr_dtype_size(in->dtype) == 8));
+    assert(in->dtype == out->dtype && (tfr_dtype_size(in->dtype) == 2 ||
+                                       tfr_dtype_size(in->dtype) == 4 ||
+                                       tfr_dtype_size(in->dtype) == 8));
     tfr_wgpu_elem_of(tfr_wgsl_bits_of(tfr_dtype_size(in->dtype)), true, se);
     de = se;
   } else if (in->dtype == out->dtype) {
@@ -314,7 +423,7 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
     } else
       return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                        "%s: %s to %s is not supported on the webgpu backend (it converts "
-                       "among f32, i32, bool, c64, f64, i64, u64 and c128)",
+                       "among bool, the integers, f32, f64, c64 and c128)",
                        op, tfr_dtype_name(in->dtype), tfr_dtype_name(out->dtype));
   }
 
@@ -423,14 +532,25 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
   snprintf(variant, sizeof variant, "%s[%s->%s%s%s]", family, se->tag, de->tag, map ? "," : "",
            map ? map_tag : "");
   snprintf(file, sizeof file, "%s.wgsl", family);
-  const char *snippets[7];
+  const char *snippets[8];
   int ns = 0;
   if (tj >= 0) snippets[ns++] = "common/transpose_tile.wgsl";
   if (in->dtype != out->dtype) snippets[ns++] = "common/convert.wgsl";
+  char narrow_buf[192];
+  const char *convert = map ? map : tfr_wgpu_convert_narrow(in->dtype, out->dtype, narrow_buf,
+                                                             sizeof narrow_buf);
+  if (!convert && in->dtype != out->dtype && tfr_wgpu_is_half(out->dtype))
+    convert = tfr_wgpu_convert_to_half(in->dtype, out->dtype, narrow_buf, sizeof narrow_buf);
+  if (!convert) convert = tfr_wgpu_convert_expr(in->dtype, out->dtype);
+  // f16 / bf16 values load and store through common/half.wgsl.
+  if (in->dtype != out->dtype && (tfr_wgpu_is_half(in->dtype) || tfr_wgpu_is_half(out->dtype)))
+    snippets[ns++] = "common/half.wgsl";
   // f64, i64, u64: common/u64.wgsl, and f64.wgsl (the 64-bit integers' float
-  // conversions are there).
+  // conversions are there); the narrow integers' and f16/bf16 conversions
+  // use them too.
   if (in->dtype != out->dtype &&
-      (tfr_wgsl_type_of(in->dtype)->emulated || tfr_wgsl_type_of(out->dtype)->emulated)) {
+      (tfr_wgsl_type_of(in->dtype)->emulated || tfr_wgsl_type_of(out->dtype)->emulated ||
+       strstr(convert, "64"))) {
     snippets[ns++] = "common/u64.wgsl";
     snippets[ns++] = "common/f64.wgsl";
   }
@@ -440,7 +560,6 @@ static tfr_status tfr_wgpu_copy_map(tfr_wgpu_backend *b, const char *op, const t
   }
   if (de->bytes) snippets[ns++] = "common/bytes.wgsl";
   snippets[ns] = NULL;
-  const char *convert = map ? map : tfr_wgpu_convert_expr(in->dtype, out->dtype);
   tfr_wgsl_subst subst[] = {
       {"SRC_ARRAY", se->array},  {"DST_ARRAY", de->dst_array},
       {"VALUE_T", de->value_t},  {"LOAD", se->load},
@@ -589,13 +708,20 @@ tfr_status tfr_wgpu_reduce_precision(tfr_wgpu_backend *b, const tfr_structural_d
   if (!tfr_wgpu_dtype_computes(TFR_WGPU_REDUCE_PRECISION, d->in->dtype))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "reduce_precision: dtype %s is not supported on the webgpu backend (it "
-                     "computes on f32 and f64)",
+                     "computes on f16, bf16, f32 and f64)",
                      tfr_dtype_name(d->in->dtype));
   char map[64], tag[32];
-  snprintf(map, sizeof map, "tfr_reduce_precision_%s(v, %uu, %uu)",
-           d->in->dtype == TFR_F64 ? "f64" : "f32", (unsigned)d->exponent_bits,
-           (unsigned)d->mantissa_bits);
-  snprintf(tag, sizeof tag, "rp%d.%d", d->exponent_bits, d->mantissa_bits);
+  if (d->in->dtype == TFR_F16 || d->in->dtype == TFR_BF16)  // on the 16-bit pattern
+    snprintf(map, sizeof map, "tfr_reduce_precision_h(v, %uu, %uu, %uu)",
+             d->in->dtype == TFR_F16 ? 10u : 7u, (unsigned)d->exponent_bits,
+             (unsigned)d->mantissa_bits);
+  else
+    snprintf(map, sizeof map, "tfr_reduce_precision_%s(v, %uu, %uu)",
+             d->in->dtype == TFR_F64 ? "f64" : "f32", (unsigned)d->exponent_bits,
+             (unsigned)d->mantissa_bits);
+  // The dtype too: f16 and bf16 share their bits' element type (u16).
+  snprintf(tag, sizeof tag, "rp%d.%d.%s", d->exponent_bits, d->mantissa_bits,
+           tfr_dtype_name(d->in->dtype));
   tfr_wgpu_map m = {map, tag, "common/reduce_precision.wgsl"};
   return tfr_wgpu_copy_map(b, "reduce_precision", d->in, d->out, &m, true);
 }

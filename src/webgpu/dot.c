@@ -1,8 +1,9 @@
-// dot_general on the webgpu backend: f32, i32 and c64 (vec2<f32>), and f64,
-// i64, u64 and c128 in software (dot_f64.wgsl: one invocation per output, a
-// chain of correctly rounded fmas in k order, of wrapping a * b + acc, or of
-// the cpu's complex steps acc + a * b; the mapping below, without the GEMM's
-// tiles).
+// dot_general on the webgpu backend: f32, i32 and c64 (vec2<f32>); u32, i8,
+// i16, u8 and u16 in i32, f16 and bf16 in f32 (tfr_dot_widened: converted
+// copies); f64, i64, u64 and c128 in software (dot_f64.wgsl: one invocation
+// per output, a chain of correctly rounded fmas in k order, of wrapping
+// a * b + acc, or of the cpu's complex steps acc + a * b; the mapping below,
+// without the GEMM's tiles).
 //
 // A dot_general is one batched GEMM C[b][m, n] = sum_k A[b][m, k] B[b][k, n]
 // once its axis groups merge: lhs free axes into M, contracting axes into K
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/half.h"
 #include "core/validate.h"
 #include "webgpu/binding.h"
 #include "webgpu/capability.h"
@@ -902,14 +904,87 @@ static bool tfr_dot_out_groups(const tfr_dot_desc *d, const tfr_tensor *o, int64
          tfr_dot_merge_axes(d->nrhs_free, on, o->shape, o->strides, N, scn);
 }
 
+// u32, i8, i16, u8 and u16 run in i32, f16 and bf16 in f32 (as the cpu:
+// exact widening, an f32 dot_general, each result rounded once into out;
+// the accumulating form combines alpha, beta and out in f32 too). For the
+// integers: The cpu's sums and
+// products wrap modulo 2^32 or finer, so i32's wrapping arithmetic holds
+// every such result in its low bits (and u32's bits are i32's). The operands
+// (and out where it is read) are converted to copies of the wider dtype, the
+// result converted back into out.
+static bool tfr_dot_narrow(tfr_dtype dt) {
+  return dt == TFR_U32 || dt == TFR_I8 || dt == TFR_I16 || dt == TFR_U8 || dt == TFR_U16 ||
+         dt == TFR_F16 || dt == TFR_BF16;
+}
+
+// A scalar of dtype `dt` (alpha, beta) in the wider dtype: the f32 value of
+// f16/bf16, the i32 with the same low bits of an integer.
+static void tfr_dot_scalar_wide(tfr_dtype dt, const unsigned char *v, unsigned char *out) {
+  int32_t x = 0;
+  if (dt == TFR_F16 || dt == TFR_BF16) {
+    uint16_t h;
+    memcpy(&h, v, sizeof h);
+    float f = dt == TFR_F16 ? tfr_f16_to_f32(h) : tfr_bf16_to_f32(h);
+    memset(out, 0, 16);
+    memcpy(out, &f, sizeof f);
+    return;
+  }
+  switch (dt) {
+    case TFR_I8: x = (int8_t)v[0]; break;
+    case TFR_U8: x = v[0]; break;
+    case TFR_I16: {
+      int16_t h;
+      memcpy(&h, v, sizeof h);
+      x = h;
+      break;
+    }
+    case TFR_U16: {
+      uint16_t h;
+      memcpy(&h, v, sizeof h);
+      x = h;
+      break;
+    }
+    default: memcpy(&x, v, sizeof x); break;  // u32: the bits
+  }
+  memset(out, 0, 16);
+  memcpy(out, &x, sizeof x);
+}
+
+static tfr_status tfr_dot_widened(tfr_backend *base, const tfr_dot_desc *d) {
+  tfr_dtype wide_dt = d->dtype == TFR_F16 || d->dtype == TFR_BF16 ? TFR_F32 : TFR_I32;
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "dot_general"));
+  if (d->out->numel == 0) return TFR_OK;
+  const tfr_tensor *src[3] = {d->lhs, d->rhs, d->out};
+  tfr_tensor *wide[3] = {NULL, NULL, NULL};
+  bool read[3] = {!d->alpha_zero, !d->alpha_zero, d->accumulate && !d->beta_zero};
+  tfr_status st = TFR_OK;
+  for (int k = 0; k < 3 && !st; k++) {
+    st = tfr_tensor_alloc(base, wide_dt, src[k]->rank, src[k]->shape, false, &wide[k]);
+    if (!st && read[k] && src[k]->numel) st = tfr_wgpu_copy(b, "dot_general", src[k], wide[k]);
+  }
+  tfr_dot_desc w = *d;
+  w.dtype = wide_dt;
+  w.lhs = wide[0];
+  w.rhs = wide[1];
+  w.out = wide[2];
+  tfr_dot_scalar_wide(d->dtype, d->alpha, w.alpha);
+  tfr_dot_scalar_wide(d->dtype, d->beta, w.beta);
+  if (!st) st = tfr_wgpu_dot_general(base, &w);
+  if (!st) st = tfr_wgpu_copy(b, "dot_general", wide[2], d->out);
+  for (int k = 0; k < 3; k++) tfr_tensor_release(wide[k]);
+  return st;
+}
+
 tfr_status tfr_wgpu_dot_general(tfr_backend *base, const tfr_dot_desc *d) {
   tfr_wgpu_backend *b = tfr_wgpu_cast(base);
   tfr_dot_type type;
   const tfr_dot_type *ty = &type;
+  if (tfr_dot_narrow(d->dtype)) return tfr_dot_widened(base, d);
   if (!tfr_dot_type_of(d->dtype, &type))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
                      "dot_general: dtype %s is not supported on the webgpu backend (it computes "
-                     "f32, i32, c64, f64, i64, u64 and c128)",
+                     "the integers, f32, c64, f64 and c128)",
                      tfr_dtype_name(d->dtype));
   TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "dot_general"));
   if (d->out->numel == 0) return TFR_OK;

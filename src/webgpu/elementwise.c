@@ -1,7 +1,8 @@
 // The elementwise entries of the webgpu backend: single ops (unary, binary,
 // compare, select, clamp) and fused plans on f32, i32, bool, c64, f64 and c128
 // (the exact ops only: common/f64.wgsl, common/c128.wgsl), i64 and u64
-// (common/u64.wgsl), with the cpu backend's semantics
+// (common/u64.wgsl), u32, i8, i16, u8, u16, f16 and bf16 (wgsl_types.h), with
+// the cpu backend's semantics
 // (src/cpu/scalar_math.h). Both run through the one kernel generator
 // (ew_kernel.c): a single op is a plan of one instruction, whose kernel is
 // the op table's expression (ew_table.c) between the loads and the stores.
@@ -13,8 +14,8 @@
 #include "webgpu/ew_table.h"
 #include "webgpu/wgpu.h"
 
-// The refusal of a dtype without kernels (the narrow ones wait for their
-// emulation). `what` names the op, `which` the operand.
+// The refusal of a dtype without kernels (every dtype has them now; kept for
+// a dtype the table may lack). `what` names the op, `which` the operand.
 static tfr_status tfr_ew_refuse_dtype(const char *what, tfr_dtype dt, const char *which) {
   return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE, "%s: dtype %s%s is not supported on the webgpu "
                    "backend", what, tfr_dtype_name(dt), which);

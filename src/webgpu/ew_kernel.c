@@ -211,7 +211,8 @@ static tfr_status fu_put_eval(tfr_wgsl_text *t, const fu_setup *s, unsigned *lib
     const tfr_fusion_instr *in = &p->instr[k];
     int ot = tfr_ew_type_of(in->out_dtype);
     const char *keep = !s->used[v]          ? ""
-                       : ot == TFR_EW_F32 ? "tfr_fu_keep_f32"
+                       : ot == TFR_EW_F32 || ot == TFR_EW_F16 || ot == TFR_EW_BF16
+                           ? "tfr_fu_keep_f32"
                        : ot == TFR_EW_C64 ? "tfr_fu_keep_c64"
                                           : "";
     tfr_wgsl_put(t, "  let v%d = %s(tfr_fu_op%d(", v, keep, v);
@@ -358,6 +359,9 @@ static tfr_status fu_build(tfr_wgpu_backend *b, const fu_setup *s, const fu_key 
   unsigned lib = 0;
   fu_put_access(&access, s);
   tfr_status st = fu_put_eval(&eval, s, &lib);
+  // f16/bf16 operands load and store through common/half.wgsl.
+  for (int j = 0; j < s->nops; j++)
+    if (s->type[j] == TFR_EW_F16 || s->type[j] == TFR_EW_BF16) lib |= TFR_EW_LIB_HALF;
   if (!st) {
     fu_put_apply(&apply, &apply4, &index, s);
     for (int i = 0; i < 5 && !st; i++) {

@@ -11,8 +11,14 @@
 // the cpu's wrapping, division and shift rules. c128 runs on pairs of those
 // f64 (common/c128.wgsl): add, subtract, multiply (the textbook product),
 // negate, conj, real, imag, complex(f64, f64), compare EQ/NE, maximum,
-// minimum, select, bit for bit the cpu's. The semantics are the cpu backend's
-// (src/cpu/scalar_math.h).
+// minimum, select, bit for bit the cpu's. u32 is native; i8/i16 run
+// as sign-extended i32 and u8/u16 as zero-extended u32 (wgsl_types.h), each
+// result wrapped back to the width (common/convert.wgsl's tfr_wrap_*),
+// with the width-dependent shift counts, logical shifts and popcnt spelled
+// out. f16 and bf16 run the f32 expression and round its result once
+// (common/half.wgsl), as the cpu; negate, abs, conj, real and select keep
+// the bits, next_after steps in the dtype's own bits. The semantics are the
+// cpu backend's (src/cpu/scalar_math.h).
 #include "webgpu/ew_table.h"
 
 #include <stddef.h>
@@ -25,7 +31,9 @@
 static const tfr_dtype tfr_ew_dtypes[TFR_EW_NTYPES] = {
     [TFR_EW_F32] = TFR_F32, [TFR_EW_I32] = TFR_I32, [TFR_EW_B8] = TFR_BOOL, [TFR_EW_C64] = TFR_C64,
     [TFR_EW_F64] = TFR_F64, [TFR_EW_I64] = TFR_I64, [TFR_EW_U64] = TFR_U64,
-    [TFR_EW_C128] = TFR_C128};
+    [TFR_EW_U32] = TFR_U32, [TFR_EW_I8] = TFR_I8,   [TFR_EW_I16] = TFR_I16,
+    [TFR_EW_U8] = TFR_U8,   [TFR_EW_U16] = TFR_U16, [TFR_EW_F16] = TFR_F16,
+    [TFR_EW_BF16] = TFR_BF16, [TFR_EW_C128] = TFR_C128};
 
 const tfr_wgsl_type *tfr_ew_wgsl(int type) { return tfr_wgsl_type_of(tfr_ew_dtypes[type]); }
 
@@ -38,6 +46,13 @@ int tfr_ew_type_of(tfr_dtype dt) {
     case TFR_F64: return TFR_EW_F64;
     case TFR_I64: return TFR_EW_I64;
     case TFR_U64: return TFR_EW_U64;
+    case TFR_U32: return TFR_EW_U32;
+    case TFR_I8: return TFR_EW_I8;
+    case TFR_I16: return TFR_EW_I16;
+    case TFR_U8: return TFR_EW_U8;
+    case TFR_U16: return TFR_EW_U16;
+    case TFR_F16: return TFR_EW_F16;
+    case TFR_BF16: return TFR_EW_BF16;
     case TFR_C128: return TFR_EW_C128;
     default: return -1;
   }
@@ -53,8 +68,17 @@ typedef struct tfr_ew_row {
   tfr_ew_expr t[TFR_EW_NTYPES];
 } tfr_ew_row;
 
-#define F_(e) [TFR_EW_F32] = {e, 0}
-#define FM(e) [TFR_EW_F32] = {e, TFR_EW_LIB_F32}
+// f32 entries; F_ and FM also give f16 and bf16 the f32 expression with its
+// result rounded once (as the cpu's f16/bf16 ops), FP_ gives them the f32
+// expression as it is: a bool result, or one that keeps a's bits (negate,
+// abs: the sign bit; a NaN is not quieted, as on the cpu).
+#define H_(e, lib)                                                         \
+  [TFR_EW_F16] = {"tfr_round_f16(" e ")", (lib) | TFR_EW_LIB_HALF},       \
+  [TFR_EW_BF16] = {"tfr_round_bf16(" e ")", (lib) | TFR_EW_LIB_HALF}
+#define F_(e) [TFR_EW_F32] = {e, 0}, H_(e, 0)
+#define FM(e) [TFR_EW_F32] = {e, TFR_EW_LIB_F32}, H_(e, TFR_EW_LIB_F32)
+#define FP_(e) [TFR_EW_F32] = {e, 0}, [TFR_EW_F16] = {e, TFR_EW_LIB_HALF}, \
+               [TFR_EW_BF16] = {e, TFR_EW_LIB_HALF}
 #define I_(e) [TFR_EW_I32] = {e, 0}
 #define B_(e) [TFR_EW_B8] = {e, 0}
 #define C_(e) [TFR_EW_C64] = {e, 0}
@@ -69,32 +93,47 @@ typedef struct tfr_ew_row {
 // compile in reasonable time (divide, abs, sign, sqrt, rsqrt are written in
 // c128.wgsl but not listed: see its header).
 #define Z_(e) [TFR_EW_C128] = {e, TFR_EW_LIB_C128}
+// i8 / i16 (i32 values): SW_ wraps the i32 expression e to the width, SN_ is
+// e as it is (its result stays in range), SF_ calls f(a[, b], width).
+#define SW_(e) [TFR_EW_I8] = {"tfr_wrap_s(" e ", 8u)", 0}, \
+               [TFR_EW_I16] = {"tfr_wrap_s(" e ", 16u)", 0}
+#define SN_(e) [TFR_EW_I8] = {e, 0}, [TFR_EW_I16] = {e, 0}
+#define SF_(f, args) [TFR_EW_I8] = {f "(" args "8u)", 0}, [TFR_EW_I16] = {f "(" args "16u)", 0}
+// u8 / u16 / u32 (u32 values), the same three forms.
+#define UW_(e) [TFR_EW_U8] = {"tfr_wrap_u(" e ", 8u)", 0}, \
+               [TFR_EW_U16] = {"tfr_wrap_u(" e ", 16u)", 0}, [TFR_EW_U32] = {e, 0}
+#define UN_(e) [TFR_EW_U8] = {e, 0}, [TFR_EW_U16] = {e, 0}, [TFR_EW_U32] = {e, 0}
+#define UF_(f, args) [TFR_EW_U8] = {f "(" args "8u)", 0}, [TFR_EW_U16] = {f "(" args "16u)", 0}, \
+                     [TFR_EW_U32] = {f "(" args "32u)", 0}
 // An analytic function of the math library on f32 and c64 / on f32 only.
 #define FN_FC(name) \
   {{FM("tfr_" name "_f32(a)"), CM("tfr_" name "_c64(a)")}}
 #define FN_F(name) {{FM("tfr_" name "_f32(a)")}}
 // The special functions (common/math_special_f32.wgsl), f32 only.
-#define FN_S(name) {{[TFR_EW_F32] = {"tfr_" name "_f32(a)", TFR_EW_LIB_F32 | TFR_EW_LIB_SPECIAL}}}
+#define FN_S(name)                                                                          \
+  {{[TFR_EW_F32] = {"tfr_" name "_f32(a)", TFR_EW_LIB_F32 | TFR_EW_LIB_SPECIAL},            \
+    H_("tfr_" name "_f32(a)", TFR_EW_LIB_F32 | TFR_EW_LIB_SPECIAL)}}
 
 static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
-    [TFR_NEGATE] = {{F_("tfr_ew_neg_f32(a)"), I_("tfr_ew_neg_i32(a)"), C_("tfr_ew_neg_c64(a)"),
-                   D_("tfr_f64_neg(a)"), X_("tfr_u64_neg(a)"), Z_("tfr_c128_neg(a)")}},
-    [TFR_ABS] = {{F_("tfr_ew_abs_f32(a)"), I_("tfr_ew_abs_i32(a)"), CM("tfr_abs_c64(a)"),
-                D_("tfr_f64_abs(a)"), L_("tfr_i64_abs(a)")}},
+    [TFR_NEGATE] = {{FP_("tfr_ew_neg_f32(a)"), I_("tfr_ew_neg_i32(a)"), C_("tfr_ew_neg_c64(a)"),
+                   D_("tfr_f64_neg(a)"), X_("tfr_u64_neg(a)"), SW_("tfr_ew_neg_i32(a)"),
+                   UW_("(0u - a)"), Z_("tfr_c128_neg(a)")}},
+    [TFR_ABS] = {{FP_("tfr_ew_abs_f32(a)"), I_("tfr_ew_abs_i32(a)"), CM("tfr_abs_c64(a)"),
+                D_("tfr_f64_abs(a)"), L_("tfr_i64_abs(a)"), SW_("tfr_ew_abs_i32(a)")}},
     [TFR_SIGN] = {{F_("tfr_ew_sign_f32(a)"), I_("tfr_ew_sign_i32(a)"), CM("tfr_sign_c64(a)"),
-                 D_("tfr_f64_sign(a)"), L_("tfr_i64_sign(a)")}},
-    [TFR_CONJ] = {{F_("a"), I_("a"), C_("tfr_ew_conj_c64(a)"), D_("a"), X_("a"),
-                 Z_("tfr_c128_conj(a)")}},
-    [TFR_NOT] = {{I_("~a"), B_("a ^ 1u"), X_("~a")}},
+                 D_("tfr_f64_sign(a)"), L_("tfr_i64_sign(a)"), SN_("tfr_ew_sign_i32(a)")}},
+    [TFR_CONJ] = {{FP_("a"), I_("a"), C_("tfr_ew_conj_c64(a)"), D_("a"), X_("a"), SN_("a"),
+                 UN_("a"), Z_("tfr_c128_conj(a)")}},
+    [TFR_NOT] = {{I_("~a"), B_("a ^ 1u"), X_("~a"), SN_("~a"), UW_("~a")}},
     [TFR_FLOOR] = {{F_("floor(a)"), D_("tfr_f64_floor(a)")}},
     [TFR_CEIL] = {{F_("ceil(a)"), D_("tfr_f64_ceil(a)")}},
     // WGSL's round() rounds halves to even.
     [TFR_ROUND_NEAREST_EVEN] = {{F_("round(a)"), D_("tfr_f64_round_even(a)")}},
     [TFR_ROUND_NEAREST_AFZ] = {{F_("tfr_ew_round_afz_f32(a)"), D_("tfr_f64_round_afz(a)")}},
-    [TFR_IS_FINITE] = {{F_("select(0u, 1u, tfr_ew_is_finite_f32(a))"),
+    [TFR_IS_FINITE] = {{FP_("select(0u, 1u, tfr_ew_is_finite_f32(a))"),
                       D_("select(0u, 1u, tfr_f64_is_finite(a))")}},
-    [TFR_REAL] = {{F_("a"), C_("a.x"), D_("a"), Z_("a.xy")}},
-    [TFR_IMAG] = {{F_("0.0"), C_("a.y"), D_("vec2<u32>(0u, 0u)"), Z_("a.zw")}},
+    [TFR_REAL] = {{FP_("a"), C_("a.x"), D_("a"), Z_("a.xy")}},
+    [TFR_IMAG] = {{FP_("0.0"), C_("a.y"), D_("vec2<u32>(0u, 0u)"), Z_("a.zw")}},
     [TFR_EXP] = FN_FC("exp"),
     [TFR_LOG] = FN_FC("log"),
     [TFR_SIN] = FN_FC("sin"),
@@ -118,7 +157,8 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
     [TFR_ACOSH] = FN_FC("acosh"),
     [TFR_ATANH] = FN_FC("atanh"),
     [TFR_ERFC] = FN_F("erfc"),
-    [TFR_POPCNT] = {{I_("countOneBits(a)"), X_("tfr_u64_popcnt(a)")}},
+    [TFR_POPCNT] = {{I_("countOneBits(a)"), X_("tfr_u64_popcnt(a)"),
+                     SF_("tfr_ew_popcnt_s", "a, "), UN_("countOneBits(a)")}},
     [TFR_LGAMMA] = FN_S("lgamma"),
     [TFR_DIGAMMA] = FN_S("digamma"),
     [TFR_ERF_INV] = FN_S("erf_inv"),
@@ -127,66 +167,79 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
 
 static const tfr_ew_row tfr_ew_binary_rows[TFR_BINARY_OP_COUNT] = {
     [TFR_ADD] = {{F_("a + b"), I_("tfr_ew_add_i32(a, b)"), C_("a + b"), D_("tfr_f64_add(a, b)"),
-                 X_("tfr_u64_add(a, b)"), Z_("tfr_c128_add(a, b)")}},
+                 X_("tfr_u64_add(a, b)"), SW_("tfr_ew_add_i32(a, b)"), UW_("(a + b)"),
+                 Z_("tfr_c128_add(a, b)")}},
     [TFR_SUBTRACT] = {{F_("a - b"), I_("tfr_ew_sub_i32(a, b)"), C_("a - b"),
                       D_("tfr_f64_sub(a, b)"), X_("tfr_u64_sub(a, b)"),
-                      Z_("tfr_c128_sub(a, b)")}},
+                      SW_("tfr_ew_sub_i32(a, b)"), UW_("(a - b)"), Z_("tfr_c128_sub(a, b)")}},
     [TFR_MULTIPLY] = {{F_("a * b"), I_("tfr_ew_mul_i32(a, b)"), CM("tfr_mul_c64(a, b)"),
                       D_("tfr_f64_mul(a, b)"), X_("tfr_u64_mul_lo(a, b)"),
-                      Z_("tfr_c128_mul(a, b)")}},
+                      SW_("tfr_ew_mul_i32(a, b)"), UW_("(a * b)"), Z_("tfr_c128_mul(a, b)")}},
     // WGSL's f32 `/` is only within 2.5 ulp: the library's is correctly rounded.
     [TFR_DIVIDE] = {{FM("tfr_div_f32(a, b)"), I_("tfr_ew_div_i32(a, b)"),
                      CM("tfr_div_c64(a, b)"), D_("tfr_f64_div(a, b)"),
-                     L_("tfr_i64_div(a, b)"), U_("tfr_u64_div(a, b)")}},
+                     L_("tfr_i64_div(a, b)"), U_("tfr_u64_div(a, b)"),
+                     SW_("tfr_ew_div_i32(a, b)"), UW_("tfr_ew_div_u32(a, b)")}},
     [TFR_REMAINDER] = {{FM("tfr_fmod_f32(a, b)"), I_("tfr_ew_rem_i32(a, b)"),
                        D_("tfr_f64_fmod(a, b)"), L_("tfr_i64_rem(a, b)"),
-                       U_("tfr_u64_rem(a, b)")}},
+                       U_("tfr_u64_rem(a, b)"), SN_("tfr_ew_rem_i32(a, b)"),
+                       UN_("tfr_ew_rem_u32(a, b)")}},
     [TFR_MAXIMUM] = {{F_("tfr_ew_max_f32(a, b)"), I_("max(a, b)"), B_("a | b"),
                       C_("tfr_ew_max_c64(a, b)"), D_("tfr_f64_max(a, b)"),
-                      L_("tfr_i64_max(a, b)"), U_("tfr_u64_max(a, b)"),
-                      Z_("tfr_c128_max(a, b)")}},
+                      L_("tfr_i64_max(a, b)"), U_("tfr_u64_max(a, b)"), SN_("max(a, b)"),
+                      UN_("max(a, b)"), Z_("tfr_c128_max(a, b)")}},
     [TFR_MINIMUM] = {{F_("tfr_ew_min_f32(a, b)"), I_("min(a, b)"), B_("a & b"),
                       C_("tfr_ew_min_c64(a, b)"), D_("tfr_f64_min(a, b)"),
-                      L_("tfr_i64_min(a, b)"), U_("tfr_u64_min(a, b)"),
-                      Z_("tfr_c128_min(a, b)")}},
+                      L_("tfr_i64_min(a, b)"), U_("tfr_u64_min(a, b)"), SN_("min(a, b)"),
+                      UN_("min(a, b)"), Z_("tfr_c128_min(a, b)")}},
     [TFR_POWER] = {{FM("tfr_pow_f32(a, b)"), I_("tfr_ew_pow_i32(a, b)"),
                     CM("tfr_pow_c64(a, b)"), L_("tfr_i64_pow(a, b)"),
-                    U_("tfr_u64_pow(a, b)")}},
-    [TFR_AND] = {{I_("a & b"), B_("a & b"), X_("a & b")}},
-    [TFR_OR] = {{I_("a | b"), B_("a | b"), X_("a | b")}},
-    [TFR_XOR] = {{I_("a ^ b"), B_("a ^ b"), X_("a ^ b")}},
+                    U_("tfr_u64_pow(a, b)"), SW_("tfr_ew_pow_i32(a, b)"),
+                    UW_("tfr_ew_pow_nonneg(a, b)")}},
+    [TFR_AND] = {{I_("a & b"), B_("a & b"), X_("a & b"), SN_("a & b"), UN_("a & b")}},
+    [TFR_OR] = {{I_("a | b"), B_("a | b"), X_("a | b"), SN_("a | b"), UN_("a | b")}},
+    [TFR_XOR] = {{I_("a ^ b"), B_("a ^ b"), X_("a ^ b"), SN_("a ^ b"), UN_("a ^ b")}},
     [TFR_ATAN2] = {{FM("tfr_atan2_f32(a, b)"),
                     [TFR_EW_C64] = {"tfr_ew_atan2_c64(a, b)", TFR_EW_LIB_C64 | TFR_EW_LIB_COMPLEX}}},
-    [TFR_SHIFT_LEFT] = {{I_("tfr_ew_shl_i32(a, b)"), X_("tfr_x64_shift_left(a, b)")}},
+    [TFR_SHIFT_LEFT] = {{I_("tfr_ew_shl_i32(a, b)"), X_("tfr_x64_shift_left(a, b)"),
+                         SF_("tfr_ew_shl_s", "a, b, "), UF_("tfr_ew_shl_u", "a, b, ")}},
     [TFR_SHIFT_RIGHT_ARITHMETIC] = {{I_("tfr_ew_shr_arithmetic_i32(a, b)"),
-                                     X_("tfr_x64_shift_right_arithmetic(a, b)")}},
+                                     X_("tfr_x64_shift_right_arithmetic(a, b)"),
+                                     SF_("tfr_ew_shr_arithmetic_s", "a, b, "),
+                                     UF_("tfr_ew_shr_arithmetic_u", "a, b, ")}},
     [TFR_SHIFT_RIGHT_LOGICAL] = {{I_("tfr_ew_shr_logical_i32(a, b)"),
-                                  X_("tfr_x64_shift_right_logical(a, b)")}},
-    [TFR_NEXT_AFTER] = {{F_("tfr_ew_next_after_f32(a, b)"), D_("tfr_f64_next_after(a, b)")}},
-    [TFR_COMPLEX] = {{F_("vec2<f32>(a, b)"), [TFR_EW_F64] = {"vec4<u32>(a, b)", 0}}},
+                                  X_("tfr_x64_shift_right_logical(a, b)"),
+                                  SF_("tfr_ew_shr_logical_s", "a, b, "),
+                                  UF_("tfr_ew_shr_logical_u", "a, b, ")}},
+    [TFR_NEXT_AFTER] = {{[TFR_EW_F32] = {"tfr_ew_next_after_f32(a, b)", 0},
+                         [TFR_EW_F16] = {"tfr_next_after_f16(a, b)", TFR_EW_LIB_HALF},
+                         [TFR_EW_BF16] = {"tfr_next_after_bf16(a, b)", TFR_EW_LIB_HALF},
+                         D_("tfr_f64_next_after(a, b)")}},
+    [TFR_COMPLEX] = {{[TFR_EW_F32] = {"vec2<f32>(a, b)", 0}, [TFR_EW_F64] = {"vec4<u32>(a, b)", 0}}},
 };
 
 // IEEE comparisons: every ordered one is false with a NaN, NE true. NaN is
 // decided on the bits, so no driver shortcut changes the answer; bool
 // compares as unsigned.
 #define CMP_ROW(op, f64, i64, u64)                                                \
-  {{F_("select(0u, 1u, tfr_ew_ordered_f32(a, b) && a " op " b)"),                \
+  {{FP_("select(0u, 1u, tfr_ew_ordered_f32(a, b) && a " op " b)"),               \
     I_("select(0u, 1u, a " op " b)"), B_("select(0u, 1u, a " op " b)"),           \
     D_("select(0u, 1u, " f64 ")"), L_("select(0u, 1u, " i64 ")"),                 \
-    U_("select(0u, 1u, " u64 ")")}}
+    U_("select(0u, 1u, " u64 ")"), SN_("select(0u, 1u, a " op " b)"),            \
+    UN_("select(0u, 1u, a " op " b)")}}
 static const tfr_ew_row tfr_ew_compare_rows[TFR_GE + 1] = {
-    [TFR_EQ] = {{F_("select(0u, 1u, tfr_ew_ordered_f32(a, b) && a == b)"),
+    [TFR_EQ] = {{FP_("select(0u, 1u, tfr_ew_ordered_f32(a, b) && a == b)"),
                  I_("select(0u, 1u, a == b)"), B_("select(0u, 1u, a == b)"),
                  C_("select(0u, 1u, tfr_ew_eq_c64(a, b))"),
                  D_("select(0u, 1u, tfr_f64_eq(a, b))"),
-                 X_("select(0u, 1u, tfr_u64_eq(a, b))"),
-                 Z_("select(0u, 1u, tfr_c128_eq(a, b))")}},
-    [TFR_NE] = {{F_("select(0u, 1u, !tfr_ew_ordered_f32(a, b) || a != b)"),
+                 X_("select(0u, 1u, tfr_u64_eq(a, b))"), SN_("select(0u, 1u, a == b)"),
+                 UN_("select(0u, 1u, a == b)"), Z_("select(0u, 1u, tfr_c128_eq(a, b))")}},
+    [TFR_NE] = {{FP_("select(0u, 1u, !tfr_ew_ordered_f32(a, b) || a != b)"),
                  I_("select(0u, 1u, a != b)"), B_("select(0u, 1u, a != b)"),
                  C_("select(0u, 1u, !tfr_ew_eq_c64(a, b))"),
                  D_("select(0u, 1u, !tfr_f64_eq(a, b))"),
-                 X_("select(0u, 1u, !tfr_u64_eq(a, b))"),
-                 Z_("select(0u, 1u, !tfr_c128_eq(a, b))")}},
+                 X_("select(0u, 1u, !tfr_u64_eq(a, b))"), SN_("select(0u, 1u, a != b)"),
+                 UN_("select(0u, 1u, a != b)"), Z_("select(0u, 1u, !tfr_c128_eq(a, b))")}},
     [TFR_LT] = CMP_ROW("<", "tfr_f64_lt(a, b)", "tfr_i64_lt(a, b)", "tfr_u64_lt(a, b)"),
     [TFR_LE] = CMP_ROW("<=", "tfr_f64_le(a, b)", "tfr_i64_le(a, b)", "tfr_u64_le(a, b)"),
     [TFR_GT] = CMP_ROW(">", "tfr_f64_lt(b, a)", "tfr_i64_lt(b, a)", "tfr_u64_lt(b, a)"),
@@ -197,17 +250,21 @@ static const tfr_ew_row tfr_ew_compare_rows[TFR_GE + 1] = {
 // select(pred, on_true, on_false) copies one value; the row is indexed by
 // on_true's dtype.
 static const tfr_ew_row tfr_ew_select_row = {
-    {F_("select(c, b, a != 0u)"), I_("select(c, b, a != 0u)"), B_("select(c, b, a != 0u)"),
+    {FP_("select(c, b, a != 0u)"), I_("select(c, b, a != 0u)"), B_("select(c, b, a != 0u)"),
      C_("select(c, b, a != 0u)"), [TFR_EW_F64] = {"select(c, b, a != 0u)", 0},
      [TFR_EW_I64] = {"select(c, b, a != 0u)", 0}, [TFR_EW_U64] = {"select(c, b, a != 0u)", 0},
+     SN_("select(c, b, a != 0u)"), UN_("select(c, b, a != 0u)"),
      [TFR_EW_C128] = {"select(c, b, a != 0u)", 0}}};
 
 // clamp(min, operand, max) = minimum(maximum(operand, min), max).
 static const tfr_ew_row tfr_ew_clamp_row = {
     {F_("tfr_ew_clamp_f32(a, b, c)"), I_("tfr_ew_clamp_i32(a, b, c)"), B_("(b | a) & c"),
-     D_("tfr_f64_clamp(a, b, c)"), L_("tfr_i64_clamp(a, b, c)"), U_("tfr_u64_clamp(a, b, c)")}};
+     D_("tfr_f64_clamp(a, b, c)"), L_("tfr_i64_clamp(a, b, c)"), U_("tfr_u64_clamp(a, b, c)"),
+     SN_("tfr_ew_clamp_i32(a, b, c)"), UN_("tfr_ew_clamp_u32(a, b, c)")}};
 
 #undef F_
+#undef H_
+#undef FP_
 #undef FM
 #undef I_
 #undef B_
@@ -218,6 +275,12 @@ static const tfr_ew_row tfr_ew_clamp_row = {
 #undef U_
 #undef X_
 #undef Z_
+#undef SW_
+#undef SN_
+#undef SF_
+#undef UW_
+#undef UN_
+#undef UF_
 #undef FN_FC
 #undef FN_F
 #undef FN_S
@@ -260,5 +323,6 @@ int tfr_ew_lib_snippets(unsigned lib, const char **snippets) {
   if (lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
   if (lib & (TFR_EW_LIB_F64 | TFR_EW_LIB_C128)) snippets[ns++] = "common/f64.wgsl";
   if (lib & TFR_EW_LIB_C128) snippets[ns++] = "common/c128.wgsl";
+  if (lib & TFR_EW_LIB_HALF) snippets[ns++] = "common/half.wgsl";
   return ns;
 }

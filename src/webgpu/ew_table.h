@@ -16,8 +16,15 @@ typedef enum tfr_ew_type {
   TFR_EW_F64 = 4,  // vec2<u32>: the bits, computed on by common/f64.wgsl
   TFR_EW_I64 = 5,  // vec2<u32>(low word, high word), common/u64.wgsl
   TFR_EW_U64 = 6,  // the same words, unsigned
-  TFR_EW_C128 = 7, // vec4<u32>(real part's bits, imaginary part's bits), common/c128.wgsl
-  TFR_EW_NTYPES = 8,
+  TFR_EW_U32 = 7,  // u32, native
+  TFR_EW_I8 = 8,   // i32, sign-extended (wgsl_types.h), wrapped to 8 bits
+  TFR_EW_I16 = 9,  // i32, sign-extended, wrapped to 16 bits
+  TFR_EW_U8 = 10,  // u32, zero-extended, wrapped to 8 bits
+  TFR_EW_U16 = 11, // u32, zero-extended, wrapped to 16 bits
+  TFR_EW_F16 = 12, // f32, each result rounded once to f16 (common/half.wgsl)
+  TFR_EW_BF16 = 13, // f32, each result rounded once to bf16
+  TFR_EW_C128 = 14, // vec4<u32>(real part's bits, imaginary part's bits), common/c128.wgsl
+  TFR_EW_NTYPES = 15,
 } tfr_ew_type;
 
 // The WGSL types (wgsl_types.h) of a kernel value type.
@@ -36,9 +43,10 @@ enum {
   TFR_EW_LIB_F64 = 16,     // common/u64.wgsl and common/f64.wgsl
   TFR_EW_LIB_U64 = 32,     // common/u64.wgsl (i64, u64)
   TFR_EW_LIB_C128 = 64,    // common/c128.wgsl (and u64, f64)
+  TFR_EW_LIB_HALF = 128,   // common/half.wgsl (f16, bf16 operands or results)
 };
 // At most this many snippets come from tfr_ew_lib_snippets.
-#define TFR_EW_MAX_LIB_SNIPPETS 10
+#define TFR_EW_MAX_LIB_SNIPPETS 11
 
 // Writes the snippets of an elementwise or fused kernel whose expressions need
 // `lib` (an OR of TFR_EW_LIB_*) into `snippets`, in dependency order, starting

@@ -28,7 +28,8 @@
 // are passed as their low 32 bits (exact modulo 2^32, see index_space.wgsl).
 //
 // dtypes: gather and scatter `replace` move bits, so every dtype works.
-// add, multiply, maximum, minimum compute on bool, i32, f32, c64, i64 and
+// add, multiply, maximum, minimum compute on bool, i32, f32, c64, u32, i8,
+// i16, u8, u16 (as i32 / u32, stored wrapped to their width), i64 and
 // u64 (emulated with 32-bit words, common/u64.wgsl), f64 (in software on its
 // bits, common/f64.wgsl, applied in the cpu's order: bit for bit) and c128
 // (pairs of those f64, common/c128.wgsl, likewise bit for bit). Indices may have any integer dtype (gs_index_load:
@@ -70,11 +71,11 @@ typedef struct gs_elem {
   const char *array;      // WGSL type of a read-only array
   const char *dst_array;  // WGSL type of the result array
   const char *value_t;
-  char gload[80];         // gather: element `j` of src
-  char uload[80];         // scatter: element `uj` of upd
-  char dload[96];         // scatter: element `t` of dst
-  char gstore[48];        // gather: store `val` at `k`
-  char sstore[48];        // scatter: store `val` at `t`
+  char gload[160];        // gather: element `j` of src
+  char uload[160];        // scatter: element `uj` of upd
+  char dload[160];        // scatter: element `t` of dst
+  char gstore[96];        // gather: store `val` at `k`
+  char sstore[96];        // scatter: store `val` at `t`
   bool bytes;             // one- or two-byte elements (common/bytes.wgsl)
 } gs_elem;
 
@@ -98,12 +99,24 @@ static void gs_raw(size_t es, gs_elem *e) {
   gs_elem_of(tfr_wgsl_bits_of(es < 16 ? es : 16), true, e);
 }
 
+// u32, i8, i16, u8, u16: values in i32 / u32 (wgsl_types.h), combined as
+// i32 / u32 and stored in their width, which wraps as the cpu does.
+static bool gs_narrow_int(tfr_dtype dt) {
+  return dt == TFR_U32 || dt == TFR_I8 || dt == TFR_I16 || dt == TFR_U8 || dt == TFR_U16;
+}
+
+// f16 / bf16: values in f32, each combination rounded once (as the cpu),
+// through common/half.wgsl (the last snippet, after bytes.wgsl).
+static bool gs_half(tfr_dtype dt) { return dt == TFR_F16 || dt == TFR_BF16; }
+static const char *gs_half_snippet(tfr_dtype dt) { return gs_half(dt) ? "common/half.wgsl" : NULL; }
+
 // By dtype, for the arithmetic combiners (the dtypes tfr_wgpu_dtype_computes
 // lets through): values of f32, i32 and c64, the bits of the others (i64 and
 // u64 are emulated with 32-bit words, common/u64.wgsl; f64 computed on its bits,
 // common/f64.wgsl).
 static void gs_typed(tfr_dtype dt, gs_elem *e) {
-  if (dt == TFR_I32 || dt == TFR_F32 || dt == TFR_C64) gs_elem_of(tfr_wgsl_type_of(dt), false, e);
+  if (dt == TFR_I32 || dt == TFR_F32 || dt == TFR_C64 || gs_narrow_int(dt) || gs_half(dt))
+    gs_elem_of(tfr_wgsl_type_of(dt), false, e);
   else gs_raw(tfr_dtype_size(dt), e);
 }
 
@@ -119,6 +132,18 @@ static const char *gs_combiner_name(tfr_scatter_combiner c) {
 // The combine expression of `acc` and `x` (scatter_apply.wgsl; direct
 // non-atomic scatters use it with acc = the result element).
 static const char *gs_combine_expr(tfr_scatter_combiner c, tfr_dtype dt) {
+  if (gs_half(dt)) {  // the f32 combination, rounded once
+    bool f16 = dt == TFR_F16;
+    switch (c) {
+      case TFR_SCATTER_REPLACE: return "x";
+      case TFR_SCATTER_ADD: return f16 ? "tfr_round_f16(acc + x)" : "tfr_round_bf16(acc + x)";
+      case TFR_SCATTER_MULTIPLY: return f16 ? "tfr_round_f16(acc * x)" : "tfr_round_bf16(acc * x)";
+      case TFR_SCATTER_MAXIMUM:
+        return f16 ? "tfr_round_f16(tfr_sc_max_f32(acc, x))" : "tfr_round_bf16(tfr_sc_max_f32(acc, x))";
+      case TFR_SCATTER_MINIMUM:
+        return f16 ? "tfr_round_f16(tfr_sc_min_f32(acc, x))" : "tfr_round_bf16(tfr_sc_min_f32(acc, x))";
+    }
+  }
   switch (c) {
     case TFR_SCATTER_REPLACE: return "x";
     case TFR_SCATTER_ADD:
@@ -133,14 +158,14 @@ static const char *gs_combine_expr(tfr_scatter_combiner c, tfr_dtype dt) {
              : dt == TFR_C128 ? "tfr_c128_mul(acc, x)"
              : dt == TFR_C64 ? "tfr_sc_mul_c64(acc, x)" : "acc * x";
     case TFR_SCATTER_MAXIMUM:
-      return dt == TFR_BOOL ? "(acc | x)" : dt == TFR_I32 ? "max(acc, x)"
+      return dt == TFR_BOOL ? "(acc | x)" : dt == TFR_I32 || gs_narrow_int(dt) ? "max(acc, x)"
              : dt == TFR_I64 ? "tfr_i64_max(acc, x)"
              : dt == TFR_U64 ? "tfr_u64_max(acc, x)"
              : dt == TFR_F64 ? "tfr_sc_max_f64(acc, x)"
              : dt == TFR_C128 ? "tfr_sc_max_c128(acc, x)"
              : dt == TFR_F32 ? "tfr_sc_max_f32(acc, x)" : "tfr_sc_max_c64(acc, x)";
     case TFR_SCATTER_MINIMUM:
-      return dt == TFR_BOOL ? "(acc & x)" : dt == TFR_I32 ? "min(acc, x)"
+      return dt == TFR_BOOL ? "(acc & x)" : dt == TFR_I32 || gs_narrow_int(dt) ? "min(acc, x)"
              : dt == TFR_I64 ? "tfr_i64_min(acc, x)"
              : dt == TFR_U64 ? "tfr_u64_min(acc, x)"
              : dt == TFR_F64 ? "tfr_sc_min_f64(acc, x)"
@@ -597,7 +622,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
 
   if (direct) {
     // Bindings: updates, index tensor, [metadata], result.
-    char apply[1024];
+    char apply[1536];
     const char *dst_array = e->dst_array;
     if (atomic) {
       snprintf(apply, sizeof apply, "%s;", atomic);
@@ -615,7 +640,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
                               "common/index_space.wgsl", "common/scatter_space.wgsl",
                               "common/u64.wgsl", "common/f64.wgsl", "common/c128.wgsl",
                               "common/scatter_combine.wgsl",
-                              e->bytes ? "common/bytes.wgsl" : NULL, NULL};
+                              e->bytes ? "common/bytes.wgsl" : NULL, gs_half_snippet(dt), NULL};
     tfr_wgsl_subst subst[] = {
         {"UPD_ARRAY", e->array},
         {"DST_ARRAY", dst_array},
@@ -696,7 +721,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
     const char *snippets[] = {"common/scatter_params.wgsl", "common/index_meta.wgsl",
                               "common/scatter_space.wgsl", "common/u64.wgsl", "common/f64.wgsl",
                               "common/c128.wgsl", "common/scatter_combine.wgsl",
-                              e->bytes ? "common/bytes.wgsl" : NULL, NULL};
+                              e->bytes ? "common/bytes.wgsl" : NULL, gs_half_snippet(dt), NULL};
     tfr_wgsl_subst subst[] = {
         {"UPD_ARRAY", e->array},
         {"DST_ARRAY", e->dst_array},

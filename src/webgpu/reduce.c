@@ -3,8 +3,10 @@
 // for f32, i32, bool, c64, f64 (add, multiply, maximum, minimum: the
 // correctly rounded operations of common/f64.wgsl, in the same fixed order
 // as f32), i64 and u64 (common/u64.wgsl: wrapping sums and products, which
-// any order gives exactly) and c128 (add, multiply: common/c128.wgsl, the
-// same fixed order; exact where every partial sum or product is).
+// any order gives exactly), c128 (add, multiply: common/c128.wgsl, the
+// same fixed order; exact where every partial sum or product is), u32, i8,
+// i16, u8, u16 (in i32 / u32, wrapping; the store keeps the low bits) and
+// f16, bf16 (tfr_red_half: in f32 on a converted copy, rounded once).
 //
 // Planning follows src/cpu/reduce.c: reversed axes are flipped (every
 // combiner is commutative), extent-1 axes dropped, the kept and the reduced
@@ -26,6 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/half.h"
 #include "core/reduce_axes.h"
 #include "webgpu/binding.h"
 #include "webgpu/capability.h"
@@ -54,14 +57,14 @@ static const char *const tfr_red_names[] = {"add", "multiply", "maximum", "minim
 typedef struct tfr_red_type {
   const char *tag, *value_t;
   const char *src_array;                          // scalar units
-  char load[80], loadv[64];
+  char load[160], loadv[64];
   int vw;                                         // elements per vec4 (0: no vec4 loads)
   const char *vsrc_array;                         // vec4 units
   char vload[96], vloadv[96];
   const char *init_array;
-  char load_init[80], init_bits[48];
+  char load_init[160], init_bits[96];
   const char *dst_array;
-  char store[48];
+  char store[96];
   bool bytes;
 } tfr_red_type;
 
@@ -79,8 +82,11 @@ static bool tfr_red_type_of(tfr_dtype dt, tfr_red_type *r) {
   r->dst_array = t->write_array;
   tfr_wgsl_store(t, "k", "val", r->store, sizeof r->store);
   r->bytes = t->per_word != 0;
-  if (t->per_word) {  // no vec4 loads
-    snprintf(r->init_bits, sizeof r->init_bits, "(P.init_bits.x & 0x%xu)", t->mask);
+  if (t->per_word) {  // no vec4 loads; i8/i16 values sign-extended (wgsl_types.h)
+    char bits[32];
+    snprintf(bits, sizeof bits, "(P.init_bits.x & 0x%xu)", t->mask);
+    tfr_wgsl_widen(t, bits, r->init_bits, sizeof r->init_bits);
+    if (!t->widen) snprintf(r->init_bits, sizeof r->init_bits, "%s", bits);
     return true;
   }
   if (t->per_vec == 1) {  // c128: one value per 16 bytes, loaded as it is
@@ -475,8 +481,44 @@ static tfr_status tfr_red_fill(tfr_red_ctx *c) {
   return st;
 }
 
+// f16 and bf16, as the cpu (src/cpu/reduce.c): the operand (and a tensor
+// init value) converted to f32 copies (exact), reduced in f32 in this file's
+// fixed order, the result rounded once into out.
+static tfr_status tfr_red_half(tfr_backend *base, const tfr_reduce_desc *d) {
+  tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  tfr_reduce_desc w = *d;
+  w.dtype = TFR_F32;
+  tfr_tensor *in = NULL, *out = NULL, *init = NULL;
+  tfr_status st = TFR_OK;
+  if (!d->init) {
+    uint16_t h;
+    memcpy(&h, d->init_bytes, sizeof h);
+    float f = d->dtype == TFR_F16 ? tfr_f16_to_f32(h) : tfr_bf16_to_f32(h);
+    memset(w.init_bytes, 0, sizeof w.init_bytes);
+    memcpy(w.init_bytes, &f, sizeof f);
+  } else {
+    st = tfr_tensor_alloc(base, TFR_F32, d->init->rank, d->init->shape, false, &init);
+    if (!st) st = tfr_wgpu_copy(b, "reduce", d->init, init);
+    w.init = init;
+  }
+  if (!st) st = tfr_tensor_alloc(base, TFR_F32, d->in->rank, d->in->shape, false, &in);
+  if (!st) st = tfr_tensor_alloc(base, TFR_F32, d->out->rank, d->out->shape, false, &out);
+  if (!st && d->in->numel) st = tfr_wgpu_copy(b, "reduce", d->in, in);
+  if (!st) {
+    w.in = in;
+    w.out = out;
+    st = tfr_wgpu_reduction(base, &w);
+  }
+  if (!st && d->out->numel) st = tfr_wgpu_copy(b, "reduce", out, d->out);
+  tfr_tensor_release(in);
+  tfr_tensor_release(out);
+  tfr_tensor_release(init);
+  return st;
+}
+
 tfr_status tfr_wgpu_reduction(tfr_backend *base, const tfr_reduce_desc *d) {
   tfr_wgpu_backend *b = tfr_wgpu_cast(base);
+  if (d->dtype == TFR_F16 || d->dtype == TFR_BF16) return tfr_red_half(base, d);
   tfr_red_ctx c;
   memset(&c, 0, sizeof c);
   c.b = b;

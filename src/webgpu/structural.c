@@ -4,8 +4,9 @@
 //     result, then triangle.wgsl zeroes what lies outside the triangle. The
 //     elements move by size, so every dtype works.
 //   * iota: iota.wgsl computes each element's index along iota_dimension and
-//     converts it, for f32, i32, bool, c64, f64 (common/f64.wgsl, exact), i64
-//     and u64.
+//     converts it, for f32, i32, bool, c64, f64 (common/f64.wgsl, exact), i64,
+//     u64, u32, i8, i16, u8 and u16 (the low bits of the index), f16 and
+//     bf16 (rounded once).
 #include <stdio.h>
 #include <string.h>
 
@@ -52,7 +53,7 @@ tfr_status tfr_wgpu_triangle(tfr_wgpu_backend *b, const tfr_structural_desc *d) 
   if (!tfr_wgpu_dtype_computes(TFR_WGPU_TRIANGLE, out->dtype) || !t)
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE, "%s: dtype %s is not supported on the webgpu backend",
                      op, tfr_dtype_name(out->dtype));
-  char zero[24], store[48];
+  char zero[24], store[96];
   if (t->per_word || t->size == 4) snprintf(zero, sizeof zero, "0u");
   else snprintf(zero, sizeof zero, "%s(0u)", t->bits);
   tfr_wgsl_store(t, "k", zero, store, sizeof store);
@@ -89,19 +90,28 @@ tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
   tfr_tensor *out = d->out;
   if (!tfr_wgpu_dtype_computes(TFR_WGPU_IOTA, out->dtype))
     return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE,
-                     "iota: dtype %s is not supported on the webgpu backend (it makes f32, i32, "
-                     "bool, c64, f64, i64, u64 and c128)",
+                     "iota: dtype %s is not supported on the webgpu backend (it makes bool, the "
+                     "integers, f32, f64, c64 and c128)",
                      tfr_dtype_name(out->dtype));
   const tfr_wgsl_type *t = tfr_wgsl_type_of(out->dtype);
-  // The index v (u32) as a value.
+  // The index v (u32) as a value. The narrow integers keep its low bits (the
+  // store narrows: wgsl_types.h), as the cpu's cast from the i64 index.
+  bool narrow_s = out->dtype == TFR_I8 || out->dtype == TFR_I16;
+  bool narrow_u = out->dtype == TFR_U8 || out->dtype == TFR_U16 || out->dtype == TFR_U32;
+  // f16 / bf16: rounded once (common/half.wgsl; through f32 rounded to odd).
   const char *convert = out->dtype == TFR_F32   ? "f32(v)"
+                        : out->dtype == TFR_F16 ? "tfr_round_f16(tfr_u64_to_f32_odd(vec2<u32>(v, 0u)))"
+                        : out->dtype == TFR_BF16
+                            ? "tfr_round_bf16(tfr_u64_to_f32_odd(vec2<u32>(v, 0u)))"
+                        : narrow_s ? "bitcast<i32>(v)"
+                        : narrow_u ? "v"
                         : out->dtype == TFR_I32 ? "i32(v)"
                         : out->dtype == TFR_BOOL ? "select(0u, 1u, v != 0u)"
                         : out->dtype == TFR_F64  ? "tfr_f64_from_u32(v)"
                         : out->dtype == TFR_C128 ? "vec4<u32>(tfr_f64_from_u32(v), 0u, 0u)"
                         : out->dtype == TFR_I64 || out->dtype == TFR_U64 ? "vec2<u32>(v, 0u)"
                                                  : "vec2<f32>(f32(v), 0.0)";
-  char store[48];
+  char store[96];
   tfr_wgsl_store(t, "k", "val", store, sizeof store);
   TFR_RETURN_IF_ERROR(tfr_wgpu_check(b, "iota"));
   if (out->numel == 0) return TFR_OK;
@@ -114,15 +124,17 @@ tfr_status tfr_wgpu_iota(tfr_wgpu_backend *b, const tfr_structural_desc *d) {
   char variant[64];
   snprintf(variant, sizeof variant, "iota[%s]", tfr_dtype_name(out->dtype));
   const char *bytes[] = {"common/bytes.wgsl", NULL};
+  const char *half[] = {"common/bytes.wgsl", "common/half.wgsl", NULL};
   const char *f64[] = {"common/u64.wgsl", "common/f64.wgsl", NULL};
   tfr_wgsl_subst subst[] = {
       {"DST_ARRAY", t->write_array}, {"VALUE_T", t->value}, {"CONVERT", convert}, {"STORE", store}};
   tfr_wgsl_override ov[] = {{"WG", TFR_WGPU_STRUCT_WG}, {"EPT", TFR_WGPU_STRUCT_EPT}};
   tfr_wgsl_variant v = {variant,
                         "iota.wgsl",
-                        t->per_word                                          ? bytes
-                        : out->dtype == TFR_F64 || out->dtype == TFR_C128 ? f64
-                                                                             : NULL,
+                        out->dtype == TFR_F16 || out->dtype == TFR_BF16 ? half
+                        : t->per_word                                      ? bytes
+                        : out->dtype == TFR_F64 || out->dtype == TFR_C128   ? f64
+                                                                            : NULL,
                         subst,
                         4,
                         ov,

@@ -16,16 +16,22 @@ const char *tfr_wgsl_operand_array(const tfr_wgsl_operand *o, bool written) {
 void tfr_wgsl_put_input(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
   const tfr_wgsl_type *ty = o->type;
   const char *s = o->suffix, *v = ty->value, *off = o->off;
-  bool vec = tfr_wgsl_vec(o), bytes = ty->per_word == 4, pair = ty->size == 8;
-  const char *entry = bytes ? "u32" : vec ? ty->vec : v;
-  if (bytes && o->output_binding)
+  bool vec = tfr_wgsl_vec(o), sub = ty->per_word != 0, pair = ty->size == 8;
+  const char *entry = sub ? "u32" : vec ? ty->vec : v;
+  if (sub && o->output_binding)
     tfr_wgsl_put(t, "fn w%s(w: u32) -> u32 { return atomicLoad(&%s[w]); }\n", s, o->array);
   else
     tfr_wgsl_put(t, "fn w%s(w: u32) -> %s { return %s[w]; }\n", s, entry, o->array);
-  if (bytes)
-    tfr_wgsl_put(t, "fn raw%s(j: u32) -> u32 { return (w%s(j >> 2u) >> ((j & 3u) * 8u)) & 0xffu; }\n",
-                 s, s);
-  else if (!vec)
+  char val[160];
+  if (sub) {
+    // The element's bits (u32) and its value (wgsl_types.h's widen).
+    bool b8 = ty->per_word == 4;
+    tfr_wgsl_put(t, "fn bits%s(j: u32) -> u32 { return (w%s(j >> %s) >> ((j & %s) * %s)) & 0x%xu; }\n",
+                 s, s, b8 ? "2u" : "1u", b8 ? "3u" : "1u", b8 ? "8u" : "16u", ty->mask);
+    tfr_wgsl_put(t, "fn val%s(x: u32) -> %s { return %s; }\n", s, v,
+                 tfr_wgsl_widen(ty, "x", val, sizeof val));
+    tfr_wgsl_put(t, "fn raw%s(j: u32) -> %s { return val%s(bits%s(j)); }\n", s, v, s, s);
+  } else if (!vec)
     tfr_wgsl_put(t, "fn raw%s(j: u32) -> %s { return w%s(j); }\n", s, v, s);
   else if (pair)
     tfr_wgsl_put(t,
@@ -52,12 +58,19 @@ void tfr_wgsl_put_input(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
       break;
     default:  // TFR_WGSL_CHUNK
       tfr_wgsl_put(t, "fn ld%s(i: u32) -> %s { return raw%s(%s * 4u + i); }\n", s, v, s, off);
-      if (bytes)
+      if (sub && ty->per_word == 4)  // a chunk is one word
         tfr_wgsl_put(t,
-                     "fn ldc%s(c: u32) -> array<u32, 4> { let w = w%s(%s + c); "
-                     "return array<u32, 4>(w & 0xffu, (w >> 8u) & 0xffu, (w >> 16u) & 0xffu, "
-                     "w >> 24u); }\n",
-                     s, s, off);
+                     "fn ldc%s(c: u32) -> array<%s, 4> { let w = w%s(%s + c); "
+                     "return array<%s, 4>(val%s(w & 0xffu), val%s((w >> 8u) & 0xffu), "
+                     "val%s((w >> 16u) & 0xffu), val%s(w >> 24u)); }\n",
+                     s, v, s, off, v, s, s, s, s);
+      else if (sub)  // two words
+        tfr_wgsl_put(t,
+                     "fn ldc%s(c: u32) -> array<%s, 4> { let q = (%s + c) * 2u; "
+                     "let u = w%s(q); let w = w%s(q + 1u); "
+                     "return array<%s, 4>(val%s(u & 0xffffu), val%s(u >> 16u), "
+                     "val%s(w & 0xffffu), val%s(w >> 16u)); }\n",
+                     s, v, off, s, s, v, s, s, s, s);
       else if (pair)
         tfr_wgsl_put(t,
                      "fn ldc%s(c: u32) -> array<%s, 4> { let q = (%s + c) * 2u; "
@@ -76,16 +89,21 @@ void tfr_wgsl_put_input(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
 void tfr_wgsl_put_output(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
   const tfr_wgsl_type *ty = o->type;
   const char *s = o->suffix, *v = ty->value, *a = o->array, *off = o->off;
-  bool vec = tfr_wgsl_vec(o), bytes = ty->per_word == 4, pair = ty->size == 8;
-  // rawst<s>(j, v): store at window element index j. Packed bytes share words
-  // with neighbours: clear and set the byte with two atomics, each touching
-  // only its bits.
-  if (bytes)
+  bool vec = tfr_wgsl_vec(o), sub = ty->per_word != 0, pair = ty->size == 8;
+  // nar<s>(v): the bits of a sub-word value (wgsl_types.h's narrow), masked.
+  // rawst<s>(j, v): store at window element index j. Packed elements share
+  // words with neighbours: clear and set the element's bits with two atomics,
+  // each touching only its bits.
+  if (sub) {
+    char bits[160];
+    bool b8 = ty->per_word == 4;
+    tfr_wgsl_put(t, "fn nar%s(v: %s) -> u32 { return (%s) & 0x%xu; }\n", s, v,
+                 tfr_wgsl_narrow(ty, "v", bits, sizeof bits), ty->mask);
     tfr_wgsl_put(t,
-                 "fn rawst%s(j: u32, v: u32) { let w = j >> 2u; let s = (j & 3u) * 8u; "
-                 "atomicAnd(&%s[w], ~(0xffu << s)); atomicOr(&%s[w], (v & 0xffu) << s); }\n",
-                 s, a, a);
-  else if (!vec)
+                 "fn rawst%s(j: u32, v: %s) { let w = j >> %s; let s = (j & %s) * %s; "
+                 "atomicAnd(&%s[w], ~(0x%xu << s)); atomicOr(&%s[w], nar%s(v) << s); }\n",
+                 s, v, b8 ? "2u" : "1u", b8 ? "3u" : "1u", b8 ? "8u" : "16u", a, ty->mask, a, s);
+  } else if (!vec)
     tfr_wgsl_put(t, "fn rawst%s(j: u32, v: %s) { %s[j] = v; }\n", s, v, a);
   else if (pair)
     tfr_wgsl_put(t,
@@ -104,12 +122,18 @@ void tfr_wgsl_put_output(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
     return;
   }
   tfr_wgsl_put(t, "fn st%s(i: u32, v: %s) { rawst%s(%s * 4u + i, v); }\n", s, v, s, off);
-  if (bytes)
+  if (sub && ty->per_word == 4)  // the chunk's word, whole
     tfr_wgsl_put(t,
-                 "fn stc%s(c: u32, r: array<u32, 4>) { atomicStore(&%s[%s + c], "
-                 "(r[0] & 0xffu) | ((r[1] & 0xffu) << 8u) | ((r[2] & 0xffu) << 16u) | "
-                 "(r[3] << 24u)); }\n",
-                 s, a, off);
+                 "fn stc%s(c: u32, r: array<%s, 4>) { atomicStore(&%s[%s + c], "
+                 "nar%s(r[0]) | (nar%s(r[1]) << 8u) | (nar%s(r[2]) << 16u) | "
+                 "(nar%s(r[3]) << 24u)); }\n",
+                 s, v, a, off, s, s, s, s);
+  else if (sub)  // its two words
+    tfr_wgsl_put(t,
+                 "fn stc%s(c: u32, r: array<%s, 4>) { let q = (%s + c) * 2u; "
+                 "atomicStore(&%s[q], nar%s(r[0]) | (nar%s(r[1]) << 16u)); "
+                 "atomicStore(&%s[q + 1u], nar%s(r[2]) | (nar%s(r[3]) << 16u)); }\n",
+                 s, v, off, a, s, s, a, s, s);
   else if (pair)
     tfr_wgsl_put(t,
                  "fn stc%s(c: u32, r: array<%s, 4>) { let q = (%s + c) * 2u; "

@@ -13,6 +13,19 @@
 // their value type the words themselves; f64 is computed on in software on
 // those words (common/u64.wgsl, common/f64.wgsl), i64 and u64 as integers on
 // them, c128 as a pair of f64 (vec4<u32>, common/c128.wgsl).
+//
+// Registers: the narrow integers compute in a 32-bit value type, i8 and i16
+// as i32 (sign-extended), u8 and u16 as u32 (zero-extended); `widen` makes
+// the value from the element's bits (a u32 holding them in its low bits) and
+// `narrow` the bits from the value (the stores keep only the element's low
+// bits, so narrowing a narrow integer is a bitcast). tfr_wgsl_load and
+// tfr_wgsl_store apply them; code that moves bits uses the entries of
+// tfr_wgsl_bits_of, whose value is the bits. The op table (ew_table.c) keeps
+// every value in range: its expressions on a narrow integer wrap to the
+// dtype's width as the cpu does. f16 and bf16 compute in f32: widened
+// exactly, stored exactly (a value in registers is always one of the
+// dtype's, the op table rounding each result once), with common/half.wgsl's
+// functions, which every kernel that loads or stores them includes.
 #ifndef TENFERRO_SRC_WEBGPU_WGSL_TYPES_H_
 #define TENFERRO_SRC_WEBGPU_WGSL_TYPES_H_
 
@@ -37,6 +50,8 @@ typedef struct tfr_wgsl_type {
   bool emulated;          // a 64-bit type WGSL lacks (i64, u64, f64, c128)
   const char *bits_tag;   // the element's bits by size: "u8", "u16", "u32", "u32x2", "u32x4"
   const char *bits;       // WGSL type of the bits as one value: u32, vec2<u32> or vec4<u32>
+  const char *widen;      // "%s" -> the value of the bits %s (u32); NULL: the bits are the value
+  const char *narrow;     // "%s" -> the bits (u32) of the value %s; NULL: the value is the bits
 } tfr_wgsl_type;
 
 // The entry of `dt` (every valid dtype has one), NULL for an invalid value.
@@ -46,16 +61,23 @@ const tfr_wgsl_type *tfr_wgsl_type_of(tfr_dtype dt);
 // unsigned integer (or vector of u32) dtype of that size; NULL otherwise.
 const tfr_wgsl_type *tfr_wgsl_bits_of(size_t size);
 
-// The expression loading element `idx` of array `arr` (read element-wise):
-// arr[idx], or for sub-word elements the shift and mask of its word.
+// The value of the bits `bits` (a u32 expression for sub-word types; else
+// the storage value): `widen` applied, or `bits` itself.
+const char *tfr_wgsl_widen(const tfr_wgsl_type *t, const char *bits, char *buf, size_t cap);
+// The bits of the value `val`: `narrow` applied, or `val` itself.
+const char *tfr_wgsl_narrow(const tfr_wgsl_type *t, const char *val, char *buf, size_t cap);
+
+// The expression loading the value of element `idx` of array `arr` (read
+// element-wise): arr[idx], or for sub-word elements the shift and mask of its
+// word, widened.
 const char *tfr_wgsl_load(const tfr_wgsl_type *t, const char *arr, const char *idx, char *buf,
                           size_t cap);
-// The expression loading element `idx` of the kernel's `dst` (written
-// element-wise, so sub-word words are atomics).
+// The expression loading the value of element `idx` of the kernel's `dst`
+// (written element-wise, so sub-word words are atomics).
 const char *tfr_wgsl_load_dst(const tfr_wgsl_type *t, const char *idx, char *buf, size_t cap);
-// The statement storing `val` at element `idx` of the kernel's `dst`
-// (written element-wise): dst[idx] = val, or common/bytes.wgsl's
-// tfr_store_u8 / tfr_store_u16.
+// The statement storing the value `val` at element `idx` of the kernel's
+// `dst` (written element-wise): dst[idx] = val, or common/bytes.wgsl's
+// tfr_store_u8 / tfr_store_u16 of its narrowed bits.
 const char *tfr_wgsl_store(const tfr_wgsl_type *t, const char *idx, const char *val, char *buf,
                            size_t cap);
 

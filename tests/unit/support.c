@@ -413,9 +413,11 @@ tfr_tensor *tfr_test_words_tensor(tfr_dtype dt, int64_t n, const uint64_t *v) {
       p[0] = (unsigned char)(v[i] & 1);
     } else if (es == 8) {
       memcpy(p, &v[i], 8);
-    } else {
+    } else {  // 4, 2 or 1 bytes: the low ones
       uint32_t w = (uint32_t)v[i];
-      memcpy(p, &w, 4);
+      unsigned char le[4] = {(unsigned char)w, (unsigned char)(w >> 8), (unsigned char)(w >> 16),
+                             (unsigned char)(w >> 24)};
+      memcpy(p, le, es);
     }
   }
   tfr_tensor *t = tfr_test_tensor(dt, 1, &n, buf);
@@ -435,6 +437,11 @@ static bool tfr_test_part_is_nan(tfr_dtype dt, const unsigned char *p, size_t si
     uint32_t u;
     memcpy(&u, p, 4);
     return (u & 0x7fffffffu) > 0x7f800000u;
+  }
+  if ((dt == TFR_F16 || dt == TFR_BF16) && size == 2) {
+    uint16_t u;
+    memcpy(&u, p, 2);
+    return (u & 0x7fffu) > (dt == TFR_F16 ? 0x7c00u : 0x7f80u);
   }
   return false;
 }

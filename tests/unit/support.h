@@ -111,7 +111,7 @@ tfr_tensor *tfr_test_upload(tfr_session *s, const tfr_tensor *host);
 tfr_tensor *tfr_test_download(tfr_session *s, const tfr_tensor *dev);
 
 // A host tensor [n] of dtype dt from 64-bit words: 8-byte dtypes take them
-// as they are, 4-byte ones the low word, bool bit 0, c64 the two words as
+// as they are, 4-, 2- and 1-byte ones their low bytes, bool bit 0, c64 the two words as
 // f32 parts (for the bit-for-bit tests of the software dtypes).
 tfr_tensor *tfr_test_words_tensor(tfr_dtype dt, int64_t n, const uint64_t *v);
 
@@ -121,7 +121,7 @@ typedef struct tfr_test_bit_counts {
 } tfr_test_bit_counts;
 
 // Compares two host tensors of one dtype and shape bit for bit, element by
-// element (f64, f32, c64 and c128 parts: any NaN matches any NaN; how many NaN
+// element (f64, f32, f16, bf16, c64 and c128 parts: any NaN matches any NaN; how many NaN
 // results also match in their bits is counted). The first four mismatches
 // are printed with a[i] and b[i] (the operands' words, or NULL), then the
 // total; returns how many lines were printed (0: equal).

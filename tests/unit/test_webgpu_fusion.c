@@ -899,16 +899,16 @@ static void test_kernel_table(void **state) {
   for (int i = 0; i < 5; i++) tfr_tensor_release(objs[i]);
 }
 
-// Plans touching the dtypes without kernels (u32, i16, i8) are refused
-// (and empty ones too), as are f64's analytic functions; nothing is returned
-// and the session stays usable.
+// Plans with an op a dtype lacks on webgpu (c128 divide, f64's analytic
+// functions not yet written) are refused (empty ones too); nothing is
+// returned and the session stays usable.
 static void test_unsupported_dtypes(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
-  const tfr_dtype wide[] = {TFR_U32, TFR_I16, TFR_I8};
-  const char *names[] = {"u32", "i16", "i8"};
+  const tfr_dtype wide[] = {TFR_C128};
+  const char *names[] = {"c128"};
   tfr_session *s = tfr_test_begin(tfr_test_gpu);
-  for (int w = 0; w < 3; w++)
+  for (int w = 0; w < 1; w++)
     for (int empty = 0; empty < 2; empty++) {
       int64_t n = empty ? 0 : 10;
       tfr_tensor *h = tfr_test_random_tensor(wide[w], 1, &n, 1);
@@ -916,7 +916,7 @@ static void test_unsupported_dtypes(void **state) {
       tfr_fusion_plan *p = NULL;
       TFR_ASSERT_OK(tfr_fusion_plan_create(1, (tfr_dtype[]){wide[w]}, &p));
       int v;
-      TFR_ASSERT_OK(tfr_fusion_plan_binary(p, TFR_ADD, 0, 0, &v));
+      TFR_ASSERT_OK(tfr_fusion_plan_binary(p, TFR_DIVIDE, 0, 0, &v));
       TFR_ASSERT_OK(tfr_fusion_plan_output(p, v));
       tfr_tensor *out[1] = {(tfr_tensor *)0x1};
       TFR_ASSERT_ERROR(tfr_fusion_execute(s, p, (const tfr_tensor *[]){x}, out),
@@ -926,7 +926,8 @@ static void test_unsupported_dtypes(void **state) {
       tfr_tensor_release(x);
       tfr_tensor_release(h);
     }
-  // A plan mixing f32 with an i8 input it does not even use.
+  // A plan mixing f32 with an i8 input it does not use runs (every dtype
+  // has kernels now).
   int64_t n = 8;
   tfr_tensor *hf = tfr_test_random_tensor(TFR_F32, 1, &n, 2);
   tfr_tensor *hd = tfr_test_random_tensor(TFR_I8, 1, &n, 3);
@@ -937,9 +938,9 @@ static void test_unsupported_dtypes(void **state) {
   TFR_ASSERT_OK(tfr_fusion_plan_unary(p, TFR_EXP, 0, &v));
   TFR_ASSERT_OK(tfr_fusion_plan_output(p, v));
   tfr_tensor *out[1] = {NULL};
-  TFR_ASSERT_ERROR(tfr_fusion_execute(s, p, (const tfr_tensor *[]){f, dd}, out),
-                   TFR_ERR_UNSUPPORTED_DTYPE, "fusion", "i8", "input 1", "webgpu");
-  assert_null(out[0]);
+  TFR_ASSERT_OK(tfr_fusion_execute(s, p, (const tfr_tensor *[]){f, dd}, out));
+  tfr_tensor_release(out[0]);
+  out[0] = NULL;
   tfr_fusion_plan_release(p);
   // f64 computes, but has no analytic functions: the instruction is named.
   tfr_tensor *h64 = tfr_test_random_tensor(TFR_F64, 1, &n, 4);

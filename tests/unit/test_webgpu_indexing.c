@@ -716,7 +716,19 @@ static tfr_tensor *ix_wide(tfr_dtype dt, int rank, const int64_t *shape, uint64_
       v[i] = (r & 3) == 0 ? r >> 40 : r;  // small and full-range values
     }
   }
-  tfr_tensor *t = tfr_test_tensor(dt, rank, shape, v);
+  tfr_tensor *t = NULL;
+  if (tfr_dtype_size(dt) < 8) {  // the narrow dtypes: the low bytes, as a compact view
+    tfr_tensor *flat = tfr_test_words_tensor(dt, n, v);
+    int64_t strides[TFR_MAX_RANK], s = 1;
+    for (int k = rank - 1; k >= 0; k--) {
+      strides[k] = s;
+      s *= shape[k];
+    }
+    TFR_ASSERT_OK(tfr_tensor_view(flat, rank, shape, strides, 0, &t));
+    tfr_tensor_release(flat);
+  } else {
+    t = tfr_test_tensor(dt, rank, shape, v);
+  }
   free(v);
   return t;
 }
@@ -725,8 +737,12 @@ static void test_scatter_64bit(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
   int64_t uwd[1] = {1}, ins[1] = {0}, map[1] = {0};
-  static const tfr_dtype wide[3] = {TFR_I64, TFR_F64, TFR_U64};
-  for (int d = 0; d < 3; d++)
+  // And the narrow dtypes (computed as i32 / u32 / f32: wrapped to their
+  // width, f16/bf16 rounded once per combination; their bits from the same
+  // 64-bit words, NaNs and infinities included).
+  static const tfr_dtype wide[] = {TFR_I64, TFR_F64, TFR_U64, TFR_U32, TFR_I8,
+                                   TFR_I16, TFR_U8,  TFR_U16, TFR_F16, TFR_BF16};
+  for (int d = 0; d < (int)(sizeof wide / sizeof wide[0]); d++)
     for (int ci = 0; ci < 5; ci++) {
       tfr_dtype dt = wide[d];
       tfr_scatter_combiner cb = ix_combiners[ci];

@@ -566,34 +566,6 @@ static void test_many_axes(void **state) {
   tfr_tensor_release(h);
 }
 
-static void test_unsupported_dtypes(void **state) {
-  (void)state;
-  TFR_TEST_NEED_GPU();
-  int64_t n = 4, a0 = 0;
-  const tfr_dtype dts[3] = {TFR_U32, TFR_I16, TFR_I8};
-  for (int k = 0; k < 3; k++) {
-    tfr_tensor *h = tfr_test_random_tensor(dts[k], 1, &n, 1);
-    tfr_session *s = tfr_test_begin(tfr_test_gpu);
-    tfr_tensor *d = tfr_test_upload(s, h), *y = NULL;
-    TFR_ASSERT_ERROR(tfr_reduce_sum(s, d, 1, &a0, &y), TFR_ERR_UNSUPPORTED_DTYPE, "reduce (add)",
-                     tfr_dtype_name(dts[k]), "webgpu");
-    assert_null(y);
-    TFR_ASSERT_ERROR(tfr_reduce_max(s, d, 1, &a0, &y), TFR_ERR_UNSUPPORTED_DTYPE,
-                     "reduce (maximum)", tfr_dtype_name(dts[k]), "webgpu");
-    assert_null(y);
-    // The session still works.
-    tfr_tensor *back = tfr_test_download(s, d);
-    tfr_test_end(s);
-    void *a = read_all(h), *b = read_all(back);
-    assert_memory_equal(a, b, tfr_tensor_nbytes(h));
-    free(a);
-    free(b);
-    tfr_tensor_release(back);
-    tfr_tensor_release(d);
-    tfr_tensor_release(h);
-  }
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_every_pair_axes_views, tfr_test_teardown_session),
@@ -605,7 +577,6 @@ int main(void) {
       cmocka_unit_test_teardown(test_deterministic, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_accuracy, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_many_axes, tfr_test_teardown_session),
-      cmocka_unit_test_teardown(test_unsupported_dtypes, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);
 }

@@ -146,14 +146,12 @@ static tfr_conf_verdict tfr_conf_run_case(const tfr_conf_options *opt, const tfr
              tfr_last_error_message());
   }
   tfr_conf_verdict v;
-  // The webgpu backend computes on bool, i32, f32, c64, i64 and u64, and on
-  // f64 and c128 in software (their exact ops; no analytic functions yet);
-  // not on a narrow dtype (docs/webgpu.md): a case with a value of another
-  // dtype (or of f64 or c128) that the backend refuses as such is a gap, not
-  // a wrong answer, and the reason names the dtype the refusal names (else
-  // the case's first such dtype; a dtype without any kernels before f64 and
-  // c128), for f64 and c128 also the op. A refusal on bool, i32, f32, c64,
-  // i64 or u64 stays a failure.
+  // The webgpu backend computes on bool, the integers (i8 ... u64), f16,
+  // bf16, f32 and c64, and on f64 and c128 in software (their exact ops; not
+  // every analytic function yet; docs/webgpu.md): a case with a value of f64
+  // or c128 that the backend refuses as such is a gap, not a wrong answer,
+  // and the reason names the dtype the refusal names (else the case's first
+  // such dtype) and the op. A refusal on any other dtype stays a failure.
   if (!ok && opt->backend_kind == TFR_CONF_BACKEND_WEBGPU &&
       strstr(x.msg, "TFR_ERR_UNSUPPORTED_DTYPE") && strstr(x.msg, "webgpu")) {
     int first = -1, named = -1;
@@ -161,7 +159,8 @@ static tfr_conf_verdict tfr_conf_run_case(const tfr_conf_options *opt, const tfr
       tfr_dtype d;
       if (!tfr_conf_lib_dtype(c->types[vi]->dtype, &d)) continue;
       if (d == TFR_BOOL || d == TFR_I32 || d == TFR_F32 || d == TFR_C64 || d == TFR_I64 ||
-          d == TFR_U64)
+          d == TFR_U64 || d == TFR_U32 || d == TFR_I8 || d == TFR_I16 || d == TFR_U8 ||
+          d == TFR_U16 || d == TFR_F16 || d == TFR_BF16)
         continue;
       if (first < 0) first = (int)d;
       // A named dtype without any kernels wins over f64 and c128.

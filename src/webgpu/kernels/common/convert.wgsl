@@ -24,3 +24,14 @@ fn tfr_f32_to_i32(v: f32) -> i32 {
   }
   return i32(v);
 }
+
+// An integer wrapped to its low w bits (8, 16 or 32), as C's cast to a
+// narrower type: sign-extended from bit w - 1 (i8, i16 held as i32) or
+// zero-extended (u8, u16, u32 held as u32).
+fn tfr_wrap_s(x: i32, w: u32) -> i32 {
+  return (x << (32u - w)) >> (32u - w);
+}
+
+fn tfr_wrap_u(x: u32, w: u32) -> u32 {
+  return x & (0xffffffffu >> (32u - w));
+}

@@ -68,9 +68,14 @@ fn tfr_ew_pow_i32(a: i32, b: i32) -> i32 {
     }
     return 0i;
   }
+  return bitcast<i32>(tfr_ew_pow_nonneg(bitcast<u32>(a), bitcast<u32>(b)));
+}
+
+// a^e by squaring, wrapping modulo 2^32.
+fn tfr_ew_pow_nonneg(a: u32, e_: u32) -> u32 {
   var r = 1u;
-  var x = bitcast<u32>(a);
-  var e = bitcast<u32>(b);
+  var x = a;
+  var e = e_;
   while (e != 0u) {
     if ((e & 1u) != 0u) {
       r = r * x;
@@ -78,7 +83,7 @@ fn tfr_ew_pow_i32(a: i32, b: i32) -> i32 {
     x = x * x;
     e = e >> 1u;
   }
-  return bitcast<i32>(r);
+  return r;
 }
 
 // Shift counts are read as unsigned; counts >= 32 give 0 or the sign fill
@@ -101,6 +106,75 @@ fn tfr_ew_shr_arithmetic_i32(a: i32, b: i32) -> i32 {
 fn tfr_ew_clamp_i32(lo: i32, x: i32, hi: i32) -> i32 {
   let r = select(lo, x, x > lo);
   return select(hi, r, r < hi);
+}
+
+// ---- u32 and the narrow integers ----
+// i8 and i16 compute as sign-extended i32, u8 and u16 as zero-extended u32
+// (wgsl_types.h); a result that may leave the range is wrapped back to the
+// width w (8, 16 or 32 bits), which is what the cpu's cast to the narrow
+// type does (common/convert.wgsl's tfr_wrap_s / tfr_wrap_u). Where the
+// width matters beyond that (shift counts, the bits of a negative value)
+// the functions take w.
+
+// x / 0 = all bits set, x % 0 = x (as the signed ones).
+fn tfr_ew_div_u32(a: u32, b: u32) -> u32 {
+  if (b == 0u) {
+    return 0xffffffffu;
+  }
+  return a / b;
+}
+
+fn tfr_ew_rem_u32(a: u32, b: u32) -> u32 {
+  if (b == 0u) {
+    return a;
+  }
+  return a % b;
+}
+
+fn tfr_ew_clamp_u32(lo: u32, x: u32, hi: u32) -> u32 {
+  return min(max(x, lo), hi);
+}
+
+fn tfr_ew_popcnt_s(a: i32, w: u32) -> i32 {
+  return bitcast<i32>(countOneBits(tfr_wrap_u(bitcast<u32>(a), w)));
+}
+
+// Shifts: the count is read as a w-bit unsigned number; counts >= w give 0
+// or the sign fill. A logical right shift works on the w-bit pattern; an
+// arithmetic one of an unsigned value on the pattern read as signed (XLA).
+fn tfr_ew_shift_count(b: u32, w: u32) -> u32 {
+  return tfr_wrap_u(b, w);
+}
+
+fn tfr_ew_shl_s(a: i32, b: i32, w: u32) -> i32 {
+  let n = tfr_ew_shift_count(bitcast<u32>(b), w);
+  return select(tfr_wrap_s(a << (n & 31u), w), 0i, n >= w);
+}
+
+fn tfr_ew_shr_logical_s(a: i32, b: i32, w: u32) -> i32 {
+  let n = tfr_ew_shift_count(bitcast<u32>(b), w);
+  let r = bitcast<i32>(tfr_wrap_u(bitcast<u32>(a), w) >> (n & 31u));
+  return select(tfr_wrap_s(r, w), 0i, n >= w);
+}
+
+fn tfr_ew_shr_arithmetic_s(a: i32, b: i32, w: u32) -> i32 {
+  let n = tfr_ew_shift_count(bitcast<u32>(b), w);
+  return select(a >> (n & 31u), a >> 31u, n >= w);
+}
+
+fn tfr_ew_shl_u(a: u32, b: u32, w: u32) -> u32 {
+  let n = tfr_ew_shift_count(b, w);
+  return select(tfr_wrap_u(a << (n & 31u), w), 0u, n >= w);
+}
+
+fn tfr_ew_shr_logical_u(a: u32, b: u32, w: u32) -> u32 {
+  let n = tfr_ew_shift_count(b, w);
+  return select(a >> (n & 31u), 0u, n >= w);
+}
+
+fn tfr_ew_shr_arithmetic_u(a: u32, b: u32, w: u32) -> u32 {
+  let s = tfr_wrap_s(bitcast<i32>(a), w);
+  return tfr_wrap_u(bitcast<u32>(tfr_ew_shr_arithmetic_s(s, bitcast<i32>(b), w)), w);
 }
 
 // ---- f32 ----

@@ -797,3 +797,17 @@ fn tfr_f64_to_u64(a: vec2<u32>) -> vec2<u32> {
 fn tfr_f64_nonzero(a: vec2<u32>) -> bool {
   return !tfr_f64_is_zero(a);
 }
+
+// f64 -> f32 rounded to odd: the f32 nearer zero of the two around a, its last
+// bit set when a lies strictly between them (NaN quieted as above). Rounding
+// that to f16/bf16 (common/half.wgsl) gives a's correctly rounded value.
+fn tfr_f64_to_f32_odd(a: vec2<u32>) -> f32 {
+  let r = tfr_f64_to_f32_bits(a);
+  let back = tfr_f64_from_f32(bitcast<f32>(r));
+  if (tfr_f64_is_nan(a) || (back.x == a.x && back.y == a.y) || (r & 1u) != 0u) {
+    return bitcast<f32>(r);
+  }
+  // r is the even neighbour: the odd one lies toward a.
+  let beyond = tfr_f64_lt(tfr_f64_abs(a), tfr_f64_abs(back));
+  return bitcast<f32>(select(r + 1u, r - 1u, beyond));
+}

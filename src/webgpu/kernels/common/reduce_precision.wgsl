@@ -57,3 +57,33 @@ fn tfr_reduce_precision_f64(x: vec2<u32>, ebits: u32, mbits: u32) -> vec2<u32> {
   }
   return r;
 }
+
+// The same rule for a 16-bit float (f16: 10 stored mantissa bits, bf16: 7)
+// given as its bits in the low half of `x`; widths at or beyond the dtype's
+// own change nothing.
+fn tfr_reduce_precision_h(x: u32, src_mbits: u32, ebits: u32, mbits: u32) -> u32 {
+  let src_ebits = 15u - src_mbits;
+  let exp_mask = ((1u << src_ebits) - 1u) << src_mbits;
+  let man_mask = (1u << src_mbits) - 1u;
+  if ((x & exp_mask) == exp_mask && (x & man_mask) != 0u) {
+    return select(exp_mask, x, mbits > 0u);
+  }
+  var r = x;
+  if (mbits < src_mbits) {
+    let drop = src_mbits - mbits;
+    let last = 1u << drop;
+    r = r + ((r & last) >> drop) + (last >> 1u) - 1u;
+    r = r & ~(last - 1u) & 0xffffu;
+  }
+  if (ebits < src_ebits) {
+    let src_bias = (1u << (src_ebits - 1u)) - 1u;
+    let red_bias = (1u << (ebits - 1u)) - 1u;
+    let e = r & exp_mask;
+    if (e > ((src_bias + red_bias) << src_mbits)) {
+      r = (r & 0x8000u) | exp_mask;
+    } else if (e <= ((src_bias - red_bias) << src_mbits)) {
+      r = r & 0x8000u;
+    }
+  }
+  return r;
+}
