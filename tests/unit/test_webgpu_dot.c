@@ -698,26 +698,6 @@ static void test_split_k(void **state) {
   }
 }
 
-static void test_unsupported(void **state) {
-  (void)state;
-  TFR_TEST_NEED_GPU();
-  static const tfr_dtype dts[] = {TFR_U32, TFR_I16, TFR_I8};
-  tfr_session *s = tfr_test_begin(tfr_test_gpu);
-  int64_t shape[2] = {3, 3};
-  int64_t lc = 1, rc = 0;
-  tfr_dot_config cfg = {0, NULL, NULL, 1, &lc, &rc, false, false};
-  for (size_t i = 0; i < 3; i++) {
-    tfr_tensor *h = tfr_test_random_tensor(dts[i], 2, shape, 1100), *d = tfr_test_upload(s, h);
-    tfr_tensor *y = NULL;
-    TFR_ASSERT_ERROR(tfr_dot_general(s, d, d, &cfg, &y), TFR_ERR_UNSUPPORTED_DTYPE,
-                     tfr_dtype_name(dts[i]), "webgpu");
-    assert_null(y);
-    tfr_tensor_release(d);
-    tfr_tensor_release(h);
-  }
-  tfr_test_end(s);
-}
-
 // The tile test sets TFR_WEBGPU_GEMM_TILE: never leave it set for the next.
 static int tfr_tile_teardown(void **state) {
   unsetenv("TFR_WEBGPU_GEMM_TILE");
@@ -738,7 +718,6 @@ int main(void) {
       cmocka_unit_test_teardown(test_tile_configs, tfr_tile_teardown),
       cmocka_unit_test_teardown(test_large_k, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_split_k, tfr_test_teardown_session),
-      cmocka_unit_test_teardown(test_unsupported, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);
 }
