@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 static bool tfr_wgsl_vec(const tfr_wgsl_operand *o) {
-  return o->compact && o->mode == TFR_WGSL_CHUNK;
+  return o->compact && (o->mode == TFR_WGSL_CHUNK || o->mode == TFR_WGSL_TILE_CHUNK);
 }
 
 const char *tfr_wgsl_operand_array(const tfr_wgsl_operand *o, bool written) {
@@ -49,40 +49,62 @@ void tfr_wgsl_put_input(tfr_wgsl_text *t, const tfr_wgsl_operand *o) {
                    "return array<%s, 4>(v, v, v, v); }\n",
                    s, v, s, off, v);
       break;
-    case TFR_WGSL_SCALAR:
-      tfr_wgsl_put(t, "fn ld%s(i: u32) -> %s { return raw%s(%s + i); }\n", s, v, s, off);
+    case TFR_WGSL_REPEAT:  // the 4 elements of a chunk share one
+      tfr_wgsl_put(t, "fn ld%s(i: u32) -> %s { return raw%s(%s + (i / %s) %% %s); }\n", s, v, s,
+                   off, o->rep, o->per);
       tfr_wgsl_put(t,
-                   "fn ldc%s(c: u32) -> array<%s, 4> { let j = %s + c * 4u; "
-                   "return array<%s, 4>(raw%s(j), raw%s(j + 1u), raw%s(j + 2u), raw%s(j + 3u)); }\n",
-                   s, v, off, v, s, s, s, s);
+                   "fn ldc%s(c: u32) -> array<%s, 4> { let v = ld%s(c * 4u); "
+                   "return array<%s, 4>(v, v, v, v); }\n",
+                   s, v, s, v);
       break;
-    default:  // TFR_WGSL_CHUNK
-      tfr_wgsl_put(t, "fn ld%s(i: u32) -> %s { return raw%s(%s * 4u + i); }\n", s, v, s, off);
+    case TFR_WGSL_SCALAR:
+    case TFR_WGSL_TILE: {
+      char i[96] = "i", c4[96] = "c * 4u";
+      if (o->mode == TFR_WGSL_TILE) {
+        snprintf(i, sizeof i, "i %% %s", o->per);
+        snprintf(c4, sizeof c4, "(c * 4u) %% %s", o->per);
+      }
+      tfr_wgsl_put(t, "fn ld%s(i: u32) -> %s { return raw%s(%s + %s); }\n", s, v, s, off, i);
+      tfr_wgsl_put(t,
+                   "fn ldc%s(c: u32) -> array<%s, 4> { let j = %s + %s; "
+                   "return array<%s, 4>(raw%s(j), raw%s(j + 1u), raw%s(j + 2u), raw%s(j + 3u)); }\n",
+                   s, v, off, c4, v, s, s, s, s);
+      break;
+    }
+    default: {  // TFR_WGSL_CHUNK, TFR_WGSL_TILE_CHUNK: chunk `c` of the run is w(off + c)
+      bool tile = o->mode == TFR_WGSL_TILE_CHUNK;
+      char i[96] = "i", c[96] = "c";
+      if (tile) {
+        snprintf(i, sizeof i, "i %% (%s * 4u)", o->per);
+        snprintf(c, sizeof c, "(c %% %s)", o->per);
+      }
+      tfr_wgsl_put(t, "fn ld%s(i: u32) -> %s { return raw%s(%s * 4u + %s); }\n", s, v, s, off, i);
       if (sub && ty->per_word == 4)  // a chunk is one word
         tfr_wgsl_put(t,
-                     "fn ldc%s(c: u32) -> array<%s, 4> { let w = w%s(%s + c); "
+                     "fn ldc%s(c: u32) -> array<%s, 4> { let w = w%s(%s + %s); "
                      "return array<%s, 4>(val%s(w & 0xffu), val%s((w >> 8u) & 0xffu), "
                      "val%s((w >> 16u) & 0xffu), val%s(w >> 24u)); }\n",
-                     s, v, s, off, v, s, s, s, s);
+                     s, v, s, off, c, v, s, s, s, s);
       else if (sub)  // two words
         tfr_wgsl_put(t,
-                     "fn ldc%s(c: u32) -> array<%s, 4> { let q = (%s + c) * 2u; "
+                     "fn ldc%s(c: u32) -> array<%s, 4> { let q = (%s + %s) * 2u; "
                      "let u = w%s(q); let w = w%s(q + 1u); "
                      "return array<%s, 4>(val%s(u & 0xffffu), val%s(u >> 16u), "
                      "val%s(w & 0xffffu), val%s(w >> 16u)); }\n",
-                     s, v, off, s, s, v, s, s, s, s);
+                     s, v, off, c, s, s, v, s, s, s, s);
       else if (pair)
         tfr_wgsl_put(t,
-                     "fn ldc%s(c: u32) -> array<%s, 4> { let q = (%s + c) * 2u; "
+                     "fn ldc%s(c: u32) -> array<%s, 4> { let q = (%s + %s) * 2u; "
                      "let u = w%s(q); let w = w%s(q + 1u); "
                      "return array<%s, 4>(u.xy, u.zw, w.xy, w.zw); }\n",
-                     s, v, off, s, s, v);
+                     s, v, off, c, s, s, v);
       else
         tfr_wgsl_put(t,
-                     "fn ldc%s(c: u32) -> array<%s, 4> { let v = w%s(%s + c); "
+                     "fn ldc%s(c: u32) -> array<%s, 4> { let v = w%s(%s + %s); "
                      "return array<%s, 4>(v.x, v.y, v.z, v.w); }\n",
-                     s, v, s, off, v);
+                     s, v, s, off, c, v);
       break;
+    }
   }
 }
 

@@ -19,6 +19,12 @@ enum {
   TFR_WGSL_SCALAR = 0,  // element by element (a run not starting on a chunk boundary)
   TFR_WGSL_CHUNK = 1,   // whole chunks of 4 elements
   TFR_WGSL_BCAST = 2,   // one element for all (stride 0)
+  // A broadcast input that is compact over a block of the planned axes
+  // (numpy's tile and repeat): element i of the kernel reads element
+  // (i / rep) % per of the run (rep, per: WGSL expressions of the operand).
+  TFR_WGSL_TILE_CHUNK = 3,  // rep = 1: whole chunks, per counted in chunks
+  TFR_WGSL_TILE = 4,        // rep = 1, per a multiple of 4: element by element
+  TFR_WGSL_REPEAT = 5,      // rep a multiple of 4: one element per chunk
 };
 
 typedef struct tfr_wgsl_operand {
@@ -28,6 +34,7 @@ typedef struct tfr_wgsl_operand {
   int mode;                   // compact: TFR_WGSL_*; strided: TFR_WGSL_SCALAR
   const char *array;          // the binding's variable ("in1", "out0")
   const char *off;            // WGSL expression of the window offset of its run (compact)
+  const char *rep, *per;      // TFR_WGSL_TILE*, TFR_WGSL_REPEAT: WGSL expressions
   // Inputs only: the binding is an output's (the input is read in place), so
   // packed bytes are words of an array<atomic<u32>>, read with atomicLoad.
   bool output_binding;

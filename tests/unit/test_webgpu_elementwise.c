@@ -288,11 +288,14 @@ enum {
   L_RANK0,
   L_EMPTY,
   L_HIGH_RANK,     // rank 10, axes reversed: 10 kernel axes (the host loop: test_webgpu.c)
+  L_TILE,          // [5,7,8]; last input [7,8] broadcast over axis 0 (compact kernel, tiled)
+  L_REPEAT,        // [5,7,8]; last input [7] at offset 1 broadcast over axes 0 and 2
+                   // (compact kernel, repeated)
   L_COUNT
 };
 static const char *const ew_layout_names[L_COUNT] = {
     "compact", "large", "offset", "slice2", "reversed", "transposed",
-    "bcast_scalar", "bcast_row", "mixed", "rank0", "empty", "high_rank"};
+    "bcast_scalar", "bcast_row", "mixed", "rank0", "empty", "high_rank", "tile", "repeat"};
 
 static ew_view ew_compact_view(int64_t n) {
   ew_view v = {n, 1, {n}, {1}, 0};
@@ -318,6 +321,12 @@ static ew_view ew_layout_view(int layout, int operand, int ninputs) {
       if (operand == 0) v = (ew_view){47 * 23, 2, {47, 23}, {1, 47}, 0};
       else if (operand == 1) v = (ew_view){47 * 23, 2, {47, 23}, {23, 1}, 0};
       else v = (ew_view){23, 2, {47, 23}, {0, -1}, 22};
+      break;
+    case L_TILE:
+      v = last ? (ew_view){56, 3, {5, 7, 8}, {0, 8, 1}, 0} : (ew_view){280, 3, {5, 7, 8}, {56, 8, 1}, 0};
+      break;
+    case L_REPEAT:
+      v = last ? (ew_view){8, 3, {5, 7, 8}, {0, 1, 0}, 1} : (ew_view){280, 3, {5, 7, 8}, {56, 8, 1}, 0};
       break;
     case L_RANK0: v = (ew_view){1, 0, {0}, {0}, 0}; break;
     case L_EMPTY: v = (ew_view){1, 2, {3, 0}, {0, 1}, 0}; break;
@@ -346,7 +355,14 @@ static ew_view ew_layout_view(int layout, int operand, int ninputs) {
 // Analytic functions run on the compact kernel and the strided one, in place
 // and with a broadcast operand: their kernels (with the math library) compile
 // slowly on lavapipe, and the layouts themselves are the exact ops' to test.
+// The tiled and repeated layouts test the kernel's access to the broadcast
+// input, the same for every op: one op of each family has them.
 static bool ew_layout_wanted(const ew_case *c, int layout) {
+  if (layout == L_TILE || layout == L_REPEAT)
+    return (c->family == EW_UNARY && c->op == TFR_NEGATE) ||
+           (c->family == EW_BINARY && c->op == TFR_ADD) ||
+           (c->family == EW_COMPARE && c->op == TFR_LT) || c->family == EW_SELECT ||
+           c->family == EW_CLAMP;
   if (!ew_is_function(c)) return true;
   return layout == L_COMPACT || layout == L_TRANSPOSED || layout == L_BCAST_SCALAR;
 }
@@ -815,11 +831,77 @@ static void test_pieces_and_grid_folding(void **state) {
   if (ew_failures) fail_msg("%d mismatches or failed ops (see above)", ew_failures);
 }
 
+// Broadcast inputs compact over a block of axes (a row or a column of an
+// outer product, a bias) on every element size, aligned and not, against the
+// cpu bit for bit: whole chunks of a tiled row, element by element (an
+// offset row, c128), repeated columns, a middle block repeated and tiled at
+// once, and shapes the compact kernel leaves to the strided one (a row of 18,
+// a column repeated 18 times).
+static void test_broadcast_blocks(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  static const tfr_dtype dts[] = {TFR_F32, TFR_C128, TFR_I8, TFR_F16, TFR_BF16, TFR_U16, TFR_F64};
+  typedef struct {
+    int rank;
+    int64_t shape[3];
+    ew_view a, b;
+  } block_case;
+  static const block_case cases[] = {
+      {2, {33, 20}, {33, 2, {33, 20}, {1, 0}, 0}, {20, 2, {33, 20}, {0, 1}, 0}},
+      {2, {33, 20}, {36, 2, {33, 20}, {1, 0}, 3}, {21, 2, {33, 20}, {0, 1}, 1}},
+      {2, {33, 18}, {33, 2, {33, 18}, {1, 0}, 0}, {18, 2, {33, 18}, {0, 1}, 0}},
+      {3, {3, 5, 12}, {180, 3, {3, 5, 12}, {60, 12, 1}, 0}, {6, 3, {3, 5, 12}, {0, 1, 0}, 1}},
+      {3, {3, 5, 12}, {61, 3, {3, 5, 12}, {0, 12, 1}, 1}, {180, 3, {3, 5, 12}, {60, 12, 1}, 0}},
+  };
+  int bad = 0;
+  for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+      const block_case *c = &cases[k];
+      tfr_tensor *ha = tfr_test_random_tensor(dts[d], 1, &c->a.base_n, 10 + k);
+      tfr_tensor *hb = tfr_test_random_tensor(dts[d], 1, &c->b.base_n, 20 + k);
+      tfr_tensor *res[2] = {NULL, NULL};
+      for (int pass = 0; pass < 2; pass++) {
+        tfr_session *s = tfr_test_begin(pass ? tfr_test_gpu : tfr_test_cpu);
+        tfr_tensor *ba = pass ? tfr_test_upload(s, ha) : (tfr_tensor_retain(ha), ha);
+        tfr_tensor *bb = pass ? tfr_test_upload(s, hb) : (tfr_tensor_retain(hb), hb);
+        tfr_tensor *va = ew_make_view(ba, &c->a), *vb = ew_make_view(bb, &c->b), *y = NULL;
+        TFR_ASSERT_OK(tfr_add(s, va, vb, &y));
+        res[pass] = pass ? tfr_test_download(s, y) : (tfr_tensor_retain(y), y);
+        tfr_tensor_release(y);
+        tfr_tensor_release(va);
+        tfr_tensor_release(vb);
+        tfr_tensor_release(ba);
+        tfr_tensor_release(bb);
+        tfr_test_end(s);
+      }
+      size_t nb = tfr_tensor_nbytes(res[0]);
+      assert_int_equal(nb, tfr_tensor_nbytes(res[1]));
+      unsigned char *x = malloc(nb), *z = malloc(nb);
+      assert_non_null(x);
+      assert_non_null(z);
+      TFR_ASSERT_OK(tfr_tensor_read(res[0], x, nb));
+      TFR_ASSERT_OK(tfr_tensor_read(res[1], z, nb));
+      if (memcmp(x, z, nb) != 0) {
+        print_error("MISMATCH: %s case %zu: webgpu differs from the cpu\n", tfr_dtype_name(dts[d]), k);
+        bad++;
+      }
+      free(x);
+      free(z);
+      tfr_tensor_release(res[0]);
+      tfr_tensor_release(res[1]);
+      tfr_tensor_release(ha);
+      tfr_tensor_release(hb);
+    }
+  }
+  assert_int_equal(bad, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_unsupported_dtypes, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_pipeline_reuse, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_pieces_and_grid_folding, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_broadcast_blocks, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_compare, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_select_clamp, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_unary_exact, tfr_test_teardown_session),

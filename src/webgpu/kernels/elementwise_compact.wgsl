@@ -1,6 +1,9 @@
 // Elementwise work over contiguous operands (src/webgpu/ew_kernel.c's fast
 // path, for single ops and fused plans alike): every output and every input is
-// one run of unit stride, or an input is one broadcast element (stride 0).
+// one run of unit stride, or an input is one broadcast element (stride 0), or
+// an input is broadcast over inner or outer axes and compact over the others
+// (a row or a column of an outer product or a bias add: element i of the
+// kernel reads element (i / rep) % per of its run).
 // Elements go in chunks of 4: invocation `lid` of workgroup g handles chunks
 // g * WG * EPT + lid + e * WG (e < EPT), so each step is a contiguous run
 // across the workgroup. An operand whose window starts on a chunk boundary
@@ -27,6 +30,8 @@ struct Params {
   pad0: u32,
   off: array<vec4<u32>, 6>,  // per operand (outputs, then inputs): in chunks for
                              // whole-chunk operands, else elements
+  rep: array<vec4<u32>, 6>,  // tiled / repeated inputs: element i reads element
+  per: array<vec4<u32>, 6>,  // (i / rep) % per of the run (per in chunks when whole)
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
