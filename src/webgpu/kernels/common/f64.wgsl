@@ -98,9 +98,7 @@ fn tfr_f64_round_pack(sign: u32, e_in: i32, sig: vec2<u32>) -> vec2<u32> {
   }
   let rb = x.x & 0x3ffu;
   var m = tfr_u64_shr(tfr_u64_add(x, vec2<u32>(0x200u, 0u)), 10u);
-  if (rb == 0x200u) {  // a tie: to even
-    m.x = m.x & ~1u;
-  }
+  m.x = m.x & ~select(0u, 1u, rb == 0x200u);  // a tie: to even
   // The leading bit (bit 52) adds one to the exponent field: e - 1 + 1 for a
   // normal result, 0 + 0 for a subnormal one, e + 1 when rounding carried.
   let bits = tfr_u64_add(vec2<u32>(0u, u32(e - 1) << 20u), m);
@@ -112,58 +110,63 @@ fn tfr_f64_round_pack(sign: u32, e_in: i32, sig: vec2<u32>) -> vec2<u32> {
 
 // ---- arithmetic ----
 
+// Whether both exponent fields are of normal numbers (not 0, not 0x7ff): the
+// special values and subnormals are tested for only when not.
+fn tfr_f64_both_normal(a: vec2<u32>, b: vec2<u32>) -> bool {
+  let ea = (a.y & 0x7ff00000u) - 0x00100000u;
+  let eb = (b.y & 0x7ff00000u) - 0x00100000u;
+  return max(ea, eb) < 0x7fe00000u;
+}
+
 fn tfr_f64_add(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-  let na = tfr_f64_is_nan(a);
-  if (na || tfr_f64_is_nan(b)) {
-    return tfr_f64_quiet(select(b, a, na));
-  }
-  let ia = tfr_f64_is_inf(a);
-  let ib = tfr_f64_is_inf(b);
-  if (ia || ib) {
-    if (ia && ib && ((a.y ^ b.y) & TFR_F64_SIGN) != 0u) {
-      return TFR_F64_DEFAULT_NAN;
+  if (!tfr_f64_both_normal(a, b)) {
+    let na = tfr_f64_is_nan(a);
+    if (na || tfr_f64_is_nan(b)) {
+      return tfr_f64_quiet(select(b, a, na));
     }
-    return select(b, a, ia);
-  }
-  let za = tfr_f64_is_zero(a);
-  let zb = tfr_f64_is_zero(b);
-  if (za || zb) {
-    if (za && zb) {  // -0 only for -0 + -0
-      return vec2<u32>(0u, a.y & b.y);
+    let ia = tfr_f64_is_inf(a);
+    let ib = tfr_f64_is_inf(b);
+    if (ia || ib) {
+      if (ia && ib && ((a.y ^ b.y) & TFR_F64_SIGN) != 0u) {
+        return TFR_F64_DEFAULT_NAN;
+      }
+      return select(b, a, ia);
     }
-    return select(a, b, za);
+    let za = tfr_f64_is_zero(a);
+    let zb = tfr_f64_is_zero(b);
+    if (za || zb) {
+      if (za && zb) {  // -0 only for -0 + -0
+        return vec2<u32>(0u, a.y & b.y);
+      }
+      return select(a, b, za);
+    }
   }
-  // x: the operand of larger magnitude, y the other.
-  var x = a;
-  var y = b;
-  if (tfr_u64_lt(tfr_f64_abs(a), tfr_f64_abs(b))) {
-    x = b;
-    y = a;
-  }
+  // x: the operand of larger magnitude, y the other. Past the special
+  // values the path has no branch that depends on the values (the lanes of
+  // a SIMD group differ in signs and exponent gaps): both sums are formed
+  // and one is selected.
+  let swap = tfr_u64_lt(tfr_f64_abs(a), tfr_f64_abs(b));
+  let x = select(a, b, swap);
+  let y = select(b, a, swap);
   let px = tfr_f64_unpack(x);
   let py = tfr_f64_unpack(y);
   let sx = tfr_u64_shl(px.m, 10u);
-  let sy = tfr_u64_shr_jam(tfr_u64_shl(py.m, 10u), u32(px.e - py.e));
-  var e = px.e;
-  var s: vec2<u32>;
-  if (((x.y ^ y.y) & TFR_F64_SIGN) == 0u) {
-    s = tfr_u64_add(sx, sy);
-    if (s.y >= 0x80000000u) {
-      s = tfr_u64_shr_jam(s, 1u);
-      e += 1;
-    }
-  } else {
-    // Exact below a shift of 2; beyond, at most one bit cancels and the
-    // jammed bit stays below the round bits.
-    s = tfr_u64_sub(sx, sy);
-    if (tfr_u64_is_zero(s)) {
-      return vec2<u32>(0u, 0u);  // x - x = +0
-    }
-    let n = tfr_u64_clz(s) - 1u;
-    s = tfr_u64_shl(s, n);
-    e -= i32(n);
+  // A gap of 63 or more leaves only the jammed bit of y (its leading bit is
+  // at 62).
+  let sy = tfr_u64_shr_jam_any(tfr_u64_shl(py.m, 10u), min(u32(px.e - py.e), 63u));
+  // Same signs: sx + sy in [2^62, 2^64). Opposite: sx - sy in [0, 2^63),
+  // exact below a gap of 2; beyond, at most one bit cancels and the jammed
+  // bit stays below the round bits.
+  let same = ((x.y ^ y.y) & TFR_F64_SIGN) == 0u;
+  let s = select(tfr_u64_sub(sx, sy), tfr_u64_add(sx, sy), same);
+  if (tfr_u64_is_zero(s)) {
+    return vec2<u32>(0u, 0u);  // x - x = +0
   }
-  return tfr_f64_round_pack(x.y & TFR_F64_SIGN, e, s);
+  // Leading bit to 62: one right (jamming) after a carry, else c - 1 left.
+  let c = tfr_u64_clz(s);
+  let right = vec2<u32>((s.x >> 1u) | (s.y << 31u) | (s.x & 1u), s.y >> 1u);
+  let norm = select(tfr_u64_shl_any(s, max(c, 1u) - 1u), right, c == 0u);
+  return tfr_f64_round_pack(x.y & TFR_F64_SIGN, px.e + 1 - i32(c), norm);
 }
 
 fn tfr_f64_sub(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
@@ -183,13 +186,12 @@ struct tfr_f64_wide {
 
 fn tfr_f64_mul_exact(pa: tfr_f64_parts, pb: tfr_f64_parts) -> tfr_f64_wide {
   // (m_a << 10) (m_b << 11): the leading bit at 125 or 126.
-  var p = tfr_u64_mul_wide(tfr_u64_shl(pa.m, 10u), tfr_u64_shl(pb.m, 11u));
-  var e = pa.e + pb.e - 1022;
-  if (p.w < 0x40000000u) {
-    p = tfr_u128_shl(p, 1u);
-    e -= 1;
-  }
-  return tfr_f64_wide(e, p);
+  // (A select, not a branch: lanes differ in which.)
+  let p = tfr_u64_mul_wide(tfr_u64_shl(pa.m, 10u), tfr_u64_shl(pb.m, 11u));
+  let low = p.w < 0x40000000u;
+  let p1 = vec4<u32>(p.x << 1u, (p.y << 1u) | (p.x >> 31u), (p.z << 1u) | (p.y >> 31u),
+                     (p.w << 1u) | (p.z >> 31u));
+  return tfr_f64_wide(pa.e + pb.e - 1022 - select(0, 1, low), select(p, p1, low));
 }
 
 // The 128-bit significand (leading bit at 126) as a 64-bit one with the
@@ -199,21 +201,23 @@ fn tfr_f64_narrow(p: vec4<u32>) -> vec2<u32> {
 }
 
 fn tfr_f64_mul(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-  let na = tfr_f64_is_nan(a);
-  if (na || tfr_f64_is_nan(b)) {
-    return tfr_f64_quiet(select(b, a, na));
-  }
   let sign = (a.y ^ b.y) & TFR_F64_SIGN;
-  let za = tfr_f64_is_zero(a);
-  let zb = tfr_f64_is_zero(b);
-  if (tfr_f64_is_inf(a) || tfr_f64_is_inf(b)) {
-    if (za || zb) {
-      return TFR_F64_DEFAULT_NAN;
+  if (!tfr_f64_both_normal(a, b)) {
+    let na = tfr_f64_is_nan(a);
+    if (na || tfr_f64_is_nan(b)) {
+      return tfr_f64_quiet(select(b, a, na));
     }
-    return tfr_f64_inf(sign);
-  }
-  if (za || zb) {
-    return vec2<u32>(0u, sign);
+    let za = tfr_f64_is_zero(a);
+    let zb = tfr_f64_is_zero(b);
+    if (tfr_f64_is_inf(a) || tfr_f64_is_inf(b)) {
+      if (za || zb) {
+        return TFR_F64_DEFAULT_NAN;
+      }
+      return tfr_f64_inf(sign);
+    }
+    if (za || zb) {
+      return vec2<u32>(0u, sign);
+    }
   }
   let w = tfr_f64_mul_exact(tfr_f64_unpack(a), tfr_f64_unpack(b));
   return tfr_f64_round_pack(sign, w.e, tfr_f64_narrow(w.p));

@@ -65,6 +65,28 @@ fn tfr_u64_shr_jam(a: vec2<u32>, n: u32) -> vec2<u32> {
 }
 
 // Leading zero bits (64 for 0).
+// Branch-free forms for counts 0..63 (no early return, so a SIMD group whose
+// lanes shift by different counts takes one path): a << n, and a >> n with
+// the bits shifted out jammed into bit 0.
+fn tfr_u64_shl_any(a: vec2<u32>, n: u32) -> vec2<u32> {
+  let s = n & 31u;
+  let carry = select(0u, a.x >> ((32u - s) & 31u), s != 0u);
+  let r = vec2<u32>(a.x << s, (a.y << s) | carry);
+  return select(r, vec2<u32>(0u, r.x), n >= 32u);
+}
+
+fn tfr_u64_shr_jam_any(a: vec2<u32>, n: u32) -> vec2<u32> {
+  let s = n & 31u;
+  let back = (32u - s) & 31u;
+  let hi_out = select(0u, a.y << back, s != 0u);  // bits of a.y shifted below it
+  let lo_out = select(0u, a.x << back, s != 0u);  // bits of a.x shifted out
+  let lo = (a.x >> s) | hi_out;
+  let big = n >= 32u;
+  let r = select(vec2<u32>(lo, a.y >> s), vec2<u32>(a.y >> s, 0u), big);
+  let lost = select(lo_out, a.x | hi_out, big);
+  return vec2<u32>(r.x | select(0u, 1u, lost != 0u), r.y);
+}
+
 fn tfr_u64_clz(a: vec2<u32>) -> u32 {
   if (a.y != 0u) {
     return countLeadingZeros(a.y);
