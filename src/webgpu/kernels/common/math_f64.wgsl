@@ -1,0 +1,310 @@
+// The f64 analytic functions of the webgpu backend, on the software f64 of
+// common/f64.wgsl (needs it and common/u64.wgsl): exp, expm1, log, log1p,
+// each within 1 ulp of the correctly rounded result (docs/accuracy.md), with
+// C99 Annex F's special values (the cpu backend's, src/cpu/scalar_math.h).
+//
+// Code size is the constraint: a driver inlines every call, and one software
+// fma is a few hundred u32 instructions, so straight-line code with a dozen
+// fmas compiles for minutes on a CPU Vulkan driver (lavapipe). The
+// arithmetic of every function is therefore a program for a small register
+// machine (tfr_m64_run): a loop whose body has ONE tfr_f64_fma call (and one
+// tfr_f64_div, only in the kernels of functions that divide), reading its
+// instructions from a constant table. What the loop leaves out is integer
+// work on the bits: the special values, the split of x into 2^k m, and the
+// final scaling by 2^k (rounded once, subnormal results included).
+//
+// The algorithms (constants from tools/fit_math_f64.py):
+//   * exp family: x = k ln2 + r (k = round(x / ln2), r = (x - k ln2_d) -
+//     k ln2_lo, the first difference exact), expm1(r) = r + r^2 Q(r) with Q
+//     the Taylor series to r^13/13!; exp(x) = 2^k (1 + expm1(r)), expm1(x)
+//     = 2^k (expm1(r) + (1 - 2^-k)).
+//   * log family: x = 2^k (1 + f), 1 + f in [sqrt(1/2), sqrt(2)), s = f /
+//     (2 + f), log(1 + f) = 2 atanh(s) = f + s (R - f), R = 2 s^2/3 + 2 s^4/5
+//     + ... (10 terms); log(x) = k ln2_d + (f + (s (R - f) + k ln2_lo)).
+//     log1p(x) uses f = x itself where 1 + x is in that interval, else
+//     u = 1 + x rounded and the exact rounding error c of that sum (fast
+//     two-sum) as the correction c / u.
+
+// Instruction: vec4<u32>(op << 8 | destination register, a, b, c); operands
+// 0-15 are registers, 16 and up entries of TFR_M64_K.
+//   op 0: d = fma(a, b, c)        op 1: d = a / b
+//   op 2: d = 2^-k for k the integer in the low word of a (a = 1.5 2^52 + k),
+//         clamped to [-1023, 1022]
+//   op 3: d = m, d + 1 = k (as an f64) for a = 2^k m, m in [sqrt(1/2), sqrt(2))
+//         (a positive, finite, non-zero)
+const TFR_M64_K = array<vec2<u32>, 34>(
+  vec2<u32>(0x00000000u, 0x00000000u),  // 16: +0
+  vec2<u32>(0x00000000u, 0x80000000u),  // 17: -0 (the addend of a product: keeps -0)
+  vec2<u32>(0x00000000u, 0x3ff00000u),  // 18: 1
+  vec2<u32>(0x00000000u, 0xbff00000u),  // 19: -1
+  vec2<u32>(0x00000000u, 0x40000000u),  // 20: 2
+  vec2<u32>(0x652b82feu, 0x3ff71547u),  // 21: 1/ln2
+  vec2<u32>(0x00000000u, 0x43380000u),  // 22: 1.5 2^52
+  vec2<u32>(0x00000000u, 0xc3380000u),  // 23: -1.5 2^52
+  vec2<u32>(0xfefa39efu, 0x3fe62e42u),  // 24: ln2_d (ln2 rounded)
+  vec2<u32>(0xfefa39efu, 0xbfe62e42u),  // 25: -ln2_d
+  vec2<u32>(0x3b39803fu, 0x3c7abc9eu),  // 26: ln2_lo = ln2 - ln2_d
+  vec2<u32>(0x3b39803fu, 0xbc7abc9eu),  // 27: -ln2_lo
+  // 28-39: exp's Q, 1/13! down to 1/2!
+  vec2<u32>(0x13a86d09u, 0x3de61246u),
+  vec2<u32>(0xeff8d898u, 0x3e21eed8u),
+  vec2<u32>(0x67f544e4u, 0x3e5ae645u),
+  vec2<u32>(0xb7789f5cu, 0x3e927e4fu),
+  vec2<u32>(0xa556c734u, 0x3ec71de3u),
+  vec2<u32>(0x1a01a01au, 0x3efa01a0u),
+  vec2<u32>(0x1a01a01au, 0x3f2a01a0u),
+  vec2<u32>(0x16c16c17u, 0x3f56c16cu),
+  vec2<u32>(0x11111111u, 0x3f811111u),
+  vec2<u32>(0x55555555u, 0x3fa55555u),
+  vec2<u32>(0x55555555u, 0x3fc55555u),
+  vec2<u32>(0x00000000u, 0x3fe00000u),
+  // 40-49: log's P, 2/21 down to 2/3
+  vec2<u32>(0x18618618u, 0x3fb86186u),
+  vec2<u32>(0xbca1af28u, 0x3fbaf286u),
+  vec2<u32>(0x1e1e1e1eu, 0x3fbe1e1eu),
+  vec2<u32>(0x11111111u, 0x3fc11111u),
+  vec2<u32>(0x13b13b14u, 0x3fc3b13bu),
+  vec2<u32>(0x745d1746u, 0x3fc745d1u),
+  vec2<u32>(0x1c71c71cu, 0x3fcc71c7u),
+  vec2<u32>(0x92492492u, 0x3fd24924u),
+  vec2<u32>(0x9999999au, 0x3fd99999u),
+  vec2<u32>(0x55555555u, 0x3fe55555u),
+);
+
+// Registers of the exp programs: 0 x, 1 t (1.5 2^52 + k), 2 k, 3 r_hi,
+// 4 -r_lo, 5 r, 6 Q(r), 7 r^2, 8 r^2 Q(r) - r_lo, 9 expm1(r), 10 result
+// (before the scaling by 2^k).
+// Registers of the log programs: 0 x, 1 u = 1 + x, 2 m, 3 k, 4 u - a, 5 c,
+// 6 c / u, 7 f, 8 2 + f, 9 s, 10 z = s^2, 11 P(z), 12 R, 13 R - f,
+// 14 k ln2_lo + c/u, 15 s (R - f) + that, 4 f + that, 5 the result; 12 and
+// 13 hold -a and b of log1p's two-sum until R and R - f are written.
+const TFR_M64_PROG = array<vec4<u32>, 49>(
+  // 0-18: exp core
+  vec4<u32>(1u, 0u, 21u, 22u),   // t = x / ln2 + 1.5 2^52: k in the low word
+  vec4<u32>(2u, 1u, 18u, 23u),   // k = t - 1.5 2^52 (exact)
+  vec4<u32>(3u, 2u, 25u, 0u),    // r_hi = x - k ln2_d (exact)
+  vec4<u32>(4u, 2u, 27u, 17u),   // -r_lo = -k ln2_lo
+  vec4<u32>(5u, 4u, 18u, 3u),    // r = r_hi - r_lo
+  vec4<u32>(6u, 28u, 5u, 29u),   // Q(r), Horner
+  vec4<u32>(6u, 6u, 5u, 30u),
+  vec4<u32>(6u, 6u, 5u, 31u),
+  vec4<u32>(6u, 6u, 5u, 32u),
+  vec4<u32>(6u, 6u, 5u, 33u),
+  vec4<u32>(6u, 6u, 5u, 34u),
+  vec4<u32>(6u, 6u, 5u, 35u),
+  vec4<u32>(6u, 6u, 5u, 36u),
+  vec4<u32>(6u, 6u, 5u, 37u),
+  vec4<u32>(6u, 6u, 5u, 38u),
+  vec4<u32>(6u, 6u, 5u, 39u),
+  vec4<u32>(7u, 5u, 5u, 17u),    // r^2
+  vec4<u32>(8u, 7u, 6u, 4u),     // r^2 Q(r) - r_lo
+  vec4<u32>(9u, 8u, 18u, 3u),    // expm1(r) = r_hi + that
+  // 19: exp's tail
+  vec4<u32>(10u, 9u, 18u, 18u),  // 1 + expm1(r)
+  // 20-22: expm1's tail
+  vec4<u32>(0x20au, 1u, 16u, 16u),  // 2^-k
+  vec4<u32>(10u, 10u, 19u, 18u),    // 1 - 2^-k
+  vec4<u32>(10u, 9u, 18u, 10u),     // expm1(r) + (1 - 2^-k)
+  // 23-24: log's head
+  vec4<u32>(0x302u, 0u, 16u, 16u),  // m, k of x
+  vec4<u32>(7u, 2u, 18u, 19u),      // f = m - 1 (exact)
+  // 25-30: log1p's head (x outside the interval where f = x)
+  vec4<u32>(1u, 0u, 18u, 18u),      // u = x + 1
+  vec4<u32>(0x302u, 1u, 16u, 16u),  // m, k of u
+  vec4<u32>(4u, 1u, 18u, 12u),      // u - a (exact)
+  vec4<u32>(5u, 4u, 19u, 13u),      // c = b - (u - a) (exact): u + c = 1 + x
+  vec4<u32>(0x106u, 5u, 1u, 16u),   // c / u
+  vec4<u32>(7u, 2u, 18u, 19u),      // f = m - 1 (exact)
+  // 31-48: the log tail
+  vec4<u32>(8u, 7u, 18u, 20u),      // 2 + f
+  vec4<u32>(0x109u, 7u, 8u, 16u),   // s = f / (2 + f)
+  vec4<u32>(10u, 9u, 9u, 17u),      // z = s^2
+  vec4<u32>(11u, 40u, 10u, 41u),    // P(z), Horner
+  vec4<u32>(11u, 11u, 10u, 42u),
+  vec4<u32>(11u, 11u, 10u, 43u),
+  vec4<u32>(11u, 11u, 10u, 44u),
+  vec4<u32>(11u, 11u, 10u, 45u),
+  vec4<u32>(11u, 11u, 10u, 46u),
+  vec4<u32>(11u, 11u, 10u, 47u),
+  vec4<u32>(11u, 11u, 10u, 48u),
+  vec4<u32>(11u, 11u, 10u, 49u),
+  vec4<u32>(12u, 10u, 11u, 17u),    // R = z P(z)
+  vec4<u32>(13u, 7u, 19u, 12u),     // R - f
+  vec4<u32>(14u, 3u, 26u, 6u),      // k ln2_lo + c/u
+  vec4<u32>(15u, 9u, 13u, 14u),     // s (R - f) + that
+  vec4<u32>(4u, 7u, 18u, 15u),      // f + that
+  vec4<u32>(5u, 3u, 24u, 4u),       // k ln2_d + that
+);
+// Program segments [start, end).
+const TFR_M64_EXP_CORE = vec2<u32>(0u, 19u);
+const TFR_M64_EXP_TAIL = vec2<u32>(19u, 20u);
+const TFR_M64_EXPM1_TAIL = vec2<u32>(20u, 23u);
+const TFR_M64_LOG_HEAD = vec2<u32>(23u, 25u);
+const TFR_M64_LOG1P_HEAD = vec2<u32>(25u, 31u);
+const TFR_M64_LOG_TAIL = vec2<u32>(31u, 49u);
+
+fn tfr_m64_arg(reg: ptr<function, array<vec2<u32>, 16>>, i: u32) -> vec2<u32> {
+  if (i < 16u) {
+    return (*reg)[i];
+  }
+  return TFR_M64_K[i - 16u];
+}
+
+// Runs the instructions of segment `first` then of segment `second` on the
+// registers. The loop's bounds are not constant to the driver (the jump
+// between segments), so it is not unrolled: one copy of fma (and of div
+// where `with_div`, a constant false in kernels that need none, which the
+// driver then drops).
+fn tfr_m64_run(reg: ptr<function, array<vec2<u32>, 16>>, first: vec2<u32>, second: vec2<u32>,
+               with_div: bool) {
+  var pc = first.x;
+  loop {
+    if (pc == first.y) {
+      pc = second.x;
+    }
+    if (pc >= second.y) {
+      break;
+    }
+    let ins = TFR_M64_PROG[pc];
+    let d = ins.x & 15u;
+    let op = ins.x >> 8u;
+    let a = tfr_m64_arg(reg, ins.y);
+    var r: vec2<u32>;
+    if (op == 0u) {
+      r = tfr_f64_fma(a, tfr_m64_arg(reg, ins.z), tfr_m64_arg(reg, ins.w));
+    } else if (with_div && op == 1u) {
+      r = tfr_f64_div(a, tfr_m64_arg(reg, ins.z));
+    } else if (op == 2u) {
+      let nk = clamp(-bitcast<i32>(a.x), -1022, 1023);
+      r = vec2<u32>(0u, u32(1023 + nk) << 20u);
+    } else {
+      let p = tfr_f64_unpack(a);
+      // m >= sqrt(2) (0x3ff6a09e667f3bcd): halve it
+      let frac = vec2<u32>(p.m.x, p.m.y & 0xfffffu);
+      let big = !tfr_u64_lt(frac, vec2<u32>(0x667f3bcdu, 0x6a09eu));
+      r = vec2<u32>(frac.x, frac.y | select(0x3ff00000u, 0x3fe00000u, big));
+      (*reg)[(d + 1u) & 15u] = tfr_f64_from_i32(p.e - 1023 + select(0, 1, big));
+    }
+    (*reg)[d] = r;
+    pc = pc + 1u;
+  }
+}
+
+// v 2^k, rounded once (subnormal results, overflow to infinity).
+fn tfr_m64_ldexp(v: vec2<u32>, k: i32) -> vec2<u32> {
+  if (tfr_f64_is_zero(v)) {
+    return v;
+  }
+  let p = tfr_f64_unpack(v);
+  return tfr_f64_round_pack(v.y & TFR_F64_SIGN, p.e + k, tfr_u64_shl(p.m, 10u));
+}
+
+// Above this, exp and expm1 overflow (709.782712893384, the largest x whose
+// exp rounds below 2^1024).
+const TFR_M64_EXP_MAX = vec2<u32>(0xfefa39efu, 0x40862e42u);
+// Below this (-746), exp rounds to +0.
+const TFR_M64_EXP_MIN = vec2<u32>(0x00000000u, 0xc0875000u);
+// Below this (-40), expm1 rounds to -1.
+const TFR_M64_EXPM1_MIN = vec2<u32>(0x00000000u, 0xc0440000u);
+
+// The exp core on a finite x in [-746, 709.79]: leaves 2^-k exp(x) (tail
+// EXP_TAIL) or 2^-k expm1(x) (EXPM1_TAIL) in register 10; returns k.
+fn tfr_m64_exp_core(x: vec2<u32>, tail: vec2<u32>, reg: ptr<function, array<vec2<u32>, 16>>) -> i32 {
+  (*reg)[0] = x;
+  tfr_m64_run(reg, TFR_M64_EXP_CORE, tail, false);
+  return bitcast<i32>((*reg)[1].x);
+}
+
+fn tfr_exp_f64(x: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  if (tfr_f64_lt(TFR_M64_EXP_MAX, x)) {
+    return tfr_f64_inf(0u);
+  }
+  if (tfr_f64_lt(x, TFR_M64_EXP_MIN)) {
+    return vec2<u32>(0u, 0u);
+  }
+  var reg: array<vec2<u32>, 16>;
+  let k = tfr_m64_exp_core(x, TFR_M64_EXP_TAIL, &reg);
+  return tfr_m64_ldexp(reg[10], k);
+}
+
+fn tfr_expm1_f64(x: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  if (tfr_f64_is_zero(x)) {
+    return x;
+  }
+  if (tfr_f64_lt(TFR_M64_EXP_MAX, x)) {
+    return tfr_f64_inf(0u);
+  }
+  if (tfr_f64_lt(x, TFR_M64_EXPM1_MIN)) {
+    return vec2<u32>(0u, 0xbff00000u);
+  }
+  var reg: array<vec2<u32>, 16>;
+  let k = tfr_m64_exp_core(x, TFR_M64_EXPM1_TAIL, &reg);
+  return tfr_m64_ldexp(reg[10], k);
+}
+
+// The log programs on registers set up by the caller; the result.
+fn tfr_m64_log_core(head: vec2<u32>, reg: ptr<function, array<vec2<u32>, 16>>) -> vec2<u32> {
+  tfr_m64_run(reg, head, TFR_M64_LOG_TAIL, true);
+  return (*reg)[5];
+}
+
+fn tfr_log_f64(x: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  if (tfr_f64_is_zero(x)) {
+    return tfr_f64_inf(TFR_F64_SIGN);
+  }
+  if ((x.y & TFR_F64_SIGN) != 0u) {
+    return TFR_F64_DEFAULT_NAN;
+  }
+  if (tfr_f64_is_inf(x)) {
+    return x;
+  }
+  var reg: array<vec2<u32>, 16>;
+  reg[0] = x;
+  return tfr_m64_log_core(TFR_M64_LOG_HEAD, &reg);
+}
+
+// sqrt(1/2) - 1 and sqrt(2) - 1 (rounded): between them log1p
+// takes f = x exactly.
+const TFR_M64_LOG1P_LO = vec2<u32>(0x33018866u, 0xbfd2bec3u);
+const TFR_M64_LOG1P_HI = vec2<u32>(0x99fcef34u, 0x3fda8279u);
+
+fn tfr_log1p_f64(x: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  if (tfr_f64_is_zero(x)) {
+    return x;
+  }
+  if (tfr_f64_eq(x, vec2<u32>(0u, 0xbff00000u))) {
+    return tfr_f64_inf(TFR_F64_SIGN);
+  }
+  if (tfr_f64_lt(x, vec2<u32>(0u, 0xbff00000u))) {
+    return TFR_F64_DEFAULT_NAN;
+  }
+  if (tfr_f64_is_inf(x)) {
+    return x;
+  }
+  var reg: array<vec2<u32>, 16>;
+  reg[0] = x;
+  var head = TFR_M64_LOG1P_HEAD;
+  if (tfr_f64_lt(TFR_M64_LOG1P_LO, x) && tfr_f64_lt(x, TFR_M64_LOG1P_HI)) {
+    reg[7] = x;  // f = x, k = 0, c/u = 0
+    head = vec2<u32>(0u, 0u);
+  } else if (tfr_f64_lt(TFR_F64_ONE, x)) {
+    reg[12] = tfr_f64_neg(x);  // u + c = x + 1 with |x| >= 1
+    reg[13] = TFR_F64_ONE;
+  } else {
+    reg[12] = vec2<u32>(0u, 0xbff00000u);  // u + c = 1 + x with |x| <= 1
+    reg[13] = x;
+  }
+  return tfr_m64_log_core(head, &reg);
+}
