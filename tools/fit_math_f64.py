@@ -7,6 +7,8 @@ word) of its bits, with the truncation error of each series on its reduced inter
   * exp:   expm1(r) = r + r^2 Q(r), Q(r) = sum_{j>=0} r^j / (j+2)!, |r| <= ln2/2 (+ slack);
   * log:   log(1+f) = f + s (R - f), s = f / (2 + f), R = z P(z), z = s^2,
            P(z) = sum_{j>=1} 2 z^(j-1) / (2j+1), |s| <= (sqrt2 - 1) / (sqrt2 + 1).
+  * sinh:  sinh(a) = a + a z S(z), z = a^2, S(z) = sum_{j>=0} z^j / (2j+3)!, |a| < 1;
+  * tanh:  tanh(a) = a + a z T(z), T from tanh's Taylor series, |a| < 0.55;
 and the splitting constants (ln2 as a double and its remainder, 1/ln2, 1.5 * 2^52).
 
 Usage: python3 tools/fit_math_f64.py
@@ -58,6 +60,22 @@ def main():
           % (n_log, mp.nstr(trunc, 5), float(mp.log(trunc, 2))))
     for j in reversed(range(n_log)):
         show('2/%d' % (2 * j + 3), p[j])
+    # sinh: S(z) with N_SINH coefficients, highest first
+    n_sinh = 9
+    trunc = mp.mpf(1) / mp.factorial(2 * n_sinh + 3)
+    print('// sinh: S, %d coefficients, highest first; truncation %s (2^%.1f) relative'
+          % (n_sinh, mp.nstr(trunc, 5), float(mp.log(trunc, 2))))
+    for j in reversed(range(n_sinh)):
+        show('1/%d!' % (2 * j + 3), 1 / mp.factorial(2 * j + 3))
+    # tanh: T(z) with N_TANH coefficients, highest first
+    n_tanh = 18
+    amax = mp.mpf('0.55')
+    tay = mp.taylor(mp.tanh, 0, 2 * n_tanh + 3)
+    trunc = abs(tay[2 * n_tanh + 3]) * amax ** (2 * n_tanh + 2)
+    print('// tanh: T, %d coefficients, highest first; truncation %s (2^%.1f) relative'
+          % (n_tanh, mp.nstr(trunc, 5), float(mp.log(trunc, 2))))
+    for j in reversed(range(n_tanh)):
+        show('a^%d' % (2 * j + 3), tay[2 * j + 3])
 
 
 if __name__ == '__main__':

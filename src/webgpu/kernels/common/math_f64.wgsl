@@ -29,10 +29,11 @@
 // 0-15 are registers, 16 and up entries of TFR_M64_K.
 //   op 0: d = fma(a, b, c)        op 1: d = a / b
 //   op 2: d = 2^-k for k the integer in the low word of a (a = 1.5 2^52 + k),
-//         clamped to [-1023, 1022]
+//         the exponent clamped to [-1022, 1023]
 //   op 3: d = m, d + 1 = k (as an f64) for a = 2^k m, m in [sqrt(1/2), sqrt(2))
 //         (a positive, finite, non-zero)
-const TFR_M64_K = array<vec2<u32>, 34>(
+//   op 4: d = 2^k, as op 2
+const TFR_M64_K = array<vec2<u32>, 63>(
   vec2<u32>(0x00000000u, 0x00000000u),  // 16: +0
   vec2<u32>(0x00000000u, 0x80000000u),  // 17: -0 (the addend of a product: keeps -0)
   vec2<u32>(0x00000000u, 0x3ff00000u),  // 18: 1
@@ -69,6 +70,37 @@ const TFR_M64_K = array<vec2<u32>, 34>(
   vec2<u32>(0x92492492u, 0x3fd24924u),
   vec2<u32>(0x9999999au, 0x3fd99999u),
   vec2<u32>(0x55555555u, 0x3fe55555u),
+  vec2<u32>(0x00000000u, 0x3fe00000u),  // 50: 1/2
+  vec2<u32>(0x00000000u, 0xc0000000u),  // 51: -2
+  // 52-60: sinh's S, 1/19! down to 1/3!
+  vec2<u32>(0x46814157u, 0x3c62f49bu),
+  vec2<u32>(0x7030ad4au, 0x3ce952c7u),
+  vec2<u32>(0xe733b81fu, 0x3d6ae7f3u),
+  vec2<u32>(0x13a86d09u, 0x3de61246u),
+  vec2<u32>(0x67f544e4u, 0x3e5ae645u),
+  vec2<u32>(0xa556c734u, 0x3ec71de3u),
+  vec2<u32>(0x1a01a01au, 0x3f2a01a0u),
+  vec2<u32>(0x11111111u, 0x3f811111u),
+  vec2<u32>(0x55555555u, 0x3fc55555u),
+  // 61-78: tanh's T, the coefficient of a^37 down to that of a^3
+  vec2<u32>(0xdb3aff1fu, 0x3e72efe8u),
+  vec2<u32>(0x6563fed9u, 0xbe875cdeu),
+  vec2<u32>(0xde4ae6bbu, 0x3e9cd299u),
+  vec2<u32>(0xf95c1c0du, 0xbeb1c77du),
+  vec2<u32>(0xa474e5b7u, 0x3ec5ef2du),
+  vec2<u32>(0xd3ee24e9u, 0xbedb0f72u),
+  vec2<u32>(0xd39a6050u, 0x3ef0b132u),
+  vec2<u32>(0xeea25259u, 0xbf0497d8u),
+  vec2<u32>(0x8afcafadu, 0x3f1967e1u),
+  vec2<u32>(0x734d1664u, 0xbf2f57d7u),
+  vec2<u32>(0x48036744u, 0x3f435582u),
+  vec2<u32>(0x452b75e3u, 0xbf57da36u),
+  vec2<u32>(0x0e157de0u, 0x3f6d6d3du),
+  vec2<u32>(0x55e6c23du, 0xbf8226e3u),
+  vec2<u32>(0x882c10fau, 0x3f9664f4u),
+  vec2<u32>(0x1ba1ba1cu, 0xbfaba1bau),
+  vec2<u32>(0x11111111u, 0x3fc11111u),
+  vec2<u32>(0x55555555u, 0xbfd55555u),
 );
 
 // Registers of the exp programs: 0 x, 1 t (1.5 2^52 + k), 2 k, 3 r_hi,
@@ -78,7 +110,7 @@ const TFR_M64_K = array<vec2<u32>, 34>(
 // 6 c / u, 7 f, 8 2 + f, 9 s, 10 z = s^2, 11 P(z), 12 R, 13 R - f,
 // 14 k ln2_lo + c/u, 15 s (R - f) + that, 4 f + that, 5 the result; 12 and
 // 13 hold -a and b of log1p's two-sum until R and R - f are written.
-const TFR_M64_PROG = array<vec4<u32>, 49>(
+const TFR_M64_PROG = array<vec4<u32>, 145>(
   // 0-18: exp core
   vec4<u32>(1u, 0u, 21u, 22u),   // t = x / ln2 + 1.5 2^52: k in the low word
   vec4<u32>(2u, 1u, 18u, 23u),   // k = t - 1.5 2^52 (exact)
@@ -134,6 +166,110 @@ const TFR_M64_PROG = array<vec4<u32>, 49>(
   vec4<u32>(15u, 9u, 13u, 14u),     // s (R - f) + that
   vec4<u32>(4u, 7u, 18u, 15u),      // f + that
   vec4<u32>(5u, 3u, 24u, 4u),       // k ln2_d + that
+  // 49-59: 1 / (1 + exp(z)), z <= -1
+  vec4<u32>(0x40bu, 1u, 16u, 16u),  // 2^k
+  vec4<u32>(12u, 11u, 19u, 17u),    // -2^k
+  vec4<u32>(13u, 11u, 19u, 19u),    // -(1 + 2^k) (exact for |k| <= 52)
+  vec4<u32>(14u, 12u, 9u, 13u),     // -D = -(1 + 2^k (1 + expm1(r)))
+  vec4<u32>(0x10fu, 19u, 14u, 16u), // y0 = 1 / D
+  vec4<u32>(10u, 15u, 12u, 17u),    // -y0 2^k (exact)
+  vec4<u32>(8u, 15u, 19u, 17u),     // -y0
+  vec4<u32>(11u, 8u, 18u, 18u),     // 1 - y0 (exact: y0 >= 1/2)
+  vec4<u32>(11u, 10u, 18u, 11u),    // - y0 2^k
+  vec4<u32>(11u, 10u, 9u, 11u),     // residual 1 - y0 D exactly, but for its last rounding
+  vec4<u32>(10u, 15u, 11u, 15u),    // y0 + y0 residual
+  // 60-70: 1 / (1 + exp(z)), z >= 1
+  vec4<u32>(0x40bu, 1u, 16u, 16u),  // 2^k
+  vec4<u32>(12u, 11u, 19u, 17u),    // -2^k
+  vec4<u32>(13u, 11u, 19u, 19u),    // -(1 + 2^k) (exact for |k| <= 52)
+  vec4<u32>(14u, 12u, 9u, 13u),     // -D = -(1 + 2^k (1 + expm1(r)))
+  vec4<u32>(0x10fu, 19u, 14u, 16u), // y0 = 1 / D
+  vec4<u32>(10u, 15u, 12u, 17u),    // -y0 2^k (exact)
+  vec4<u32>(8u, 15u, 19u, 17u),     // -y0
+  vec4<u32>(11u, 10u, 18u, 18u),    // 1 - y0 2^k (exact: y0 2^k >= 1/2)
+  vec4<u32>(11u, 8u, 18u, 11u),     // - y0
+  vec4<u32>(11u, 10u, 9u, 11u),     // residual 1 - y0 D exactly, but for its last rounding
+  vec4<u32>(10u, 15u, 11u, 15u),    // y0 + y0 residual
+  // 71-80: 1 / (1 + exp(z)), |z| < 1
+  vec4<u32>(0x40bu, 1u, 16u, 16u),  // 2^k
+  vec4<u32>(12u, 11u, 19u, 17u),    // -2^k
+  vec4<u32>(13u, 11u, 19u, 19u),    // -(1 + 2^k) (exact for |k| <= 52)
+  vec4<u32>(14u, 12u, 9u, 13u),     // -D = -(1 + 2^k (1 + expm1(r)))
+  vec4<u32>(0x10fu, 19u, 14u, 16u), // y0 = 1 / D
+  vec4<u32>(10u, 15u, 12u, 17u),    // -y0 2^k (exact)
+  vec4<u32>(8u, 15u, 19u, 17u),     // -y0
+  vec4<u32>(11u, 15u, 13u, 18u),    // 1 - y0 (1 + 2^k)
+  vec4<u32>(11u, 10u, 9u, 11u),     // residual 1 - y0 D exactly, but for its last rounding
+  vec4<u32>(10u, 15u, 11u, 15u),    // y0 + y0 residual
+  // 81-92: tanh(a), a >= 0.55 (z = 2a)
+  vec4<u32>(0x40bu, 1u, 16u, 16u),  // 2^k
+  vec4<u32>(12u, 11u, 19u, 17u),    // -2^k
+  vec4<u32>(13u, 11u, 19u, 19u),    // -(1 + 2^k) (exact for |k| <= 52)
+  vec4<u32>(14u, 12u, 9u, 13u),     // -D = -(1 + 2^k (1 + expm1(r)))
+  vec4<u32>(0x10fu, 19u, 14u, 16u), // y0 = 1 / D
+  vec4<u32>(10u, 15u, 12u, 17u),    // -y0 2^k (exact)
+  vec4<u32>(8u, 15u, 19u, 17u),     // -y0
+  vec4<u32>(11u, 10u, 18u, 18u),    // 1 - y0 2^k (exact: y0 2^k >= 1/2)
+  vec4<u32>(11u, 8u, 18u, 11u),     // - y0
+  vec4<u32>(11u, 10u, 9u, 11u),     // residual 1 - y0 D exactly, but for its last rounding
+  vec4<u32>(10u, 15u, 11u, 15u),    // y0 + y0 residual
+  vec4<u32>(10u, 10u, 51u, 18u),    // tanh(a) = 1 - 2 / (1 + exp(2a))
+  // 93-102: 2 cosh(a)
+  vec4<u32>(0x40bu, 1u, 16u, 16u),  // 2^k
+  vec4<u32>(12u, 11u, 9u, 11u),     // e = 2^k (1 + expm1(r))
+  vec4<u32>(0x10du, 18u, 12u, 16u), // i0 = 1 / e
+  vec4<u32>(15u, 13u, 19u, 17u),    // -i0
+  vec4<u32>(14u, 15u, 11u, 17u),    // -i0 2^k (exact)
+  vec4<u32>(10u, 14u, 18u, 18u),    // 1 - i0 2^k (exact)
+  vec4<u32>(10u, 14u, 9u, 10u),     // residual 1 - i0 2^k (1 + expm1(r))
+  vec4<u32>(13u, 13u, 10u, 13u),    // 1/e = i0 + i0 residual
+  vec4<u32>(14u, 11u, 9u, 13u),     // 2^k expm1(r) + 1/e
+  vec4<u32>(10u, 14u, 18u, 11u),    // 2 cosh(a) = 2^k + that
+  // 103-113: 2 sinh(a), a >= 1
+  vec4<u32>(0x40bu, 1u, 16u, 16u),  // 2^k
+  vec4<u32>(12u, 11u, 9u, 11u),     // e = 2^k (1 + expm1(r))
+  vec4<u32>(0x10du, 18u, 12u, 16u), // i0 = 1 / e
+  vec4<u32>(15u, 13u, 19u, 17u),    // -i0
+  vec4<u32>(14u, 15u, 11u, 17u),    // -i0 2^k (exact)
+  vec4<u32>(10u, 14u, 18u, 18u),    // 1 - i0 2^k (exact)
+  vec4<u32>(10u, 14u, 9u, 10u),     // residual 1 - i0 2^k (1 + expm1(r))
+  vec4<u32>(13u, 13u, 10u, 13u),    // 1/e = i0 + i0 residual
+  vec4<u32>(14u, 13u, 19u, 17u),    // -1/e
+  vec4<u32>(14u, 11u, 9u, 14u),     // 2^k expm1(r) - 1/e
+  vec4<u32>(10u, 14u, 18u, 11u),    // 2 sinh(a) = 2^k + that
+  // 114-124: sinh(a), a < 1
+  vec4<u32>(1u, 0u, 0u, 17u),       // z = a^2
+  vec4<u32>(2u, 52u, 1u, 53u),      // S(z), Horner
+  vec4<u32>(2u, 2u, 1u, 54u),
+  vec4<u32>(2u, 2u, 1u, 55u),
+  vec4<u32>(2u, 2u, 1u, 56u),
+  vec4<u32>(2u, 2u, 1u, 57u),
+  vec4<u32>(2u, 2u, 1u, 58u),
+  vec4<u32>(2u, 2u, 1u, 59u),
+  vec4<u32>(2u, 2u, 1u, 60u),
+  vec4<u32>(3u, 0u, 1u, 17u),       // a^3
+  vec4<u32>(10u, 3u, 2u, 0u),       // a + a^3 S(z)
+  // 125-144: tanh(a), a < 0.55
+  vec4<u32>(1u, 0u, 0u, 17u),       // z = a^2
+  vec4<u32>(2u, 61u, 1u, 62u),      // T(z), Horner
+  vec4<u32>(2u, 2u, 1u, 63u),
+  vec4<u32>(2u, 2u, 1u, 64u),
+  vec4<u32>(2u, 2u, 1u, 65u),
+  vec4<u32>(2u, 2u, 1u, 66u),
+  vec4<u32>(2u, 2u, 1u, 67u),
+  vec4<u32>(2u, 2u, 1u, 68u),
+  vec4<u32>(2u, 2u, 1u, 69u),
+  vec4<u32>(2u, 2u, 1u, 70u),
+  vec4<u32>(2u, 2u, 1u, 71u),
+  vec4<u32>(2u, 2u, 1u, 72u),
+  vec4<u32>(2u, 2u, 1u, 73u),
+  vec4<u32>(2u, 2u, 1u, 74u),
+  vec4<u32>(2u, 2u, 1u, 75u),
+  vec4<u32>(2u, 2u, 1u, 76u),
+  vec4<u32>(2u, 2u, 1u, 77u),
+  vec4<u32>(2u, 2u, 1u, 78u),
+  vec4<u32>(3u, 0u, 1u, 17u),       // a^3
+  vec4<u32>(10u, 3u, 2u, 0u),       // a + a^3 T(z)
 );
 // Program segments [start, end).
 const TFR_M64_EXP_CORE = vec2<u32>(0u, 19u);
@@ -142,6 +278,14 @@ const TFR_M64_EXPM1_TAIL = vec2<u32>(20u, 23u);
 const TFR_M64_LOG_HEAD = vec2<u32>(23u, 25u);
 const TFR_M64_LOG1P_HEAD = vec2<u32>(25u, 31u);
 const TFR_M64_LOG_TAIL = vec2<u32>(31u, 49u);
+const TFR_M64_LOGISTIC_A = vec2<u32>(49u, 60u);
+const TFR_M64_LOGISTIC_B = vec2<u32>(60u, 71u);
+const TFR_M64_LOGISTIC_C = vec2<u32>(71u, 81u);
+const TFR_M64_TANH_TAIL = vec2<u32>(81u, 93u);
+const TFR_M64_COSH_TAIL = vec2<u32>(93u, 103u);
+const TFR_M64_SINH_TAIL = vec2<u32>(103u, 114u);
+const TFR_M64_SINH_SMALL = vec2<u32>(114u, 125u);
+const TFR_M64_TANH_SMALL = vec2<u32>(125u, 145u);
 
 fn tfr_m64_arg(reg: ptr<function, array<vec2<u32>, 16>>, i: u32) -> vec2<u32> {
   if (i < 16u) {
@@ -158,12 +302,17 @@ fn tfr_m64_arg(reg: ptr<function, array<vec2<u32>, 16>>, i: u32) -> vec2<u32> {
 fn tfr_m64_run(reg: ptr<function, array<vec2<u32>, 16>>, first: vec2<u32>, second: vec2<u32>,
                with_div: bool) {
   var pc = first.x;
+  var end = first.y;
+  var in_first = true;
   loop {
-    if (pc == first.y) {
+    if (pc >= end) {
+      if (!in_first) {
+        break;
+      }
+      in_first = false;
       pc = second.x;
-    }
-    if (pc >= second.y) {
-      break;
+      end = second.y;
+      continue;
     }
     let ins = TFR_M64_PROG[pc];
     let d = ins.x & 15u;
@@ -174,9 +323,10 @@ fn tfr_m64_run(reg: ptr<function, array<vec2<u32>, 16>>, first: vec2<u32>, secon
       r = tfr_f64_fma(a, tfr_m64_arg(reg, ins.z), tfr_m64_arg(reg, ins.w));
     } else if (with_div && op == 1u) {
       r = tfr_f64_div(a, tfr_m64_arg(reg, ins.z));
-    } else if (op == 2u) {
-      let nk = clamp(-bitcast<i32>(a.x), -1022, 1023);
-      r = vec2<u32>(0u, u32(1023 + nk) << 20u);
+    } else if (op == 2u || op == 4u) {
+      let k = bitcast<i32>(a.x);
+      let e = clamp(select(-k, k, op == 4u), -1022, 1023);
+      r = vec2<u32>(0u, u32(1023 + e) << 20u);
     } else {
       let p = tfr_f64_unpack(a);
       // m >= sqrt(2) (0x3ff6a09e667f3bcd): halve it
@@ -307,4 +457,120 @@ fn tfr_log1p_f64(x: vec2<u32>) -> vec2<u32> {
     reg[13] = x;
   }
   return tfr_m64_log_core(head, &reg);
+}
+
+// ---- the hyperbolic functions and logistic, on the exp core ----
+
+fn tfr_m64_signed(v: vec2<u32>, sign: u32) -> vec2<u32> {
+  return vec2<u32>(v.x, v.y | sign);
+}
+
+const TFR_M64_2M28 = vec2<u32>(0u, 0x3e300000u);         // 2^-28
+const TFR_M64_TANH_SMALL_MAX = vec2<u32>(0x9999999au, 0x3fe19999u);  // 0.55
+const TFR_M64_HYP_BIG = vec2<u32>(0u, 0x40360000u);      // 22
+const TFR_M64_HYP_MAX = vec2<u32>(0u, 0x40863800u);      // 711: sinh, cosh overflow above
+const TFR_M64_40 = vec2<u32>(0u, 0x40440000u);
+
+// sinh(a) = a + a^3 S(a^2) below 1, (e^a - 1/e^a) / 2 up to 22, e^a / 2
+// above (2^(k-1) (1 + expm1(r)): no intermediate overflow).
+fn tfr_sinh_f64(x: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  let sign = x.y & TFR_F64_SIGN;
+  let a = tfr_f64_abs(x);
+  if (tfr_f64_lt(a, TFR_M64_2M28)) {
+    return x;
+  }
+  if (tfr_f64_lt(TFR_M64_HYP_MAX, a)) {
+    return tfr_f64_inf(sign);
+  }
+  var reg: array<vec2<u32>, 16>;
+  reg[0] = a;
+  var first = TFR_M64_EXP_CORE;
+  var second = TFR_M64_SINH_TAIL;
+  let small = tfr_f64_lt(a, TFR_F64_ONE);
+  let big = tfr_f64_lt(TFR_M64_HYP_BIG, a);
+  if (small) {
+    first = TFR_M64_SINH_SMALL;
+    second = vec2<u32>(0u, 0u);
+  } else if (big) {
+    second = TFR_M64_EXP_TAIL;
+  }
+  tfr_m64_run(&reg, first, second, true);
+  var k = -1;
+  if (small) {
+    k = 0;
+  } else if (big) {
+    k = bitcast<i32>(reg[1].x) - 1;
+  }
+  return tfr_m64_signed(tfr_m64_ldexp(reg[10], k), sign);
+}
+
+// cosh(a) = (e^a + 1/e^a) / 2 up to 22, e^a / 2 above.
+fn tfr_cosh_f64(x: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  let a = tfr_f64_abs(x);
+  if (tfr_f64_lt(TFR_M64_HYP_MAX, a)) {
+    return tfr_f64_inf(0u);
+  }
+  var reg: array<vec2<u32>, 16>;
+  reg[0] = a;
+  let big = tfr_f64_lt(TFR_M64_HYP_BIG, a);
+  tfr_m64_run(&reg, TFR_M64_EXP_CORE, select(TFR_M64_COSH_TAIL, TFR_M64_EXP_TAIL, big), true);
+  return tfr_m64_ldexp(reg[10], select(-1, bitcast<i32>(reg[1].x) - 1, big));
+}
+
+// tanh(a) = a + a^3 T(a^2) below 0.55, 1 - 2 / (1 + e^(2a)) up to 22, 1
+// above.
+fn tfr_tanh_f64(x: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  let sign = x.y & TFR_F64_SIGN;
+  let a = tfr_f64_abs(x);
+  if (tfr_f64_lt(a, TFR_M64_2M28)) {
+    return x;
+  }
+  if (tfr_f64_lt(TFR_M64_HYP_BIG, a)) {
+    return tfr_m64_signed(TFR_F64_ONE, sign);
+  }
+  var reg: array<vec2<u32>, 16>;
+  let small = tfr_f64_lt(a, TFR_M64_TANH_SMALL_MAX);
+  // 2a: a >= 0.55 is normal, one more in the exponent field
+  reg[0] = select(vec2<u32>(a.x, a.y + 0x00100000u), a, small);
+  tfr_m64_run(&reg, select(TFR_M64_EXP_CORE, TFR_M64_TANH_SMALL, small),
+              select(TFR_M64_TANH_TAIL, vec2<u32>(0u, 0u), small), true);
+  return tfr_m64_signed(reg[10], sign);
+}
+
+// The cpu's logistic: 1 / (1 + e^-x) (as 1 / (1 + 2^k (1 + expm1(r))), one
+// Newton step on the division with the exact residual), e^x below -40 (the
+// rest of e^x / (1 + e^x) is below 2^-57 relative), 1 above 40.
+fn tfr_logistic_f64(x: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  if (tfr_f64_lt(TFR_M64_40, x)) {
+    return TFR_F64_ONE;
+  }
+  if (tfr_f64_lt(x, TFR_M64_EXP_MIN)) {
+    return vec2<u32>(0u, 0u);
+  }
+  var reg: array<vec2<u32>, 16>;
+  let tiny = tfr_f64_lt(x, tfr_f64_neg(TFR_M64_40));
+  let z = tfr_f64_neg(x);
+  reg[0] = select(z, x, tiny);
+  var tail = TFR_M64_LOGISTIC_C;
+  if (tiny) {
+    tail = TFR_M64_EXP_TAIL;
+  } else if (tfr_f64_lt(z, vec2<u32>(0u, 0xbff00000u))) {
+    tail = TFR_M64_LOGISTIC_A;
+  } else if (!tfr_f64_lt(z, TFR_F64_ONE)) {
+    tail = TFR_M64_LOGISTIC_B;
+  }
+  tfr_m64_run(&reg, TFR_M64_EXP_CORE, tail, true);
+  return tfr_m64_ldexp(reg[10], select(0, bitcast<i32>(reg[1].x), tiny));
 }
