@@ -3,9 +3,13 @@
 // common/ew_exact.wgsl and the math library (common/math_f32.wgsl,
 // common/math_c64.wgsl, common/math_special_f32.wgsl) for the analytic
 // functions, correctly rounded f32 division and fmod. f64 runs in software
-// on its bits (common/f64.wgsl): the exact ops only (arithmetic, sqrt,
-// rsqrt, fmod, comparisons, min/max, rounding, sign), bit for bit the cpu's;
-// the analytic functions have no f64 entry yet, so the capability table
+// on its bits (common/f64.wgsl): the exact ops (arithmetic, sqrt, rsqrt,
+// fmod, comparisons, min/max, rounding, sign), bit for bit the cpu's, and
+// the analytic functions exp, expm1, log, log1p, tanh, sinh, cosh and
+// logistic (common/math_f64.wgsl), each within 1 ulp of the correctly
+// rounded result (measured max 1 ulp: docs/accuracy.md, "f64 on webgpu");
+// the other analytic functions (sin, cos, tan, the inverse functions, cbrt,
+// erf, power, atan2, ...) have no f64 entry yet, so the capability table
 // (capability.c) refuses them. i64 and u64 run on the same words
 // (common/u64.wgsl): every op the core's table has for them, exact, with
 // the cpu's wrapping, division and shift rules. c128 runs on pairs of those

@@ -116,8 +116,9 @@ static tfr_status ew_run_into(tfr_session *s, const ew_case *c, tfr_tensor *cons
   return TFR_ERR_INTERNAL;
 }
 
-// Whether webgpu has the op on f64: the exact ops (common/f64.wgsl), none of
-// the analytic functions yet.
+// Whether webgpu has the op on f64 and this test checks it: the exact ops
+// (common/f64.wgsl); the analytic functions it has (common/math_f64.wgsl)
+// are tested by test_webgpu_math_f64.c and test_backend_ops.c.
 static bool ew_f64_has(const ew_case *c) {
   if (c->family == EW_UNARY) {
     switch (c->op) {
@@ -715,7 +716,7 @@ static void test_select_clamp(void **state) {
 
 // Every dtype has kernels on webgpu; what c128 lacks are divide, abs, sqrt
 // and the analytic functions (and f64 the analytic functions not yet
-// written: atan, power, ...; exp, expm1, log, log1p run,
+// written: atan, power, ...; exp, log, tanh, logistic, ... run:
 // test_webgpu_math_f64.c): the error names op, dtype and backend (i64 and
 // u64: test_webgpu_i64.c).
 static void test_unsupported_dtypes(void **state) {

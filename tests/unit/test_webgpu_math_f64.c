@@ -9,7 +9,8 @@
 // function's reduction changes. Every finite result must be within
 // F64M_MAX_ULP of the reference; NaN must match NaN, infinities and the
 // sign of a zero exactly. The measured maximum is printed with the time of
-// the first call (the kernel's compilation included).
+// the first call (the kernel's compilation included), and that of the f64
+// divide kernel for comparison.
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -98,18 +99,40 @@ static double f64m_ref(const f64m_fn *f, double x) { return (double)f->ref((long
 
 // Checks one function on n inputs; returns its maximum ulp distance over
 // finite results.
-static int64_t f64m_check(const f64m_fn *f, const double *x, int64_t n, int *failures) {
-  tfr_tensor *hx = tfr_test_tensor(TFR_F64, 1, &n, x), *dy = NULL;
+// With `strided`, the function also runs on a reversed view of the inputs
+// (the strided kernel), which must give the same bits.
+static int64_t f64m_check(const f64m_fn *f, const double *x, int64_t n, bool strided,
+                          int *failures) {
+  tfr_tensor *hx = tfr_test_tensor(TFR_F64, 1, &n, x), *dy = NULL, *dr = NULL, *hr = NULL;
   tfr_session *s = tfr_test_begin(tfr_test_gpu);
   tfr_tensor *dx = tfr_test_upload(s, hx);
   double t0 = f64m_now();
   TFR_ASSERT_OK(tfr_unary(s, f->op, dx, &dy));
   tfr_tensor *hy = tfr_test_download(s, dy);
-  tfr_test_end(s);
   double secs = f64m_now() - t0;
+  if (strided) {
+    tfr_tensor *rev = NULL;
+    const int64_t dims[1] = {0};
+    TFR_ASSERT_OK(tfr_tensor_view_reverse(dx, 1, dims, &rev));
+    TFR_ASSERT_OK(tfr_unary(s, f->op, rev, &dr));
+    hr = tfr_test_download(s, dr);
+    tfr_tensor_release(rev);
+  }
+  tfr_test_end(s);
   void *yp = NULL;
   TFR_ASSERT_OK(tfr_tensor_host_data(hy, &yp));
   const double *y = yp;
+  if (hr) {
+    void *rp = NULL;
+    TFR_ASSERT_OK(tfr_tensor_host_data(hr, &rp));
+    const double *yr = rp;
+    for (int64_t i = 0; i < n; i++)
+      if (f64m_bits(yr[n - 1 - i]) != f64m_bits(y[i]) && !(isnan(y[i]) && isnan(yr[n - 1 - i])) &&
+          (*failures)++ < 20)
+        print_error("MISMATCH %s, reversed view: element %lld: 0x%016llx, compact 0x%016llx\n",
+                    f->name, (long long)i, (unsigned long long)f64m_bits(yr[n - 1 - i]),
+                    (unsigned long long)f64m_bits(y[i]));
+  }
   int64_t max_ulp = 0, off = 0;
   double worst = 0;
   for (int64_t i = 0; i < n; i++) {
@@ -141,7 +164,27 @@ static int64_t f64m_check(const f64m_fn *f, const double *x, int64_t n, int *fai
   tfr_tensor_release(hy);
   tfr_tensor_release(dx);
   tfr_tensor_release(dy);
+  tfr_tensor_release(hr);
+  tfr_tensor_release(dr);
   return max_ulp;
+}
+
+// The f64 divide kernel, the yardstick of the functions' compile times
+// (printed only).
+static void f64m_time_divide(const double *x, int64_t n) {
+  tfr_tensor *hx = tfr_test_tensor(TFR_F64, 1, &n, x), *dy = NULL;
+  tfr_session *s = tfr_test_begin(tfr_test_gpu);
+  tfr_tensor *dx = tfr_test_upload(s, hx);
+  double t0 = f64m_now();
+  TFR_ASSERT_OK(tfr_divide(s, dx, dx, &dy));
+  tfr_tensor *hy = tfr_test_download(s, dy);
+  tfr_test_end(s);
+  printf("f64 divide   %5lld inputs: %.1f s with compilation (the baseline)\n", (long long)n,
+         f64m_now() - t0);
+  tfr_tensor_release(hx);
+  tfr_tensor_release(hy);
+  tfr_tensor_release(dx);
+  tfr_tensor_release(dy);
 }
 
 static void test_functions(void **state) {
@@ -169,7 +212,10 @@ static void test_functions(void **state) {
       int d = k % 3;
       x[i++] = tfr_test_rand_uniform(&st, f->dense_lo[d], f->dense_hi[d]);
     }
-    int64_t m = f64m_check(f, x, n, &failures);
+    if (fi == 0) f64m_time_divide(x, n);
+    // the strided kernel for one function (test_backend_ops runs the compact
+    // one only on f64's functions)
+    int64_t m = f64m_check(f, x, n, fi == F64M_NFNS - 1, &failures);
     assert_true(m <= F64M_MAX_ULP || failures > 0);
   }
   free(x);

@@ -1,6 +1,6 @@
 // The f64 analytic functions of the webgpu backend, on the software f64 of
 // common/f64.wgsl (needs it and common/u64.wgsl): exp, expm1, log, log1p,
-// each within 1 ulp of the correctly rounded result (docs/accuracy.md), with
+// tanh, sinh, cosh and logistic, each within 1 ulp of the correctly rounded result (docs/accuracy.md), with
 // C99 Annex F's special values (the cpu backend's, src/cpu/scalar_math.h).
 //
 // Code size is the constraint: a driver inlines every call, and one software
@@ -9,7 +9,8 @@
 // arithmetic of every function is therefore a program for a small register
 // machine (tfr_m64_run): a loop whose body has ONE tfr_f64_fma call (and one
 // tfr_f64_div, only in the kernels of functions that divide), reading its
-// instructions from a constant table. What the loop leaves out is integer
+// instructions from a constant table (a Horner instruction repeats the same
+// fma over a run of coefficients). What the loop leaves out is integer
 // work on the bits: the special values, the split of x into 2^k m, and the
 // final scaling by 2^k (rounded once, subnormal results included).
 //
@@ -24,6 +25,13 @@
 //     log1p(x) uses f = x itself where 1 + x is in that interval, else
 //     u = 1 + x rounded and the exact rounding error c of that sum (fast
 //     two-sum) as the correction c / u.
+//   * cosh, sinh: (2^k + (2^k expm1(r) +- 1/e)) / 2 for e = e^|x| (1/e
+//     rounded, then one Newton step on its exact residual), e^|x| / 2 as
+//     2^(k-1) (1 + expm1(r)) above 22; sinh(x) = x + x^3 S(x^2) below 1.
+//   * logistic(x) = 1 / (1 + e^-x), the division corrected by one Newton step
+//     on its exact residual; e^x below -40, 1 above 40.
+//   * tanh(x) = x + x^3 T(x^2) below 0.55 (Taylor), 1 - 2 / (1 + e^(2|x|))
+//     (the same division) up to 22, +-1 above.
 
 // Instruction: vec4<u32>(op << 8 | destination register, a, b, c); operands
 // 0-15 are registers, 16 and up entries of TFR_M64_K.
@@ -33,6 +41,8 @@
 //   op 3: d = m, d + 1 = k (as an f64) for a = 2^k m, m in [sqrt(1/2), sqrt(2))
 //         (a positive, finite, non-zero)
 //   op 4: d = 2^k, as op 2
+//   op 5: Horner: d = fma(K[a], x, K[a + 1]), then d = fma(d, x, K[j]) for
+//         j = a + 2 .. c, x = register b
 const TFR_M64_K = array<vec2<u32>, 63>(
   vec2<u32>(0x00000000u, 0x00000000u),  // 16: +0
   vec2<u32>(0x00000000u, 0x80000000u),  // 17: -0 (the addend of a product: keeps -0)
@@ -103,118 +113,76 @@ const TFR_M64_K = array<vec2<u32>, 63>(
   vec2<u32>(0x55555555u, 0xbfd55555u),
 );
 
-// Registers of the exp programs: 0 x, 1 t (1.5 2^52 + k), 2 k, 3 r_hi,
-// 4 -r_lo, 5 r, 6 Q(r), 7 r^2, 8 r^2 Q(r) - r_lo, 9 expm1(r), 10 result
-// (before the scaling by 2^k).
-// Registers of the log programs: 0 x, 1 u = 1 + x, 2 m, 3 k, 4 u - a, 5 c,
-// 6 c / u, 7 f, 8 2 + f, 9 s, 10 z = s^2, 11 P(z), 12 R, 13 R - f,
-// 14 k ln2_lo + c/u, 15 s (R - f) + that, 4 f + that, 5 the result; 12 and
-// 13 hold -a and b of log1p's two-sum until R and R - f are written.
-const TFR_M64_PROG = array<vec4<u32>, 145>(
-  // 0-18: exp core
-  vec4<u32>(1u, 0u, 21u, 22u),   // t = x / ln2 + 1.5 2^52: k in the low word
-  vec4<u32>(2u, 1u, 18u, 23u),   // k = t - 1.5 2^52 (exact)
-  vec4<u32>(3u, 2u, 25u, 0u),    // r_hi = x - k ln2_d (exact)
-  vec4<u32>(4u, 2u, 27u, 17u),   // -r_lo = -k ln2_lo
-  vec4<u32>(5u, 4u, 18u, 3u),    // r = r_hi - r_lo
-  vec4<u32>(6u, 28u, 5u, 29u),   // Q(r), Horner
-  vec4<u32>(6u, 6u, 5u, 30u),
-  vec4<u32>(6u, 6u, 5u, 31u),
-  vec4<u32>(6u, 6u, 5u, 32u),
-  vec4<u32>(6u, 6u, 5u, 33u),
-  vec4<u32>(6u, 6u, 5u, 34u),
-  vec4<u32>(6u, 6u, 5u, 35u),
-  vec4<u32>(6u, 6u, 5u, 36u),
-  vec4<u32>(6u, 6u, 5u, 37u),
-  vec4<u32>(6u, 6u, 5u, 38u),
-  vec4<u32>(6u, 6u, 5u, 39u),
-  vec4<u32>(7u, 5u, 5u, 17u),    // r^2
-  vec4<u32>(8u, 7u, 6u, 4u),     // r^2 Q(r) - r_lo
-  vec4<u32>(9u, 8u, 18u, 3u),    // expm1(r) = r_hi + that
-  // 19: exp's tail
-  vec4<u32>(10u, 9u, 18u, 18u),  // 1 + expm1(r)
-  // 20-22: expm1's tail
+// Registers: 0 the argument. The exp core: 1 t = 1.5 2^52 + k, 2 k, 3 r_hi,
+// 4 -r_lo, 5 r, 6 Q(r), 7 r^2, 8 r^2 Q(r) - r_lo, 9 expm1(r); the tails
+// leave their result in 10 and use 8 and 10-15 as they say. The log
+// programs: 1 u = 1 + x, 2 m, 3 k, 4 u - a, 5 c, 6 c / u, 7 f, 8 2 + f, 9 s,
+// 10 z = s^2, 11 P(z), 12 R, 13 R - f, 14 k ln2_lo + c/u, 15 s (R - f) +
+// that, 4 f + that, 5 the result; 12 and 13 hold -a and b of log1p's
+// two-sum until R and R - f are written. The odd series: 1 z, 2 P(z), 3 a^3.
+const TFR_M64_PROG = array<vec4<u32>, 68>(
+  // 0-8 EXP_CORE: exp core: leaves expm1(r) in 9, 1.5 2^52 + k in 1
+  vec4<u32>(1u, 0u, 21u, 22u),      // t = x / ln2 + 1.5 2^52: k in the low word
+  vec4<u32>(2u, 1u, 18u, 23u),      // k = t - 1.5 2^52 (exact)
+  vec4<u32>(3u, 2u, 25u, 0u),       // r_hi = x - k ln2_d (exact)
+  vec4<u32>(4u, 2u, 27u, 17u),      // -r_lo = -k ln2_lo
+  vec4<u32>(5u, 4u, 18u, 3u),       // r = r_hi - r_lo
+  vec4<u32>(0x506u, 28u, 5u, 39u),  // Q(r), Horner over 1/13! .. 1/2!
+  vec4<u32>(7u, 5u, 5u, 17u),       // r^2
+  vec4<u32>(8u, 7u, 6u, 4u),        // r^2 Q(r) - r_lo
+  vec4<u32>(9u, 8u, 18u, 3u),       // expm1(r) = r_hi + that
+  // 9 EXP_TAIL: exp: 2^-k exp(x) in 10
+  vec4<u32>(10u, 9u, 18u, 18u),     // 1 + expm1(r)
+  // 10-12 EXPM1_TAIL: expm1: 2^-k expm1(x) in 10
   vec4<u32>(0x20au, 1u, 16u, 16u),  // 2^-k
   vec4<u32>(10u, 10u, 19u, 18u),    // 1 - 2^-k
   vec4<u32>(10u, 9u, 18u, 10u),     // expm1(r) + (1 - 2^-k)
-  // 23-24: log's head
+  // 13-14 LOG_HEAD: log: f, k of x
   vec4<u32>(0x302u, 0u, 16u, 16u),  // m, k of x
   vec4<u32>(7u, 2u, 18u, 19u),      // f = m - 1 (exact)
-  // 25-30: log1p's head (x outside the interval where f = x)
+  // 15-20 LOG1P_HEAD: log1p (x outside the interval where f = x): f, k, c/u
   vec4<u32>(1u, 0u, 18u, 18u),      // u = x + 1
   vec4<u32>(0x302u, 1u, 16u, 16u),  // m, k of u
   vec4<u32>(4u, 1u, 18u, 12u),      // u - a (exact)
   vec4<u32>(5u, 4u, 19u, 13u),      // c = b - (u - a) (exact): u + c = 1 + x
   vec4<u32>(0x106u, 5u, 1u, 16u),   // c / u
   vec4<u32>(7u, 2u, 18u, 19u),      // f = m - 1 (exact)
-  // 31-48: the log tail
+  // 21-30 LOG_TAIL: log(2^k (1 + f)) + c/u in 5
   vec4<u32>(8u, 7u, 18u, 20u),      // 2 + f
   vec4<u32>(0x109u, 7u, 8u, 16u),   // s = f / (2 + f)
   vec4<u32>(10u, 9u, 9u, 17u),      // z = s^2
-  vec4<u32>(11u, 40u, 10u, 41u),    // P(z), Horner
-  vec4<u32>(11u, 11u, 10u, 42u),
-  vec4<u32>(11u, 11u, 10u, 43u),
-  vec4<u32>(11u, 11u, 10u, 44u),
-  vec4<u32>(11u, 11u, 10u, 45u),
-  vec4<u32>(11u, 11u, 10u, 46u),
-  vec4<u32>(11u, 11u, 10u, 47u),
-  vec4<u32>(11u, 11u, 10u, 48u),
-  vec4<u32>(11u, 11u, 10u, 49u),
+  vec4<u32>(0x50bu, 40u, 10u, 49u), // P(z), Horner over 2/21 .. 2/3
   vec4<u32>(12u, 10u, 11u, 17u),    // R = z P(z)
   vec4<u32>(13u, 7u, 19u, 12u),     // R - f
   vec4<u32>(14u, 3u, 26u, 6u),      // k ln2_lo + c/u
   vec4<u32>(15u, 9u, 13u, 14u),     // s (R - f) + that
   vec4<u32>(4u, 7u, 18u, 15u),      // f + that
   vec4<u32>(5u, 3u, 24u, 4u),       // k ln2_d + that
-  // 49-59: 1 / (1 + exp(z)), z <= -1
+  // 31-37 RECIP_HEAD: y0 = 1 / D, D = 1 + 2^k (1 + expm1(r)) = 1 + e^z; -y0 in 8, -y0 2^k in 10
   vec4<u32>(0x40bu, 1u, 16u, 16u),  // 2^k
   vec4<u32>(12u, 11u, 19u, 17u),    // -2^k
   vec4<u32>(13u, 11u, 19u, 19u),    // -(1 + 2^k) (exact for |k| <= 52)
-  vec4<u32>(14u, 12u, 9u, 13u),     // -D = -(1 + 2^k (1 + expm1(r)))
+  vec4<u32>(14u, 12u, 9u, 13u),     // -D
   vec4<u32>(0x10fu, 19u, 14u, 16u), // y0 = 1 / D
   vec4<u32>(10u, 15u, 12u, 17u),    // -y0 2^k (exact)
   vec4<u32>(8u, 15u, 19u, 17u),     // -y0
+  // 38-41 RECIP_A: 1 / D for z <= -1
   vec4<u32>(11u, 8u, 18u, 18u),     // 1 - y0 (exact: y0 >= 1/2)
   vec4<u32>(11u, 10u, 18u, 11u),    // - y0 2^k
-  vec4<u32>(11u, 10u, 9u, 11u),     // residual 1 - y0 D exactly, but for its last rounding
-  vec4<u32>(10u, 15u, 11u, 15u),    // y0 + y0 residual
-  // 60-70: 1 / (1 + exp(z)), z >= 1
-  vec4<u32>(0x40bu, 1u, 16u, 16u),  // 2^k
-  vec4<u32>(12u, 11u, 19u, 17u),    // -2^k
-  vec4<u32>(13u, 11u, 19u, 19u),    // -(1 + 2^k) (exact for |k| <= 52)
-  vec4<u32>(14u, 12u, 9u, 13u),     // -D = -(1 + 2^k (1 + expm1(r)))
-  vec4<u32>(0x10fu, 19u, 14u, 16u), // y0 = 1 / D
-  vec4<u32>(10u, 15u, 12u, 17u),    // -y0 2^k (exact)
-  vec4<u32>(8u, 15u, 19u, 17u),     // -y0
+  vec4<u32>(11u, 10u, 9u, 11u),     // residual 1 - y0 D, exact but for its last rounding
+  vec4<u32>(10u, 15u, 11u, 15u),    // 1 / D = y0 + y0 residual
+  // 42-45 RECIP_B: 1 / D for z >= 1
   vec4<u32>(11u, 10u, 18u, 18u),    // 1 - y0 2^k (exact: y0 2^k >= 1/2)
   vec4<u32>(11u, 8u, 18u, 11u),     // - y0
-  vec4<u32>(11u, 10u, 9u, 11u),     // residual 1 - y0 D exactly, but for its last rounding
-  vec4<u32>(10u, 15u, 11u, 15u),    // y0 + y0 residual
-  // 71-80: 1 / (1 + exp(z)), |z| < 1
-  vec4<u32>(0x40bu, 1u, 16u, 16u),  // 2^k
-  vec4<u32>(12u, 11u, 19u, 17u),    // -2^k
-  vec4<u32>(13u, 11u, 19u, 19u),    // -(1 + 2^k) (exact for |k| <= 52)
-  vec4<u32>(14u, 12u, 9u, 13u),     // -D = -(1 + 2^k (1 + expm1(r)))
-  vec4<u32>(0x10fu, 19u, 14u, 16u), // y0 = 1 / D
-  vec4<u32>(10u, 15u, 12u, 17u),    // -y0 2^k (exact)
-  vec4<u32>(8u, 15u, 19u, 17u),     // -y0
+  vec4<u32>(11u, 10u, 9u, 11u),     // residual 1 - y0 D, exact but for its last rounding
+  vec4<u32>(10u, 15u, 11u, 15u),    // 1 / D = y0 + y0 residual
+  // 46-48 RECIP_C: 1 / D for |z| < 1
   vec4<u32>(11u, 15u, 13u, 18u),    // 1 - y0 (1 + 2^k)
-  vec4<u32>(11u, 10u, 9u, 11u),     // residual 1 - y0 D exactly, but for its last rounding
-  vec4<u32>(10u, 15u, 11u, 15u),    // y0 + y0 residual
-  // 81-92: tanh(a), a >= 0.55 (z = 2a)
-  vec4<u32>(0x40bu, 1u, 16u, 16u),  // 2^k
-  vec4<u32>(12u, 11u, 19u, 17u),    // -2^k
-  vec4<u32>(13u, 11u, 19u, 19u),    // -(1 + 2^k) (exact for |k| <= 52)
-  vec4<u32>(14u, 12u, 9u, 13u),     // -D = -(1 + 2^k (1 + expm1(r)))
-  vec4<u32>(0x10fu, 19u, 14u, 16u), // y0 = 1 / D
-  vec4<u32>(10u, 15u, 12u, 17u),    // -y0 2^k (exact)
-  vec4<u32>(8u, 15u, 19u, 17u),     // -y0
-  vec4<u32>(11u, 10u, 18u, 18u),    // 1 - y0 2^k (exact: y0 2^k >= 1/2)
-  vec4<u32>(11u, 8u, 18u, 11u),     // - y0
-  vec4<u32>(11u, 10u, 9u, 11u),     // residual 1 - y0 D exactly, but for its last rounding
-  vec4<u32>(10u, 15u, 11u, 15u),    // y0 + y0 residual
-  vec4<u32>(10u, 10u, 51u, 18u),    // tanh(a) = 1 - 2 / (1 + exp(2a))
-  // 93-102: 2 cosh(a)
+  vec4<u32>(11u, 10u, 9u, 11u),     // residual 1 - y0 D, exact but for its last rounding
+  vec4<u32>(10u, 15u, 11u, 15u),    // 1 / D = y0 + y0 residual
+  // 49 TANH_TAIL: tanh(a) = 1 - 2 / (1 + e^(2a)), after RECIP_HEAD, RECIP_B
+  vec4<u32>(10u, 10u, 51u, 18u),    // 1 - 2 / D
+  // 50-57 HYP_HEAD: e = e^a (rounded), 1/e (Newton-corrected) in 13
   vec4<u32>(0x40bu, 1u, 16u, 16u),  // 2^k
   vec4<u32>(12u, 11u, 9u, 11u),     // e = 2^k (1 + expm1(r))
   vec4<u32>(0x10du, 18u, 12u, 16u), // i0 = 1 / e
@@ -223,69 +191,44 @@ const TFR_M64_PROG = array<vec4<u32>, 145>(
   vec4<u32>(10u, 14u, 18u, 18u),    // 1 - i0 2^k (exact)
   vec4<u32>(10u, 14u, 9u, 10u),     // residual 1 - i0 2^k (1 + expm1(r))
   vec4<u32>(13u, 13u, 10u, 13u),    // 1/e = i0 + i0 residual
+  // 58-59 COSH_TAIL: 2 cosh(a) in 10
   vec4<u32>(14u, 11u, 9u, 13u),     // 2^k expm1(r) + 1/e
-  vec4<u32>(10u, 14u, 18u, 11u),    // 2 cosh(a) = 2^k + that
-  // 103-113: 2 sinh(a), a >= 1
-  vec4<u32>(0x40bu, 1u, 16u, 16u),  // 2^k
-  vec4<u32>(12u, 11u, 9u, 11u),     // e = 2^k (1 + expm1(r))
-  vec4<u32>(0x10du, 18u, 12u, 16u), // i0 = 1 / e
-  vec4<u32>(15u, 13u, 19u, 17u),    // -i0
-  vec4<u32>(14u, 15u, 11u, 17u),    // -i0 2^k (exact)
-  vec4<u32>(10u, 14u, 18u, 18u),    // 1 - i0 2^k (exact)
-  vec4<u32>(10u, 14u, 9u, 10u),     // residual 1 - i0 2^k (1 + expm1(r))
-  vec4<u32>(13u, 13u, 10u, 13u),    // 1/e = i0 + i0 residual
+  vec4<u32>(10u, 14u, 18u, 11u),    // 2^k + that
+  // 60-62 SINH_TAIL: 2 sinh(a) in 10
   vec4<u32>(14u, 13u, 19u, 17u),    // -1/e
   vec4<u32>(14u, 11u, 9u, 14u),     // 2^k expm1(r) - 1/e
-  vec4<u32>(10u, 14u, 18u, 11u),    // 2 sinh(a) = 2^k + that
-  // 114-124: sinh(a), a < 1
+  vec4<u32>(10u, 14u, 18u, 11u),    // 2^k + that
+  // 63 ODD_HEAD: odd series a + a^3 P(a^2): z
   vec4<u32>(1u, 0u, 0u, 17u),       // z = a^2
-  vec4<u32>(2u, 52u, 1u, 53u),      // S(z), Horner
-  vec4<u32>(2u, 2u, 1u, 54u),
-  vec4<u32>(2u, 2u, 1u, 55u),
-  vec4<u32>(2u, 2u, 1u, 56u),
-  vec4<u32>(2u, 2u, 1u, 57u),
-  vec4<u32>(2u, 2u, 1u, 58u),
-  vec4<u32>(2u, 2u, 1u, 59u),
-  vec4<u32>(2u, 2u, 1u, 60u),
+  // 64 SINH_SERIES: P = S(z)
+  vec4<u32>(0x502u, 52u, 1u, 60u),  // S(z), Horner over 1/19! .. 1/3!
+  // 65 TANH_SERIES: P = T(z)
+  vec4<u32>(0x502u, 61u, 1u, 78u),  // T(z), Horner over the coefficients of a^37 .. a^3
+  // 66-67 ODD_TAIL: a + a^3 P(z) in 10
   vec4<u32>(3u, 0u, 1u, 17u),       // a^3
-  vec4<u32>(10u, 3u, 2u, 0u),       // a + a^3 S(z)
-  // 125-144: tanh(a), a < 0.55
-  vec4<u32>(1u, 0u, 0u, 17u),       // z = a^2
-  vec4<u32>(2u, 61u, 1u, 62u),      // T(z), Horner
-  vec4<u32>(2u, 2u, 1u, 63u),
-  vec4<u32>(2u, 2u, 1u, 64u),
-  vec4<u32>(2u, 2u, 1u, 65u),
-  vec4<u32>(2u, 2u, 1u, 66u),
-  vec4<u32>(2u, 2u, 1u, 67u),
-  vec4<u32>(2u, 2u, 1u, 68u),
-  vec4<u32>(2u, 2u, 1u, 69u),
-  vec4<u32>(2u, 2u, 1u, 70u),
-  vec4<u32>(2u, 2u, 1u, 71u),
-  vec4<u32>(2u, 2u, 1u, 72u),
-  vec4<u32>(2u, 2u, 1u, 73u),
-  vec4<u32>(2u, 2u, 1u, 74u),
-  vec4<u32>(2u, 2u, 1u, 75u),
-  vec4<u32>(2u, 2u, 1u, 76u),
-  vec4<u32>(2u, 2u, 1u, 77u),
-  vec4<u32>(2u, 2u, 1u, 78u),
-  vec4<u32>(3u, 0u, 1u, 17u),       // a^3
-  vec4<u32>(10u, 3u, 2u, 0u),       // a + a^3 T(z)
+  vec4<u32>(10u, 3u, 2u, 0u),       // a + a^3 P(z)
 );
-// Program segments [start, end).
-const TFR_M64_EXP_CORE = vec2<u32>(0u, 19u);
-const TFR_M64_EXP_TAIL = vec2<u32>(19u, 20u);
-const TFR_M64_EXPM1_TAIL = vec2<u32>(20u, 23u);
-const TFR_M64_LOG_HEAD = vec2<u32>(23u, 25u);
-const TFR_M64_LOG1P_HEAD = vec2<u32>(25u, 31u);
-const TFR_M64_LOG_TAIL = vec2<u32>(31u, 49u);
-const TFR_M64_LOGISTIC_A = vec2<u32>(49u, 60u);
-const TFR_M64_LOGISTIC_B = vec2<u32>(60u, 71u);
-const TFR_M64_LOGISTIC_C = vec2<u32>(71u, 81u);
-const TFR_M64_TANH_TAIL = vec2<u32>(81u, 93u);
-const TFR_M64_COSH_TAIL = vec2<u32>(93u, 103u);
-const TFR_M64_SINH_TAIL = vec2<u32>(103u, 114u);
-const TFR_M64_SINH_SMALL = vec2<u32>(114u, 125u);
-const TFR_M64_TANH_SMALL = vec2<u32>(125u, 145u);
+
+// Program segments [start, end): a function runs up to four in a row.
+const TFR_M64_EXP_CORE = vec2<u32>(0u, 9u);
+const TFR_M64_EXP_TAIL = vec2<u32>(9u, 10u);
+const TFR_M64_EXPM1_TAIL = vec2<u32>(10u, 13u);
+const TFR_M64_LOG_HEAD = vec2<u32>(13u, 15u);
+const TFR_M64_LOG1P_HEAD = vec2<u32>(15u, 21u);
+const TFR_M64_LOG_TAIL = vec2<u32>(21u, 31u);
+const TFR_M64_RECIP_HEAD = vec2<u32>(31u, 38u);
+const TFR_M64_RECIP_A = vec2<u32>(38u, 42u);
+const TFR_M64_RECIP_B = vec2<u32>(42u, 46u);
+const TFR_M64_RECIP_C = vec2<u32>(46u, 49u);
+const TFR_M64_TANH_TAIL = vec2<u32>(49u, 50u);
+const TFR_M64_HYP_HEAD = vec2<u32>(50u, 58u);
+const TFR_M64_COSH_TAIL = vec2<u32>(58u, 60u);
+const TFR_M64_SINH_TAIL = vec2<u32>(60u, 63u);
+const TFR_M64_ODD_HEAD = vec2<u32>(63u, 64u);
+const TFR_M64_SINH_SERIES = vec2<u32>(64u, 65u);
+const TFR_M64_TANH_SERIES = vec2<u32>(65u, 66u);
+const TFR_M64_ODD_TAIL = vec2<u32>(66u, 68u);
+const TFR_M64_NONE = vec2<u32>(0u, 0u);
 
 fn tfr_m64_arg(reg: ptr<function, array<vec2<u32>, 16>>, i: u32) -> vec2<u32> {
   if (i < 16u) {
@@ -294,33 +237,49 @@ fn tfr_m64_arg(reg: ptr<function, array<vec2<u32>, 16>>, i: u32) -> vec2<u32> {
   return TFR_M64_K[i - 16u];
 }
 
-// Runs the instructions of segment `first` then of segment `second` on the
-// registers. The loop's bounds are not constant to the driver (the jump
-// between segments), so it is not unrolled: one copy of fma (and of div
-// where `with_div`, a constant false in kernels that need none, which the
-// driver then drops).
-fn tfr_m64_run(reg: ptr<function, array<vec2<u32>, 16>>, first: vec2<u32>, second: vec2<u32>,
+// Runs the segments `segs` in order on the registers. The driver cannot
+// count the loop's iterations (the jumps between segments, the Horner
+// instructions), so it does not unroll it: one copy of fma (and of div where
+// `with_div`, a constant false in kernels that need none, which the driver
+// then drops).
+fn tfr_m64_run(reg: ptr<function, array<vec2<u32>, 16>>, segs: array<vec2<u32>, 4>,
                with_div: bool) {
-  var pc = first.x;
-  var end = first.y;
-  var in_first = true;
+  var si = 0u;
+  var pc = segs[0].x;
+  var end = segs[0].y;
+  var sub = 0u;  // the Horner step
   loop {
     if (pc >= end) {
-      if (!in_first) {
+      si = si + 1u;
+      if (si >= 4u) {
         break;
       }
-      in_first = false;
-      pc = second.x;
-      end = second.y;
+      pc = segs[si].x;
+      end = segs[si].y;
       continue;
     }
     let ins = TFR_M64_PROG[pc];
     let d = ins.x & 15u;
     let op = ins.x >> 8u;
-    let a = tfr_m64_arg(reg, ins.y);
+    var ia = ins.y;
+    var ic = ins.w;
+    var next = pc + 1u;
+    if (op == 5u) {
+      ic = ins.y + 1u + sub;
+      if (sub > 0u) {
+        ia = d;
+      }
+      sub = sub + 1u;
+      if (ic < ins.w) {
+        next = pc;
+      } else {
+        sub = 0u;
+      }
+    }
+    let a = tfr_m64_arg(reg, ia);
     var r: vec2<u32>;
-    if (op == 0u) {
-      r = tfr_f64_fma(a, tfr_m64_arg(reg, ins.z), tfr_m64_arg(reg, ins.w));
+    if (op == 0u || op == 5u) {
+      r = tfr_f64_fma(a, tfr_m64_arg(reg, ins.z), tfr_m64_arg(reg, ic));
     } else if (with_div && op == 1u) {
       r = tfr_f64_div(a, tfr_m64_arg(reg, ins.z));
     } else if (op == 2u || op == 4u) {
@@ -336,7 +295,7 @@ fn tfr_m64_run(reg: ptr<function, array<vec2<u32>, 16>>, first: vec2<u32>, secon
       (*reg)[(d + 1u) & 15u] = tfr_f64_from_i32(p.e - 1023 + select(0, 1, big));
     }
     (*reg)[d] = r;
-    pc = pc + 1u;
+    pc = next;
   }
 }
 
@@ -361,7 +320,7 @@ const TFR_M64_EXPM1_MIN = vec2<u32>(0x00000000u, 0xc0440000u);
 // EXP_TAIL) or 2^-k expm1(x) (EXPM1_TAIL) in register 10; returns k.
 fn tfr_m64_exp_core(x: vec2<u32>, tail: vec2<u32>, reg: ptr<function, array<vec2<u32>, 16>>) -> i32 {
   (*reg)[0] = x;
-  tfr_m64_run(reg, TFR_M64_EXP_CORE, tail, false);
+  tfr_m64_run(reg, array(TFR_M64_EXP_CORE, tail, TFR_M64_NONE, TFR_M64_NONE), false);
   return bitcast<i32>((*reg)[1].x);
 }
 
@@ -400,7 +359,7 @@ fn tfr_expm1_f64(x: vec2<u32>) -> vec2<u32> {
 
 // The log programs on registers set up by the caller; the result.
 fn tfr_m64_log_core(head: vec2<u32>, reg: ptr<function, array<vec2<u32>, 16>>) -> vec2<u32> {
-  tfr_m64_run(reg, head, TFR_M64_LOG_TAIL, true);
+  tfr_m64_run(reg, array(head, TFR_M64_LOG_TAIL, TFR_M64_NONE, TFR_M64_NONE), true);
   return (*reg)[5];
 }
 
@@ -448,7 +407,7 @@ fn tfr_log1p_f64(x: vec2<u32>) -> vec2<u32> {
   var head = TFR_M64_LOG1P_HEAD;
   if (tfr_f64_lt(TFR_M64_LOG1P_LO, x) && tfr_f64_lt(x, TFR_M64_LOG1P_HI)) {
     reg[7] = x;  // f = x, k = 0, c/u = 0
-    head = vec2<u32>(0u, 0u);
+    head = TFR_M64_NONE;
   } else if (tfr_f64_lt(TFR_F64_ONE, x)) {
     reg[12] = tfr_f64_neg(x);  // u + c = x + 1 with |x| >= 1
     reg[13] = TFR_F64_ONE;
@@ -487,17 +446,15 @@ fn tfr_sinh_f64(x: vec2<u32>) -> vec2<u32> {
   }
   var reg: array<vec2<u32>, 16>;
   reg[0] = a;
-  var first = TFR_M64_EXP_CORE;
-  var second = TFR_M64_SINH_TAIL;
   let small = tfr_f64_lt(a, TFR_F64_ONE);
   let big = tfr_f64_lt(TFR_M64_HYP_BIG, a);
+  var segs = array(TFR_M64_EXP_CORE, TFR_M64_HYP_HEAD, TFR_M64_SINH_TAIL, TFR_M64_NONE);
   if (small) {
-    first = TFR_M64_SINH_SMALL;
-    second = vec2<u32>(0u, 0u);
+    segs = array(TFR_M64_ODD_HEAD, TFR_M64_SINH_SERIES, TFR_M64_ODD_TAIL, TFR_M64_NONE);
   } else if (big) {
-    second = TFR_M64_EXP_TAIL;
+    segs = array(TFR_M64_EXP_CORE, TFR_M64_EXP_TAIL, TFR_M64_NONE, TFR_M64_NONE);
   }
-  tfr_m64_run(&reg, first, second, true);
+  tfr_m64_run(&reg, segs, true);
   var k = -1;
   if (small) {
     k = 0;
@@ -519,7 +476,11 @@ fn tfr_cosh_f64(x: vec2<u32>) -> vec2<u32> {
   var reg: array<vec2<u32>, 16>;
   reg[0] = a;
   let big = tfr_f64_lt(TFR_M64_HYP_BIG, a);
-  tfr_m64_run(&reg, TFR_M64_EXP_CORE, select(TFR_M64_COSH_TAIL, TFR_M64_EXP_TAIL, big), true);
+  var segs = array(TFR_M64_EXP_CORE, TFR_M64_HYP_HEAD, TFR_M64_COSH_TAIL, TFR_M64_NONE);
+  if (big) {
+    segs = array(TFR_M64_EXP_CORE, TFR_M64_EXP_TAIL, TFR_M64_NONE, TFR_M64_NONE);
+  }
+  tfr_m64_run(&reg, segs, true);
   return tfr_m64_ldexp(reg[10], select(-1, bitcast<i32>(reg[1].x) - 1, big));
 }
 
@@ -541,8 +502,11 @@ fn tfr_tanh_f64(x: vec2<u32>) -> vec2<u32> {
   let small = tfr_f64_lt(a, TFR_M64_TANH_SMALL_MAX);
   // 2a: a >= 0.55 is normal, one more in the exponent field
   reg[0] = select(vec2<u32>(a.x, a.y + 0x00100000u), a, small);
-  tfr_m64_run(&reg, select(TFR_M64_EXP_CORE, TFR_M64_TANH_SMALL, small),
-              select(TFR_M64_TANH_TAIL, vec2<u32>(0u, 0u), small), true);
+  var segs = array(TFR_M64_EXP_CORE, TFR_M64_RECIP_HEAD, TFR_M64_RECIP_B, TFR_M64_TANH_TAIL);
+  if (small) {
+    segs = array(TFR_M64_ODD_HEAD, TFR_M64_TANH_SERIES, TFR_M64_ODD_TAIL, TFR_M64_NONE);
+  }
+  tfr_m64_run(&reg, segs, true);
   return tfr_m64_signed(reg[10], sign);
 }
 
@@ -563,14 +527,14 @@ fn tfr_logistic_f64(x: vec2<u32>) -> vec2<u32> {
   let tiny = tfr_f64_lt(x, tfr_f64_neg(TFR_M64_40));
   let z = tfr_f64_neg(x);
   reg[0] = select(z, x, tiny);
-  var tail = TFR_M64_LOGISTIC_C;
+  var segs = array(TFR_M64_EXP_CORE, TFR_M64_RECIP_HEAD, TFR_M64_RECIP_C, TFR_M64_NONE);
   if (tiny) {
-    tail = TFR_M64_EXP_TAIL;
+    segs = array(TFR_M64_EXP_CORE, TFR_M64_EXP_TAIL, TFR_M64_NONE, TFR_M64_NONE);
   } else if (tfr_f64_lt(z, vec2<u32>(0u, 0xbff00000u))) {
-    tail = TFR_M64_LOGISTIC_A;
+    segs[2] = TFR_M64_RECIP_A;
   } else if (!tfr_f64_lt(z, TFR_F64_ONE)) {
-    tail = TFR_M64_LOGISTIC_B;
+    segs[2] = TFR_M64_RECIP_B;
   }
-  tfr_m64_run(&reg, TFR_M64_EXP_CORE, tail, true);
+  tfr_m64_run(&reg, segs, true);
   return tfr_m64_ldexp(reg[10], select(0, bitcast<i32>(reg[1].x), tiny));
 }
