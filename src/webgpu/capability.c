@@ -18,8 +18,9 @@
 //     functions yet); reductions add and multiply.
 //     An elementwise op runs where the op table (ew_table.c) has its
 //     expression: on f64 the exact ops (arithmetic, sqrt, rsqrt, remainder,
-//     comparisons, min/max, rounding, sign, select, clamp), not the
-//     analytic functions (exp, log, sin, pow, ...). Reductions on f64: add,
+//     comparisons, min/max, rounding, sign, select, clamp) and exp, expm1,
+//     log, log1p, tanh, sinh, cosh, logistic (common/math_f64.wgsl), not
+//     the other analytic functions (sin, cos, pow, ...). Reductions on f64: add,
 //     multiply, maximum, minimum (the combiners the registry has for f64);
 //     on i64/u64 every op and combiner the registry has for them;
 //   * dot_general (dot.c): f32, i32, c64, f64, i64, u64, c128, and the
@@ -100,7 +101,7 @@ static tfr_wgpu_family tfr_wgpu_family_of(const tfr_op_info *info, tfr_op_id op)
 
 // Whether the elementwise op table has the op of `info` (a unary, binary,
 // compare, select or clamp row) on `dtype`: not every op on every dtype that
-// elementwise kernels compute on (no analytic function on f64).
+// elementwise kernels compute on (f64: not sin, cos, pow, ...).
 static bool tfr_wgpu_has_expr(const tfr_op_info *info, tfr_dtype dtype) {
   int type = tfr_ew_type_of(dtype);
   switch (info->family) {

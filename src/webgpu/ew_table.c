@@ -3,9 +3,13 @@
 // common/ew_exact.wgsl and the math library (common/math_f32.wgsl,
 // common/math_c64.wgsl, common/math_special_f32.wgsl) for the analytic
 // functions, correctly rounded f32 division and fmod. f64 runs in software
-// on its bits (common/f64.wgsl): the exact ops only (arithmetic, sqrt,
-// rsqrt, fmod, comparisons, min/max, rounding, sign), bit for bit the cpu's;
-// the analytic functions have no f64 entry yet, so the capability table
+// on its bits (common/f64.wgsl): the exact ops (arithmetic, sqrt, rsqrt,
+// fmod, comparisons, min/max, rounding, sign), bit for bit the cpu's, and
+// the analytic functions exp, expm1, log, log1p, tanh, sinh, cosh and
+// logistic (common/math_f64.wgsl), each within 1 ulp of the correctly
+// rounded result (measured max 1 ulp: docs/accuracy.md, "f64 on webgpu");
+// the other analytic functions (sin, cos, tan, the inverse functions, cbrt,
+// erf, power, atan2, ...) have no f64 entry yet, so the capability table
 // (capability.c) refuses them. i64 and u64 run on the same words
 // (common/u64.wgsl): every op the core's table has for them, exact, with
 // the cpu's wrapping, division and shift rules. c128 runs on pairs of those
@@ -85,6 +89,8 @@ typedef struct tfr_ew_row {
 #define CM(e) [TFR_EW_C64] = {e, TFR_EW_LIB_C64}
 // f64, from common/f64.wgsl.
 #define D_(e) [TFR_EW_F64] = {e, TFR_EW_LIB_F64}
+// An analytic function of common/math_f64.wgsl on f64.
+#define DM(e) [TFR_EW_F64] = {e, TFR_EW_LIB_F64 | TFR_EW_LIB_MATH_F64}
 // i64 / u64, from common/u64.wgsl; X_ is the same expression for both.
 #define L_(e) [TFR_EW_I64] = {e, TFR_EW_LIB_U64}
 #define U_(e) [TFR_EW_U64] = {e, TFR_EW_LIB_U64}
@@ -109,6 +115,9 @@ typedef struct tfr_ew_row {
 #define FN_FC(name) \
   {{FM("tfr_" name "_f32(a)"), CM("tfr_" name "_c64(a)")}}
 #define FN_F(name) {{FM("tfr_" name "_f32(a)")}}
+// The same on f32, c64 and f64 (common/math_f64.wgsl).
+#define FN_FCD(name) \
+  {{FM("tfr_" name "_f32(a)"), CM("tfr_" name "_c64(a)"), DM("tfr_" name "_f64(a)")}}
 // The special functions (common/math_special_f32.wgsl), f32 only.
 #define FN_S(name)                                                                          \
   {{[TFR_EW_F32] = {"tfr_" name "_f32(a)", TFR_EW_LIB_F32 | TFR_EW_LIB_SPECIAL},            \
@@ -134,25 +143,25 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
                       D_("select(0u, 1u, tfr_f64_is_finite(a))")}},
     [TFR_REAL] = {{FP_("a"), C_("a.x"), D_("a"), Z_("a.xy")}},
     [TFR_IMAG] = {{FP_("0.0"), C_("a.y"), D_("vec2<u32>(0u, 0u)"), Z_("a.zw")}},
-    [TFR_EXP] = FN_FC("exp"),
-    [TFR_LOG] = FN_FC("log"),
+    [TFR_EXP] = FN_FCD("exp"),
+    [TFR_LOG] = FN_FCD("log"),
     [TFR_SIN] = FN_FC("sin"),
     [TFR_COS] = FN_FC("cos"),
     [TFR_TAN] = FN_FC("tan"),
-    [TFR_TANH] = FN_FC("tanh"),
+    [TFR_TANH] = FN_FCD("tanh"),
     [TFR_SQRT] = {{FM("tfr_sqrt_f32(a)"), CM("tfr_sqrt_c64(a)"), D_("tfr_f64_sqrt(a)")}},
     // 1 / sqrt(a), two roundings as on the cpu.
     [TFR_RSQRT] = {{FM("tfr_rsqrt_f32(a)"), CM("tfr_rsqrt_c64(a)"), D_("tfr_f64_rsqrt(a)")}},
     [TFR_CBRT] = FN_F("cbrt"),
-    [TFR_EXPM1] = FN_FC("expm1"),
-    [TFR_LOG1P] = FN_FC("log1p"),
+    [TFR_EXPM1] = FN_FCD("expm1"),
+    [TFR_LOG1P] = FN_FCD("log1p"),
     [TFR_ERF] = FN_F("erf"),
-    [TFR_LOGISTIC] = FN_FC("logistic"),
+    [TFR_LOGISTIC] = FN_FCD("logistic"),
     [TFR_ASIN] = FN_FC("asin"),
     [TFR_ACOS] = FN_FC("acos"),
     [TFR_ATAN] = FN_FC("atan"),
-    [TFR_SINH] = FN_FC("sinh"),
-    [TFR_COSH] = FN_FC("cosh"),
+    [TFR_SINH] = FN_FCD("sinh"),
+    [TFR_COSH] = FN_FCD("cosh"),
     [TFR_ASINH] = FN_FC("asinh"),
     [TFR_ACOSH] = FN_FC("acosh"),
     [TFR_ATANH] = FN_FC("atanh"),
@@ -271,6 +280,7 @@ static const tfr_ew_row tfr_ew_clamp_row = {
 #undef C_
 #undef CM
 #undef D_
+#undef DM
 #undef L_
 #undef U_
 #undef X_
@@ -283,6 +293,7 @@ static const tfr_ew_row tfr_ew_clamp_row = {
 #undef UF_
 #undef FN_FC
 #undef FN_F
+#undef FN_FCD
 #undef FN_S
 
 const char *tfr_ew_op_name(tfr_ew_kind kind, int op) {
@@ -322,6 +333,7 @@ int tfr_ew_lib_snippets(unsigned lib, const char **snippets) {
   if (lib & TFR_EW_LIB_C64) snippets[ns++] = "common/math_c64.wgsl";
   if (lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
   if (lib & (TFR_EW_LIB_F64 | TFR_EW_LIB_C128)) snippets[ns++] = "common/f64.wgsl";
+  if (lib & TFR_EW_LIB_MATH_F64) snippets[ns++] = "common/math_f64.wgsl";
   if (lib & TFR_EW_LIB_C128) snippets[ns++] = "common/c128.wgsl";
   if (lib & TFR_EW_LIB_HALF) snippets[ns++] = "common/half.wgsl";
   return ns;

@@ -44,9 +44,10 @@ enum {
   TFR_EW_LIB_U64 = 32,     // common/u64.wgsl (i64, u64)
   TFR_EW_LIB_C128 = 64,    // common/c128.wgsl (and u64, f64)
   TFR_EW_LIB_HALF = 128,   // common/half.wgsl (f16, bf16 operands or results)
+  TFR_EW_LIB_MATH_F64 = 256,  // common/math_f64.wgsl (with TFR_EW_LIB_F64)
 };
 // At most this many snippets come from tfr_ew_lib_snippets.
-#define TFR_EW_MAX_LIB_SNIPPETS 11
+#define TFR_EW_MAX_LIB_SNIPPETS 12
 
 // Writes the snippets of an elementwise or fused kernel whose expressions need
 // `lib` (an OR of TFR_EW_LIB_*) into `snippets`, in dependency order, starting

@@ -1,0 +1,230 @@
+// The f64 analytic functions of the webgpu backend
+// (src/webgpu/kernels/common/math_f64.wgsl) through the public elementwise
+// ops, against glibc's long double functions rounded to double (a reference
+// within a small fraction of an ulp of the correctly rounded result).
+//
+// Per function a few thousand inputs: special values (NaN, +-inf, +-0,
+// subnormals, the overflow and underflow thresholds, 1 +- tiny, tiny x),
+// random bit patterns over the whole range, and dense ranges where the
+// function's reduction changes. Every finite result must be within
+// F64M_MAX_ULP of the reference; NaN must match NaN, infinities and the
+// sign of a zero exactly. The measured maximum is printed with the time of
+// the first call (the kernel's compilation included), and that of the f64
+// divide kernel for comparison.
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "support.h"
+
+#define F64M_MAX_ULP 1
+#define F64M_NRANDOM 1500  // random bit patterns per function
+#define F64M_NDENSE 1500   // inputs on the function's dense ranges
+
+static double f64m_of(uint64_t u) {
+  double d;
+  memcpy(&d, &u, 8);
+  return d;
+}
+
+static uint64_t f64m_bits(double d) {
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return u;
+}
+
+static double f64m_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+// The cpu's logistic (src/cpu/scalar_math.h) in long double.
+static long double f64m_logisticl(long double x) {
+  if (x >= 0) return 1.0L / (1.0L + expl(-x));
+  long double e = expl(x);
+  return e / (1.0L + e);
+}
+
+typedef struct f64m_fn {
+  const char *name;
+  tfr_unary_op op;
+  long double (*ref)(long double);
+  double dense_lo[3], dense_hi[3];  // three dense ranges
+} f64m_fn;
+
+static const f64m_fn f64m_fns[] = {
+    {"exp", TFR_EXP, expl, {-1.0, -745.2, 700.0}, {1.0, -700.0, 709.8}},
+    {"expm1", TFR_EXPM1, expm1l, {-1e-5, -1.0, -40.0}, {1e-5, 1.0, 40.0}},
+    {"log", TFR_LOG, logl, {0.5, 1.0 - 1e-6, 1e-300}, {2.0, 1.0 + 1e-6, 1e300}},
+    {"log1p", TFR_LOG1P, log1pl, {-1e-5, -1.0, -0.3}, {1e-5, 1.0, 0.5}},
+    {"tanh", TFR_TANH, tanhl, {-0.6, -3.0, 0.5}, {0.6, 3.0, 23.0}},
+    {"sinh", TFR_SINH, sinhl, {-1.1, -30.0, 700.0}, {1.1, 30.0, 711.0}},
+    {"cosh", TFR_COSH, coshl, {-1.1, -30.0, 700.0}, {1.1, 30.0, 711.0}},
+    {"logistic", TFR_LOGISTIC, f64m_logisticl, {-2.0, -45.0, -750.0}, {2.0, 45.0, -700.0}},
+};
+#define F64M_NFNS ((int)(sizeof f64m_fns / sizeof f64m_fns[0]))
+
+static const uint64_t f64m_specials[] = {
+    UINT64_C(0x7ff8000000000000), UINT64_C(0xfff8000000000000), UINT64_C(0x7ff0000000000001),
+    UINT64_C(0x7ff0000000000000), UINT64_C(0xfff0000000000000), UINT64_C(0x0000000000000000),
+    UINT64_C(0x8000000000000000), UINT64_C(0x0000000000000001), UINT64_C(0x8000000000000001),
+    UINT64_C(0x000fffffffffffff), UINT64_C(0x0010000000000000), UINT64_C(0x7fefffffffffffff),
+    UINT64_C(0xffefffffffffffff), UINT64_C(0x3ff0000000000000), UINT64_C(0xbff0000000000000),
+    UINT64_C(0x3fefffffffffffff), UINT64_C(0x3ff0000000000001), UINT64_C(0xbfefffffffffffff),
+    UINT64_C(0xbff0000000000001), UINT64_C(0x3c90000000000000), UINT64_C(0xbc90000000000000),
+    UINT64_C(0x3ca0000000000000), UINT64_C(0x3e50000000000000), UINT64_C(0xbe50000000000000),
+    UINT64_C(0x40862e42fefa39ef),  // 709.782712893384: exp's largest finite
+    UINT64_C(0x40862e42fefa39f0),  // overflows
+    UINT64_C(0xc086232bdd7abcd2),  // -708.396...: exp's smallest normal result
+    UINT64_C(0xc0874385446d71c3),  // -745.1332191019411: exp's smallest subnormal
+    UINT64_C(0xc0874385446d71c4),  // rounds to 0
+    UINT64_C(0xc087500000000000), UINT64_C(0xc044000000000000),  // -746, -40
+    UINT64_C(0xc043800000000000), UINT64_C(0x3fe62e42fefa39ef),  // ln2
+    UINT64_C(0x3fd62e42fefa39ef), UINT64_C(0xbfd62e42fefa39ef),  // +-ln2/2
+    UINT64_C(0x3ff6a09e667f3bcd), UINT64_C(0x3fe6a09e667f3bcd),  // sqrt2, sqrt(1/2)
+    UINT64_C(0x3fda827999fcef34), UINT64_C(0xbfd2bec333018866),  // sqrt2 - 1, sqrt(1/2) - 1
+    UINT64_C(0x4000000000000000), UINT64_C(0x4340000000000000), UINT64_C(0x4330000000000001),
+    UINT64_C(0xbfe0000000000000), UINT64_C(0xbfeffffffffffffe), UINT64_C(0x3fe0000000000000),
+    UINT64_C(0x4024000000000000), UINT64_C(0xc024000000000000),
+};
+#define F64M_NSPECIAL ((int)(sizeof f64m_specials / sizeof f64m_specials[0]))
+
+// The reference, rounded once from long double (64-bit significand) to
+// double.
+static double f64m_ref(const f64m_fn *f, double x) { return (double)f->ref((long double)x); }
+
+// Checks one function on n inputs; returns its maximum ulp distance over
+// finite results.
+// With `strided`, the function also runs on a reversed view of the inputs
+// (the strided kernel), which must give the same bits.
+static int64_t f64m_check(const f64m_fn *f, const double *x, int64_t n, bool strided,
+                          int *failures) {
+  tfr_tensor *hx = tfr_test_tensor(TFR_F64, 1, &n, x), *dy = NULL, *dr = NULL, *hr = NULL;
+  tfr_session *s = tfr_test_begin(tfr_test_gpu);
+  tfr_tensor *dx = tfr_test_upload(s, hx);
+  double t0 = f64m_now();
+  TFR_ASSERT_OK(tfr_unary(s, f->op, dx, &dy));
+  tfr_tensor *hy = tfr_test_download(s, dy);
+  double secs = f64m_now() - t0;
+  if (strided) {
+    tfr_tensor *rev = NULL;
+    const int64_t dims[1] = {0};
+    TFR_ASSERT_OK(tfr_tensor_view_reverse(dx, 1, dims, &rev));
+    TFR_ASSERT_OK(tfr_unary(s, f->op, rev, &dr));
+    hr = tfr_test_download(s, dr);
+    tfr_tensor_release(rev);
+  }
+  tfr_test_end(s);
+  void *yp = NULL;
+  TFR_ASSERT_OK(tfr_tensor_host_data(hy, &yp));
+  const double *y = yp;
+  if (hr) {
+    void *rp = NULL;
+    TFR_ASSERT_OK(tfr_tensor_host_data(hr, &rp));
+    const double *yr = rp;
+    for (int64_t i = 0; i < n; i++)
+      if (f64m_bits(yr[n - 1 - i]) != f64m_bits(y[i]) && !(isnan(y[i]) && isnan(yr[n - 1 - i])) &&
+          (*failures)++ < 20)
+        print_error("MISMATCH %s, reversed view: element %lld: 0x%016llx, compact 0x%016llx\n",
+                    f->name, (long long)i, (unsigned long long)f64m_bits(yr[n - 1 - i]),
+                    (unsigned long long)f64m_bits(y[i]));
+  }
+  int64_t max_ulp = 0, off = 0;
+  double worst = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double want = f64m_ref(f, x[i]), got = y[i];
+    bool ok;
+    int64_t u = 0;
+    if (isnan(want) || isnan(got)) ok = isnan(want) && isnan(got);
+    else if (isinf(want) || isinf(got) || want == 0 || got == 0)
+      ok = f64m_bits(want) == f64m_bits(got) ||
+           (want != 0 && got != 0 && tfr_test_ulp_f64(want, got) <= F64M_MAX_ULP);
+    else {
+      u = tfr_test_ulp_f64(want, got);
+      ok = u <= F64M_MAX_ULP;
+    }
+    off += u > 0;
+    if (!isnan(want) && !isinf(want) && u > max_ulp) {
+      max_ulp = u;
+      worst = x[i];
+    }
+    if (!ok && (*failures)++ < 20)
+      print_error("MISMATCH %s(%.17g = 0x%016llx): got %.17g (0x%016llx), want %.17g (0x%016llx)\n",
+                  f->name, x[i], (unsigned long long)f64m_bits(x[i]), got,
+                  (unsigned long long)f64m_bits(got), want, (unsigned long long)f64m_bits(want));
+  }
+  printf("f64 %-8s %5lld inputs: max %lld ulp (at %.17g), %lld not correctly rounded, %.1f s "
+         "with compilation\n",
+         f->name, (long long)n, (long long)max_ulp, worst, (long long)off, secs);
+  tfr_tensor_release(hx);
+  tfr_tensor_release(hy);
+  tfr_tensor_release(dx);
+  tfr_tensor_release(dy);
+  tfr_tensor_release(hr);
+  tfr_tensor_release(dr);
+  return max_ulp;
+}
+
+// The f64 divide kernel, the yardstick of the functions' compile times
+// (printed only).
+static void f64m_time_divide(const double *x, int64_t n) {
+  tfr_tensor *hx = tfr_test_tensor(TFR_F64, 1, &n, x), *dy = NULL;
+  tfr_session *s = tfr_test_begin(tfr_test_gpu);
+  tfr_tensor *dx = tfr_test_upload(s, hx);
+  double t0 = f64m_now();
+  TFR_ASSERT_OK(tfr_divide(s, dx, dx, &dy));
+  tfr_tensor *hy = tfr_test_download(s, dy);
+  tfr_test_end(s);
+  printf("f64 divide   %5lld inputs: %.1f s with compilation (the baseline)\n", (long long)n,
+         f64m_now() - t0);
+  tfr_tensor_release(hx);
+  tfr_tensor_release(hy);
+  tfr_tensor_release(dx);
+  tfr_tensor_release(dy);
+}
+
+static void test_functions(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  const int64_t n = F64M_NSPECIAL + F64M_NRANDOM + F64M_NDENSE;
+  double *x = malloc((size_t)n * sizeof *x);
+  assert_non_null(x);
+  int failures = 0;
+  for (int fi = 0; fi < F64M_NFNS; fi++) {
+    const f64m_fn *f = &f64m_fns[fi];
+    uint64_t st = 0x5eed + (uint64_t)fi;
+    int64_t i = 0;
+    for (int k = 0; k < F64M_NSPECIAL; k++) x[i++] = f64m_of(f64m_specials[k]);
+    for (int k = 0; k < F64M_NRANDOM; k++) {
+      uint64_t r = tfr_test_rand_u64(&st);
+      // half raw patterns, half with an exponent near the interesting range
+      if (k & 1) {
+        int e = 1023 + (int)(tfr_test_rand_u64(&st) % 80) - 60;
+        r = (r & UINT64_C(0x800fffffffffffff)) | ((uint64_t)e << 52);
+      }
+      x[i++] = f64m_of(r);
+    }
+    for (int k = 0; k < F64M_NDENSE; k++) {
+      int d = k % 3;
+      x[i++] = tfr_test_rand_uniform(&st, f->dense_lo[d], f->dense_hi[d]);
+    }
+    if (fi == 0) f64m_time_divide(x, n);
+    // the strided kernel for one function (test_backend_ops runs the compact
+    // one only on f64's functions)
+    int64_t m = f64m_check(f, x, n, fi == F64M_NFNS - 1, &failures);
+    assert_true(m <= F64M_MAX_ULP || failures > 0);
+  }
+  free(x);
+  assert_int_equal(failures, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(test_functions, tfr_test_teardown_session),
+  };
+  return TFR_TEST_RUN_WEBGPU(tests);
+}

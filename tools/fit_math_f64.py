@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Constants of the WGSL f64 math library (src/webgpu/kernels/common/math_f64.wgsl).
+
+The polynomials are truncated Taylor series, computed here with mpmath (60 digits) and rounded
+to the nearest double; the script prints each constant as the WGSL vec2<u32>(low word, high
+word) of its bits, with the truncation error of each series on its reduced interval:
+  * exp:   expm1(r) = r + r^2 Q(r), Q(r) = sum_{j>=0} r^j / (j+2)!, |r| <= ln2/2 (+ slack);
+  * log:   log(1+f) = f + s (R - f), s = f / (2 + f), R = z P(z), z = s^2,
+           P(z) = sum_{j>=1} 2 z^(j-1) / (2j+1), |s| <= (sqrt2 - 1) / (sqrt2 + 1).
+  * sinh:  sinh(a) = a + a z S(z), z = a^2, S(z) = sum_{j>=0} z^j / (2j+3)!, |a| < 1;
+  * tanh:  tanh(a) = a + a z T(z), T from tanh's Taylor series, |a| < 0.55;
+and the splitting constants (ln2 as a double and its remainder, 1/ln2, 1.5 * 2^52).
+
+Usage: python3 tools/fit_math_f64.py
+"""
+import struct
+
+import mpmath as mp
+
+mp.mp.dps = 60
+
+
+def bits(v):
+    return struct.unpack('<Q', struct.pack('<d', float(v)))[0]
+
+
+def wgsl(v):
+    b = bits(v)
+    return 'vec2<u32>(0x%08xu, 0x%08xu)' % (b & 0xffffffff, b >> 32)
+
+
+def show(name, v):
+    print('  %s,  // %s %s' % (wgsl(v), name, mp.nstr(v, 20)))
+
+
+def main():
+    ln2 = mp.log(2)
+    ln2_d = mp.mpf(float(ln2))
+    print('// splitting constants')
+    show('ln2', ln2_d)
+    show('ln2 - ln2_d', ln2 - ln2_d)
+    show('1/ln2', 1 / ln2)
+    # exp: Q(r) with N_EXP coefficients, highest first (Horner order)
+    n_exp = 12
+    rmax = ln2 / 2 * mp.mpf('1.0001')
+    q = [1 / mp.factorial(j + 2) for j in range(n_exp)]
+    trunc = rmax ** (n_exp + 2) / mp.factorial(n_exp + 2) * mp.e ** rmax
+    print('// exp: Q, %d coefficients, highest first; truncation %s (2^%.1f) of exp(r) >= %s'
+          % (n_exp, mp.nstr(trunc, 5), float(mp.log(trunc, 2)), mp.nstr(mp.e ** -rmax, 5)))
+    for j in reversed(range(n_exp)):
+        show('1/%d!' % (j + 2), q[j])
+    # log: P(z) with N_LOG coefficients, highest first
+    n_log = 10
+    smax = (mp.sqrt(2) - 1) / (mp.sqrt(2) + 1)
+    zmax = smax ** 2
+    p = [mp.mpf(2) / (2 * j + 1) for j in range(1, n_log + 1)]
+    # the first term left out of s R, relative to log(1+f) ~ 2s
+    trunc = zmax ** (n_log + 1) / (2 * n_log + 3)
+    print('// log: P, %d coefficients, highest first; truncation %s (2^%.1f) relative'
+          % (n_log, mp.nstr(trunc, 5), float(mp.log(trunc, 2))))
+    for j in reversed(range(n_log)):
+        show('2/%d' % (2 * j + 3), p[j])
+    # sinh: S(z) with N_SINH coefficients, highest first
+    n_sinh = 9
+    trunc = mp.mpf(1) / mp.factorial(2 * n_sinh + 3)
+    print('// sinh: S, %d coefficients, highest first; truncation %s (2^%.1f) relative'
+          % (n_sinh, mp.nstr(trunc, 5), float(mp.log(trunc, 2))))
+    for j in reversed(range(n_sinh)):
+        show('1/%d!' % (2 * j + 3), 1 / mp.factorial(2 * j + 3))
+    # tanh: T(z) with N_TANH coefficients, highest first
+    n_tanh = 18
+    amax = mp.mpf('0.55')
+    tay = mp.taylor(mp.tanh, 0, 2 * n_tanh + 3)
+    trunc = abs(tay[2 * n_tanh + 3]) * amax ** (2 * n_tanh + 2)
+    print('// tanh: T, %d coefficients, highest first; truncation %s (2^%.1f) relative'
+          % (n_tanh, mp.nstr(trunc, 5), float(mp.log(trunc, 2))))
+    for j in reversed(range(n_tanh)):
+        show('a^%d' % (2 * j + 3), tay[2 * j + 3])
+
+
+if __name__ == '__main__':
+    main()
