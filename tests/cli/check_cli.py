@@ -672,7 +672,9 @@ def info_ops(binary, root, webgpu):
     if webgpu:
         check("webgpu" in doc["backends"], "info --ops --json: no webgpu column with an adapter")
         wg = ops["exponential"]["backends"].get("webgpu", [])
-        check("f32" in wg and "f64" not in wg, f"exponential on webgpu: {wg}")
+        check("f32" in wg and "f64" in wg and "c128" not in wg, f"exponential on webgpu: {wg}")
+        wg = ops["sine"]["backends"].get("webgpu", [])
+        check("f32" in wg and "f64" not in wg, f"sine on webgpu: {wg}")
     rc, out, _ = run(binary, "info", "--ops")
     lines = out.splitlines()
     check(rc == 0 and len(lines) == len(rows) + 2, "info --ops: one line per op plus two")
