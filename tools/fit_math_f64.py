@@ -9,7 +9,14 @@ word) of its bits, with the truncation error of each series on its reduced inter
            P(z) = sum_{j>=1} 2 z^(j-1) / (2j+1), |s| <= (sqrt2 - 1) / (sqrt2 + 1).
   * sinh:  sinh(a) = a + a z S(z), z = a^2, S(z) = sum_{j>=0} z^j / (2j+3)!, |a| < 1;
   * tanh:  tanh(a) = a + a z T(z), T from tanh's Taylor series, |a| < 0.55;
-and the splitting constants (ln2 as a double and its remainder, 1/ln2, 1.5 * 2^52).
+  * sin:   sin(a) = a + a z S(z), S(z) = sum_{j>=0} (-1)^(j+1) z^j / (2j+3)!, |a| <= pi/4;
+  * cos:   cos(a) = 1 - z/2 + z^2 C(z), C(z) = sum_{j>=0} (-1)^j z^j / (2j+4)!, |a| <= pi/4;
+  * atan:  atan(u) = u + u z A(z), A(z) = sum_{j>=0} (-1)^(j+1) z^j / (2j+3), |u| <= 1/16,
+           and atan(j/8) for j = 0..8, pi/2 and pi, each as a double and its remainder;
+and the splitting constants (ln2 as a double and its remainder, 1/ln2, 1.5 * 2^52), and for
+the argument reduction of sin, cos and tan the bits of 2/pi (32 a word, the most significant
+first: word j holds the bits 2^-(32j+1) .. 2^-(32j+32) of the fraction) and pi/2 * 2^63 (rounded) as a
+64-bit integer.
 
 Usage: python3 tools/fit_math_f64.py
 """
@@ -76,6 +83,46 @@ def main():
           % (n_tanh, mp.nstr(trunc, 5), float(mp.log(trunc, 2))))
     for j in reversed(range(n_tanh)):
         show('a^%d' % (2 * j + 3), tay[2 * j + 3])
+    # sin and cos on |a| <= pi/4: S(z), C(z), highest first
+    amax = mp.pi / 4
+    n_sin = 9
+    trunc = amax ** (2 * n_sin + 2) / mp.factorial(2 * n_sin + 3) / mp.sin(amax) * amax
+    print('// sin: S, %d coefficients, highest first; truncation %s (2^%.1f) relative'
+          % (n_sin, mp.nstr(trunc, 5), float(mp.log(trunc, 2))))
+    for j in reversed(range(n_sin)):
+        show('(-1)^%d/%d!' % (j + 1, 2 * j + 3), (-1) ** (j + 1) / mp.factorial(2 * j + 3))
+    n_cos = 9
+    trunc = amax ** (2 * n_cos + 4) / mp.factorial(2 * n_cos + 4) / mp.cos(amax)
+    print('// cos: C, %d coefficients, highest first; truncation %s (2^%.1f) relative'
+          % (n_cos, mp.nstr(trunc, 5), float(mp.log(trunc, 2))))
+    for j in reversed(range(n_cos)):
+        show('(-1)^%d/%d!' % (j, 2 * j + 4), (-1) ** j / mp.factorial(2 * j + 4))
+    show('-1/2', mp.mpf(-0.5))
+    show('pi/4', mp.pi / 4)
+    # atan on |u| <= 1/16 (+ slack): A(z), highest first; the breakpoints
+    n_atan = 8
+    umax = mp.mpf(1) / 16 * mp.mpf('1.001')
+    trunc = umax ** (2 * n_atan + 2) / (2 * n_atan + 3)
+    print('// atan: A, %d coefficients, highest first; truncation %s (2^%.1f) relative'
+          % (n_atan, mp.nstr(trunc, 5), float(mp.log(trunc, 2))))
+    for j in reversed(range(n_atan)):
+        show('(-1)^%d/%d' % (j + 1, 2 * j + 3), mp.mpf((-1) ** (j + 1)) / (2 * j + 3))
+    print('// atan(j/8), j = 0..8, then 0, pi/2 and pi: each a double and its remainder')
+    for v, name in [(mp.atan(mp.mpf(j) / 8), 'atan(%d/8)' % j) for j in range(9)] + \
+            [(mp.mpf(0), '0'), (mp.pi / 2, 'pi/2'), (mp.pi, 'pi')]:
+        hi = mp.mpf(float(v))
+        show(name, hi)
+        show(name + ' - hi', v - hi)
+    # the reduction: 2/pi to 37 words (1184 bits: the window of the largest
+    # finite argument ends at word 36), pi/2 * 2^63 rounded
+    with mp.workdps(420):
+        words = int(mp.floor(2 / mp.pi * mp.mpf(2) ** (32 * 37)))
+        c = int(mp.nint(mp.pi / 2 * mp.mpf(2) ** 63))
+    w = ['0x%08xu' % ((words >> (32 * (36 - j))) & 0xffffffff) for j in range(37)]
+    print('// 2/pi, 37 words, the most significant first')
+    for i in range(0, 37, 6):
+        print('  ' + ', '.join(w[i:i + 6]) + ',')
+    print('// pi/2 * 2^63 rounded: vec2<u32>(0x%08xu, 0x%08xu)' % (c & 0xffffffff, c >> 32))
 
 
 if __name__ == '__main__':

@@ -5,11 +5,12 @@
 // functions, correctly rounded f32 division and fmod. f64 runs in software
 // on its bits (common/f64.wgsl): the exact ops (arithmetic, sqrt, rsqrt,
 // fmod, comparisons, min/max, rounding, sign), bit for bit the cpu's, and
-// the analytic functions exp, expm1, log, log1p, tanh, sinh, cosh and
-// logistic (common/math_f64.wgsl), each within 1 ulp of the correctly
-// rounded result (measured max 1 ulp: docs/accuracy.md, "f64 on webgpu");
-// the other analytic functions (sin, cos, tan, the inverse functions, cbrt,
-// erf, power, atan2, ...) have no f64 entry yet, so the capability table
+// the analytic functions exp, expm1, log, log1p, tanh, sinh, cosh,
+// logistic, sin, cos, tan, atan and atan2 (common/math_f64.wgsl), each
+// within 1 ulp of the correctly rounded result (measured max 1 ulp:
+// docs/accuracy.md, "f64 on webgpu"); the other analytic functions (asin,
+// acos, the inverse hyperbolic functions, cbrt, erf, power, ...) have no f64
+// entry yet, so the capability table
 // (capability.c) refuses them. i64 and u64 run on the same words
 // (common/u64.wgsl): every op the core's table has for them, exact, with
 // the cpu's wrapping, division and shift rules. c128 runs on pairs of those
@@ -145,9 +146,9 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
     [TFR_IMAG] = {{FP_("0.0"), C_("a.y"), D_("vec2<u32>(0u, 0u)"), Z_("a.zw")}},
     [TFR_EXP] = FN_FCD("exp"),
     [TFR_LOG] = FN_FCD("log"),
-    [TFR_SIN] = FN_FC("sin"),
-    [TFR_COS] = FN_FC("cos"),
-    [TFR_TAN] = FN_FC("tan"),
+    [TFR_SIN] = FN_FCD("sin"),
+    [TFR_COS] = FN_FCD("cos"),
+    [TFR_TAN] = FN_FCD("tan"),
     [TFR_TANH] = FN_FCD("tanh"),
     [TFR_SQRT] = {{FM("tfr_sqrt_f32(a)"), CM("tfr_sqrt_c64(a)"), D_("tfr_f64_sqrt(a)")}},
     // 1 / sqrt(a), two roundings as on the cpu.
@@ -159,7 +160,7 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
     [TFR_LOGISTIC] = FN_FCD("logistic"),
     [TFR_ASIN] = FN_FC("asin"),
     [TFR_ACOS] = FN_FC("acos"),
-    [TFR_ATAN] = FN_FC("atan"),
+    [TFR_ATAN] = FN_FCD("atan"),
     [TFR_SINH] = FN_FCD("sinh"),
     [TFR_COSH] = FN_FCD("cosh"),
     [TFR_ASINH] = FN_FC("asinh"),
@@ -209,7 +210,8 @@ static const tfr_ew_row tfr_ew_binary_rows[TFR_BINARY_OP_COUNT] = {
     [TFR_OR] = {{I_("a | b"), B_("a | b"), X_("a | b"), SN_("a | b"), UN_("a | b")}},
     [TFR_XOR] = {{I_("a ^ b"), B_("a ^ b"), X_("a ^ b"), SN_("a ^ b"), UN_("a ^ b")}},
     [TFR_ATAN2] = {{FM("tfr_atan2_f32(a, b)"),
-                    [TFR_EW_C64] = {"tfr_ew_atan2_c64(a, b)", TFR_EW_LIB_C64 | TFR_EW_LIB_COMPLEX}}},
+                    [TFR_EW_C64] = {"tfr_ew_atan2_c64(a, b)", TFR_EW_LIB_C64 | TFR_EW_LIB_COMPLEX},
+                    DM("tfr_atan2_f64(a, b)")}},
     [TFR_SHIFT_LEFT] = {{I_("tfr_ew_shl_i32(a, b)"), X_("tfr_x64_shift_left(a, b)"),
                          SF_("tfr_ew_shl_s", "a, b, "), UF_("tfr_ew_shl_u", "a, b, ")}},
     [TFR_SHIFT_RIGHT_ARITHMETIC] = {{I_("tfr_ew_shr_arithmetic_i32(a, b)"),

@@ -1190,7 +1190,7 @@ static bool bo_compact_only(const tfr_backend *b, const tfr_op_info *info, tfr_d
   if (layout == L_COMPACT || layout == L_RANK0 || layout == L_EMPTY) return false;
   switch (info->param) {
     case TFR_EXP: case TFR_EXPM1: case TFR_LOG: case TFR_LOG1P: case TFR_TANH: case TFR_SINH:
-    case TFR_COSH: case TFR_LOGISTIC:
+    case TFR_COSH: case TFR_LOGISTIC: case TFR_SIN: case TFR_COS: case TFR_TAN: case TFR_ATAN:
       return true;
     default: return false;
   }

@@ -65,6 +65,10 @@ static const f64m_fn f64m_fns[] = {
     {"sinh", TFR_SINH, sinhl, {-1.1, -30.0, 700.0}, {1.1, 30.0, 711.0}},
     {"cosh", TFR_COSH, coshl, {-1.1, -30.0, 700.0}, {1.1, 30.0, 711.0}},
     {"logistic", TFR_LOGISTIC, f64m_logisticl, {-2.0, -45.0, -750.0}, {2.0, 45.0, -700.0}},
+    {"atan", TFR_ATAN, atanl, {-0.3, 0.9, 7.0}, {0.3, 1.2, 9.0}},
+    {"sin", TFR_SIN, sinl, {-4.0, 1e6, -1e22}, {4.0, 1e6 + 50.0, -1.0001e22}},
+    {"cos", TFR_COS, cosl, {-4.0, 1e6, 1e300}, {4.0, 1e6 + 50.0, 1.0001e300}},
+    {"tan", TFR_TAN, tanl, {-1.6, 1e6, 1e15}, {1.6, 1e6 + 50.0, 1e15 + 50.0}},
 };
 #define F64M_NFNS ((int)(sizeof f64m_fns / sizeof f64m_fns[0]))
 
@@ -90,6 +94,12 @@ static const uint64_t f64m_specials[] = {
     UINT64_C(0x4000000000000000), UINT64_C(0x4340000000000000), UINT64_C(0x4330000000000001),
     UINT64_C(0xbfe0000000000000), UINT64_C(0xbfeffffffffffffe), UINT64_C(0x3fe0000000000000),
     UINT64_C(0x4024000000000000), UINT64_C(0xc024000000000000),
+    UINT64_C(0x3fe921fb54442d18), UINT64_C(0x3fe921fb54442d19),  // pi/4 and above
+    UINT64_C(0x3ff921fb54442d18), UINT64_C(0x400921fb54442d18),  // pi/2, pi
+    UINT64_C(0x401921fb54442d18), UINT64_C(0xc00921fb54442d18),  // 2 pi, -pi
+    UINT64_C(0x3e40000000000000), UINT64_C(0x3e3fffffffffffff),  // 2^-27 and below
+    UINT64_C(0x7506ac5b262ca1ff),  // 6381956970095103 2^797: the double nearest a multiple of pi/2
+    UINT64_C(0x7fe921fb54442d18), UINT64_C(0x4330000000000000),  // pi/4 2^1023, 2^52
 };
 #define F64M_NSPECIAL ((int)(sizeof f64m_specials / sizeof f64m_specials[0]))
 
@@ -187,6 +197,94 @@ static void f64m_time_divide(const double *x, int64_t n) {
   tfr_tensor_release(dy);
 }
 
+// One finite or special result against the reference: within F64M_MAX_ULP,
+// NaN for NaN, infinities and zeros bit for bit. Returns the ulp distance
+// (0 for the exact cases) or -1 when wrong.
+static int64_t f64m_compare(double want, double got) {
+  if (isnan(want) || isnan(got)) return isnan(want) && isnan(got) ? 0 : -1;
+  if (isinf(want) || isinf(got) || want == 0 || got == 0)
+    return f64m_bits(want) == f64m_bits(got) ? 0 : -1;
+  int64_t u = tfr_test_ulp_f64(want, got);
+  return u <= F64M_MAX_ULP ? u : -1;
+}
+
+// atan2(y, x) on every pair of the special values (signed zeros,
+// infinities, NaN, subnormals, the extremes: C99 Annex F's cases), random bit
+// patterns of both (exponents half raw, half within 2^+-40 of each other),
+// and pairs near the breakpoints j/8 of y/x, against atan2l.
+static void test_atan2(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  const int64_t ns = F64M_NSPECIAL, n = ns * ns + F64M_NRANDOM + F64M_NDENSE;
+  double *y = malloc((size_t)n * sizeof *y), *x = malloc((size_t)n * sizeof *x);
+  assert_true(y && x);
+  int64_t i = 0;
+  for (int64_t a = 0; a < ns; a++)
+    for (int64_t b = 0; b < ns; b++, i++) {
+      y[i] = f64m_of(f64m_specials[a]);
+      x[i] = f64m_of(f64m_specials[b]);
+    }
+  uint64_t st = 0xa7a2;
+  for (int k = 0; k < F64M_NRANDOM; k++, i++) {
+    uint64_t ry = tfr_test_rand_u64(&st), rx = tfr_test_rand_u64(&st);
+    if (k & 1) {
+      int e = 1023 + (int)(tfr_test_rand_u64(&st) % 80) - 40;
+      ry = (ry & UINT64_C(0x800fffffffffffff)) | ((uint64_t)e << 52);
+      e = 1023 + (int)(tfr_test_rand_u64(&st) % 80) - 40;
+      rx = (rx & UINT64_C(0x800fffffffffffff)) | ((uint64_t)e << 52);
+    }
+    y[i] = f64m_of(ry);
+    x[i] = f64m_of(rx);
+  }
+  for (int k = 0; k < F64M_NDENSE; k++, i++) {
+    // y / x within 1/16 of j/8 (the reduction's boundaries), any signs
+    double j = (double)(k % 9), r = j / 8 + tfr_test_rand_uniform(&st, -0.07, 0.07);
+    double xs = tfr_test_rand_uniform(&st, 0.5, 4.0);
+    x[i] = (k & 1) ? -xs : xs;
+    y[i] = ((k & 2) ? -r : r) * xs;
+    if (k & 4) {  // |y| > |x|: the swapped half
+      double t = x[i];
+      x[i] = y[i];
+      y[i] = t;
+    }
+  }
+  tfr_tensor *hy = tfr_test_tensor(TFR_F64, 1, &n, y), *hx = tfr_test_tensor(TFR_F64, 1, &n, x);
+  tfr_session *s = tfr_test_begin(tfr_test_gpu);
+  tfr_tensor *dy = tfr_test_upload(s, hy), *dx = tfr_test_upload(s, hx), *dr = NULL;
+  double t0 = f64m_now();
+  TFR_ASSERT_OK(tfr_binary(s, TFR_ATAN2, dy, dx, &dr));
+  tfr_tensor *hr = tfr_test_download(s, dr);
+  double secs = f64m_now() - t0;
+  tfr_test_end(s);
+  void *rp = NULL;
+  TFR_ASSERT_OK(tfr_tensor_host_data(hr, &rp));
+  const double *got = rp;
+  int failures = 0;
+  int64_t max_ulp = 0, off = 0;
+  for (int64_t k = 0; k < n; k++) {
+    double want = (double)atan2l((long double)y[k], (long double)x[k]);
+    int64_t u = f64m_compare(want, got[k]);
+    off += u != 0;
+    if (u > max_ulp) max_ulp = u;
+    if (u < 0 && failures++ < 20)
+      print_error("MISMATCH atan2(%.17g, %.17g): got %.17g (0x%016llx), want %.17g (0x%016llx)\n",
+                  y[k], x[k], got[k], (unsigned long long)f64m_bits(got[k]), want,
+                  (unsigned long long)f64m_bits(want));
+  }
+  printf("f64 atan2    %5lld inputs: max %lld ulp, %lld not correctly rounded, %.1f s with "
+         "compilation\n",
+         (long long)n, (long long)max_ulp, (long long)off, secs);
+  tfr_tensor_release(hy);
+  tfr_tensor_release(hx);
+  tfr_tensor_release(dy);
+  tfr_tensor_release(dx);
+  tfr_tensor_release(dr);
+  tfr_tensor_release(hr);
+  free(y);
+  free(x);
+  assert_int_equal(failures, 0);
+}
+
 static void test_functions(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
@@ -225,6 +323,7 @@ static void test_functions(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_functions, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_atan2, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);
 }

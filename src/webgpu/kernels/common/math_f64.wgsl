@@ -1,6 +1,6 @@
 // The f64 analytic functions of the webgpu backend, on the software f64 of
 // common/f64.wgsl (needs it and common/u64.wgsl): exp, expm1, log, log1p,
-// tanh, sinh, cosh and logistic, each within 1 ulp of the correctly rounded result (docs/accuracy.md), with
+// tanh, sinh, cosh, logistic, sin, cos, tan, atan and atan2, each within 1 ulp of the correctly rounded result (docs/accuracy.md), with
 // C99 Annex F's special values (the cpu backend's, src/cpu/scalar_math.h).
 //
 // Code size is the constraint: a driver inlines every call, and one software
@@ -32,6 +32,13 @@
 //     on its exact residual; e^x below -40, 1 above 40.
 //   * tanh(x) = x + x^3 T(x^2) below 0.55 (Taylor), 1 - 2 / (1 + e^(2|x|))
 //     (the same division) up to 22, +-1 above.
+//   * sin, cos, tan: r = |x| - n pi/2 by a Payne-Hanek reduction in integers
+//     (tfr_m64_rem_pio2) as a + b, then sin(r), cos(r) by Taylor series on
+//     |r| <= pi/4 with b's first-order term, picked and signed by n mod 4;
+//     tan divides the two (as renormalised pairs, one correction step).
+//   * atan2(y, x), atan(x) = atan2(x, 1): atan(a / b) for a = min(|x|, |y|),
+//     b = max, as atan(j/8) + atan(u), u = (a - c b) / (b + c a) from exact
+//     pairs, placed in its octant from pi/2 and pi as pairs.
 
 // Instruction: vec4<u32>(op << 8 | destination register, a, b, c); operands
 // 0-15 are registers, 16 and up entries of TFR_M64_K.
@@ -43,7 +50,7 @@
 //   op 4: d = 2^k, as op 2
 //   op 5: Horner: d = fma(K[a], x, K[a + 1]), then d = fma(d, x, K[j]) for
 //         j = a + 2 .. c, x = register b
-const TFR_M64_K = array<vec2<u32>, 63>(
+const TFR_M64_K = array<vec2<u32>, 114>(
   vec2<u32>(0x00000000u, 0x00000000u),  // 16: +0
   vec2<u32>(0x00000000u, 0x80000000u),  // 17: -0 (the addend of a product: keeps -0)
   vec2<u32>(0x00000000u, 0x3ff00000u),  // 18: 1
@@ -111,6 +118,61 @@ const TFR_M64_K = array<vec2<u32>, 63>(
   vec2<u32>(0x1ba1ba1cu, 0xbfaba1bau),
   vec2<u32>(0x11111111u, 0x3fc11111u),
   vec2<u32>(0x55555555u, 0xbfd55555u),
+  // 79-87: sin's S, (-1)^9/19! down to -1/3!
+  vec2<u32>(0x46814157u, 0xbc62f49bu),
+  vec2<u32>(0x7030ad4au, 0x3ce952c7u),
+  vec2<u32>(0xe733b81fu, 0xbd6ae7f3u),
+  vec2<u32>(0x13a86d09u, 0x3de61246u),
+  vec2<u32>(0x67f544e4u, 0xbe5ae645u),
+  vec2<u32>(0xa556c734u, 0x3ec71de3u),
+  vec2<u32>(0x1a01a01au, 0xbf2a01a0u),
+  vec2<u32>(0x11111111u, 0x3f811111u),
+  vec2<u32>(0x55555555u, 0xbfc55555u),
+  // 88-96: cos's C, (-1)^8/20! down to 1/4!
+  vec2<u32>(0xa4020225u, 0x3c1e542bu),
+  vec2<u32>(0x63b97d97u, 0xbca68278u),
+  vec2<u32>(0xe733b81fu, 0x3d2ae7f3u),
+  vec2<u32>(0xa8c07c9du, 0xbda93974u),
+  vec2<u32>(0xeff8d898u, 0x3e21eed8u),
+  vec2<u32>(0xb7789f5cu, 0xbe927e4fu),
+  vec2<u32>(0x1a01a01au, 0x3efa01a0u),
+  vec2<u32>(0x16c16c17u, 0xbf56c16cu),
+  vec2<u32>(0x55555555u, 0x3fa55555u),
+  vec2<u32>(0x00000000u, 0xbfe00000u),  // 97: -1/2  // 98-105: atan's A, 1/17 down to -1/3
+  vec2<u32>(0x1e1e1e1eu, 0x3fae1e1eu),
+  vec2<u32>(0x11111111u, 0xbfb11111u),
+  vec2<u32>(0x13b13b14u, 0x3fb3b13bu),
+  vec2<u32>(0x745d1746u, 0xbfb745d1u),
+  vec2<u32>(0x1c71c71cu, 0x3fbc71c7u),
+  vec2<u32>(0x92492492u, 0xbfc24924u),
+  vec2<u32>(0x9999999au, 0x3fc99999u),
+  vec2<u32>(0x55555555u, 0xbfd55555u),
+  // 106-123: atan(j/8) for j = 0..8, each a double and its remainder
+  vec2<u32>(0x00000000u, 0x00000000u),
+  vec2<u32>(0x00000000u, 0x00000000u),
+  vec2<u32>(0x9aac2f6eu, 0x3fbfd5bau),
+  vec2<u32>(0x86760c17u, 0xbc4cd376u),
+  vec2<u32>(0xf92c80ddu, 0x3fcf5b75u),
+  vec2<u32>(0x3cf7afbdu, 0x3c68ab6eu),
+  vec2<u32>(0x41e4def1u, 0x3fd6f619u),
+  vec2<u32>(0xe6f6e918u, 0xbc7c63aau),
+  vec2<u32>(0x0561bb4fu, 0x3fddac67u),
+  vec2<u32>(0x222f65e2u, 0x3c7a2b7fu),
+  vec2<u32>(0xabdefeb4u, 0x3fe1e00bu),
+  vec2<u32>(0x287a668fu, 0xbc5928dfu),
+  vec2<u32>(0xa3269ee1u, 0x3fe4978fu),
+  vec2<u32>(0x87f2a458u, 0x3c72419au),
+  vec2<u32>(0xc5784634u, 0x3fe700a7u),
+  vec2<u32>(0x25aadef6u, 0xbc78c34du),
+  vec2<u32>(0x54442d18u, 0x3fe921fbu),
+  vec2<u32>(0x33145c07u, 0x3c81a626u),
+  // 124-129: 0, pi/2 and pi, each a double and its remainder
+  vec2<u32>(0x00000000u, 0x00000000u),
+  vec2<u32>(0x00000000u, 0x00000000u),
+  vec2<u32>(0x54442d18u, 0x3ff921fbu),
+  vec2<u32>(0x33145c07u, 0x3c91a626u),
+  vec2<u32>(0x54442d18u, 0x400921fbu),
+  vec2<u32>(0x33145c07u, 0x3ca1a626u),
 );
 
 // Registers: 0 the argument. The exp core: 1 t = 1.5 2^52 + k, 2 k, 3 r_hi,
@@ -120,7 +182,21 @@ const TFR_M64_K = array<vec2<u32>, 63>(
 // 10 z = s^2, 11 P(z), 12 R, 13 R - f, 14 k ln2_lo + c/u, 15 s (R - f) +
 // that, 4 f + that, 5 the result; 12 and 13 hold -a and b of log1p's
 // two-sum until R and R - f are written. The odd series: 1 z, 2 P(z), 3 a^3.
-const TFR_M64_PROG = array<vec4<u32>, 68>(
+// The trigonometric programs, on r = a + b (0 a, 4 b, |r| <= pi/4): 1 z =
+// a^2; sin(r) = a + u with 2 S(z), 3 a^3, 6 w = 1 - z/2, 7 b w, 5 u = a^3 S
+// + b w; cos(r) = w + v with 10 C(z), 12 -z, 11 a^2 - z (exact), 13 z/2, 8 w
+// = 1 - z/2, 14 the rounding error of w (exact), 15 z^2 then a b, 9 v = z^2
+// C + (that error) - (a^2 - z)/2 - a b; the tails leave sin or cos in 10. tan
+// renormalises both pairs (12 + 13 the numerator, 14 + 15 the denominator,
+// each the rounded sum and its error) and uses 2, 3, 6, 7 (y0, q0, -q0, the
+// residual). atan2: 0 a, 1 b (0 < a <= b, b in [1, 2)), 2 c = j/8 (j =
+// round(8 a / b)), 4 + 5 +-atan(c), 8 + 9 P (0, pi/2 or pi), 11 s = +-1;
+// u = (a - c b) / (b + c a) (so that atan(a / b) = atan(c) + atan(u), |u| <=
+// 1/16) is formed as two exact pairs (12 + 13, 14 + 15, with 6, 7 on the
+// way) and divided as tan's are (u in 10), then atan(u) = u + t (1 z, 2
+// A(z), 3 t) and the result (P +- atan(c)) + s (u + t), summed in pairs
+// (12-15, 6, 7).
+const TFR_M64_PROG = array<vec4<u32>, 144>(
   // 0-8 EXP_CORE: exp core: leaves expm1(r) in 9, 1.5 2^52 + k in 1
   vec4<u32>(1u, 0u, 21u, 22u),      // t = x / ln2 + 1.5 2^52: k in the low word
   vec4<u32>(2u, 1u, 18u, 23u),      // k = t - 1.5 2^52 (exact)
@@ -207,6 +283,96 @@ const TFR_M64_PROG = array<vec4<u32>, 68>(
   // 66-67 ODD_TAIL: a + a^3 P(z) in 10
   vec4<u32>(3u, 0u, 1u, 17u),       // a^3
   vec4<u32>(10u, 3u, 2u, 0u),       // a + a^3 P(z)
+  // 68 TRIG_HEAD: z
+  vec4<u32>(1u, 0u, 0u, 17u),       // z = a^2
+  // 69-73 SIN_POLY: sin(r) = a + u, u in 5
+  vec4<u32>(0x502u, 79u, 1u, 87u),  // S(z), Horner over -1/19! .. -1/3!
+  vec4<u32>(3u, 0u, 1u, 17u),       // a^3
+  vec4<u32>(6u, 1u, 97u, 18u),      // w = 1 - z/2 (cos(a), for b's term)
+  vec4<u32>(7u, 4u, 6u, 17u),       // b w
+  vec4<u32>(5u, 3u, 2u, 7u),        // u = a^3 S(z) + b w
+  // 74-85 COS_POLY: cos(r) = w + v, w in 8, v in 9
+  vec4<u32>(0x50au, 88u, 1u, 96u),  // C(z), Horner over 1/20! .. 1/4!
+  vec4<u32>(12u, 1u, 19u, 17u),     // -z
+  vec4<u32>(11u, 0u, 0u, 12u),      // a^2 - z (exact)
+  vec4<u32>(13u, 1u, 39u, 17u),     // z/2 (exact)
+  vec4<u32>(8u, 13u, 19u, 18u),     // w = 1 - z/2
+  vec4<u32>(14u, 8u, 19u, 18u),     // 1 - w (exact)
+  vec4<u32>(14u, 13u, 19u, 14u),    // (1 - w) - z/2 (exact)
+  vec4<u32>(15u, 1u, 1u, 17u),      // z^2
+  vec4<u32>(9u, 15u, 10u, 14u),     // z^2 C(z) + that
+  vec4<u32>(9u, 11u, 97u, 9u),      // - (a^2 - z)/2
+  vec4<u32>(15u, 0u, 4u, 17u),      // a b
+  vec4<u32>(9u, 15u, 19u, 9u),      // v = that - a b
+  // 86 SIN_TAIL: sin(r) in 10
+  vec4<u32>(10u, 0u, 18u, 5u),      // a + u
+  // 87 COS_TAIL: cos(r) in 10
+  vec4<u32>(10u, 8u, 18u, 9u),      // w + v
+  // 88-93 TAN_NORM_ODD: cot(r): the numerator w + v as 12 + 13, the
+  // denominator a + u as 14 + 15, each the rounded sum and its exact error
+  vec4<u32>(12u, 8u, 18u, 9u),      // w + v
+  vec4<u32>(13u, 12u, 19u, 8u),     // w - that (exact)
+  vec4<u32>(13u, 13u, 18u, 9u),     // + v (exact)
+  vec4<u32>(14u, 0u, 18u, 5u),      // a + u
+  vec4<u32>(15u, 14u, 19u, 0u),     // a - that (exact)
+  vec4<u32>(15u, 15u, 18u, 5u),     // + u (exact)
+  // 94-99 TAN_NORM_EVEN: tan(r): the numerator a + u as 12 + 13, the
+  // denominator w + v as 14 + 15
+  vec4<u32>(12u, 0u, 18u, 5u),
+  vec4<u32>(13u, 12u, 19u, 0u),
+  vec4<u32>(13u, 13u, 18u, 5u),
+  vec4<u32>(14u, 8u, 18u, 9u),
+  vec4<u32>(15u, 14u, 19u, 8u),
+  vec4<u32>(15u, 15u, 18u, 9u),
+  // 100-106 TAN_DIV: (12 + 13) / (14 + 15) in 10
+  vec4<u32>(0x102u, 18u, 14u, 16u), // y0 = 1 / d_hi
+  vec4<u32>(3u, 12u, 2u, 17u),      // q0 = n_hi y0
+  vec4<u32>(6u, 3u, 19u, 17u),      // -q0
+  vec4<u32>(7u, 6u, 14u, 12u),      // n_hi - q0 d_hi (exact but for its last rounding)
+  vec4<u32>(7u, 7u, 18u, 13u),      // + n_lo
+  vec4<u32>(7u, 6u, 15u, 7u),       // - q0 d_lo: the residual of n - q0 d
+  vec4<u32>(10u, 7u, 2u, 3u),       // q0 + y0 residual
+  // 107-125 ATAN_FRAC: u = (a - c b) / (b + c a) as pairs: 12 + 13, 14 + 15
+  vec4<u32>(12u, 2u, 1u, 17u),      // p = c b
+  vec4<u32>(13u, 12u, 19u, 17u),    // -p
+  vec4<u32>(13u, 2u, 1u, 13u),      // c b - p (exact)
+  vec4<u32>(7u, 12u, 19u, 0u),      // x = a - p (exact: p in [a/2, 2a] or c = 0)
+  vec4<u32>(6u, 13u, 19u, 17u),     // y = p - c b
+  vec4<u32>(12u, 7u, 18u, 6u),      // two-sum of x and y: s = x + y
+  vec4<u32>(13u, 7u, 19u, 12u),     // t = s - x
+  vec4<u32>(14u, 13u, 19u, 12u),    // s - t
+  vec4<u32>(14u, 14u, 19u, 7u),     // x - (s - t)
+  vec4<u32>(15u, 13u, 19u, 6u),     // y - t
+  vec4<u32>(13u, 14u, 18u, 15u),    // the error of s (exact)
+  vec4<u32>(14u, 2u, 0u, 17u),      // q = c a
+  vec4<u32>(15u, 14u, 19u, 17u),    // -q
+  vec4<u32>(15u, 2u, 0u, 15u),      // c a - q (exact)
+  vec4<u32>(6u, 1u, 18u, 14u),      // d = b + q (b >= q)
+  vec4<u32>(7u, 6u, 19u, 1u),       // b - d (exact)
+  vec4<u32>(7u, 7u, 18u, 14u),      // + q: the error of d (exact)
+  vec4<u32>(15u, 7u, 18u, 15u),     // + (c a - q)
+  vec4<u32>(14u, 6u, 18u, 16u),     // d
+  // 126-129 ATAN_POLY: atan(u) = u + t, t in 3 (after TAN_DIV: u in 10)
+  vec4<u32>(1u, 10u, 10u, 17u),     // z = u^2
+  vec4<u32>(0x502u, 98u, 1u, 105u), // A(z), Horner over 1/17 .. -1/3
+  vec4<u32>(3u, 10u, 1u, 17u),      // u z
+  vec4<u32>(3u, 3u, 2u, 17u),       // t = u^3 A(z)
+  // 130-142 ATAN_FINAL: (P + A') + s (u + t) in 10, P in 8 + 9, A' in 4 + 5, s in 11
+  vec4<u32>(6u, 10u, 11u, 17u),     // s u
+  vec4<u32>(7u, 3u, 11u, 17u),      // s t
+  vec4<u32>(12u, 8u, 18u, 4u),      // h = P_hi + A'_hi
+  vec4<u32>(13u, 12u, 19u, 8u),     // P_hi - h (exact: |P_hi| >= |A'_hi| or P = 0)
+  vec4<u32>(13u, 13u, 18u, 4u),     // + A'_hi: the error of h (exact)
+  vec4<u32>(14u, 9u, 18u, 5u),      // l = P_lo + A'_lo
+  vec4<u32>(14u, 14u, 18u, 13u),    // + the error of h
+  vec4<u32>(14u, 14u, 18u, 7u),     // + s t
+  vec4<u32>(15u, 12u, 18u, 6u),     // h2 = h + s u (|h| >= |u| or h = 0)
+  vec4<u32>(13u, 15u, 19u, 12u),    // h - h2 (exact)
+  vec4<u32>(13u, 13u, 18u, 6u),     // + s u: the error of h2 (exact)
+  vec4<u32>(14u, 14u, 18u, 13u),    // l + that
+  vec4<u32>(10u, 15u, 18u, 14u),    // h2 + l
+  // 143 ATAN_TINY: u = a / b, t = 0 (set by the caller), then ATAN_FINAL
+  vec4<u32>(0x10au, 0u, 1u, 16u),   // u = a / b
 );
 
 // Program segments [start, end): a function runs up to four in a row.
@@ -228,6 +394,19 @@ const TFR_M64_ODD_HEAD = vec2<u32>(63u, 64u);
 const TFR_M64_SINH_SERIES = vec2<u32>(64u, 65u);
 const TFR_M64_TANH_SERIES = vec2<u32>(65u, 66u);
 const TFR_M64_ODD_TAIL = vec2<u32>(66u, 68u);
+const TFR_M64_TRIG_HEAD = vec2<u32>(68u, 69u);
+const TFR_M64_SIN_POLY = vec2<u32>(69u, 74u);
+const TFR_M64_COS_POLY = vec2<u32>(74u, 86u);
+const TFR_M64_SIN_TAIL = vec2<u32>(86u, 87u);
+const TFR_M64_COS_TAIL = vec2<u32>(87u, 88u);
+const TFR_M64_TRIG_SIN = vec2<u32>(68u, 74u);   // TRIG_HEAD and SIN_POLY
+const TFR_M64_TAN_NORM_ODD = vec2<u32>(88u, 94u);
+const TFR_M64_TAN_EVEN = vec2<u32>(94u, 107u);  // TAN_NORM_EVEN and TAN_DIV
+const TFR_M64_TAN_DIV = vec2<u32>(100u, 107u);
+const TFR_M64_ATAN_FRAC = vec2<u32>(107u, 126u);
+const TFR_M64_ATAN_TAIL = vec2<u32>(126u, 143u);  // ATAN_POLY and ATAN_FINAL
+const TFR_M64_ATAN_FINAL = vec2<u32>(130u, 143u);
+const TFR_M64_ATAN_TINY = vec2<u32>(143u, 144u);
 const TFR_M64_NONE = vec2<u32>(0u, 0u);
 
 fn tfr_m64_arg(reg: ptr<function, array<vec2<u32>, 16>>, i: u32) -> vec2<u32> {
@@ -537,4 +716,241 @@ fn tfr_logistic_f64(x: vec2<u32>) -> vec2<u32> {
   }
   tfr_m64_run(&reg, segs, true);
   return tfr_m64_ldexp(reg[10], select(0, bitcast<i32>(reg[1].x), tiny));
+}
+
+// ---- sin, cos and tan ----
+
+// The bits of 2/pi, the most significant word first: word j holds 2^-(32j+1)
+// .. 2^-(32j+32) of the fraction (tools/fit_math_f64.py). The window of the
+// largest finite argument ends at word 36.
+const TFR_M64_TWO_OVER_PI = array<u32, 37>(
+  0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u, 0x3c439041u,
+  0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u, 0x06492eeau, 0x09d1921cu,
+  0xfe1deb1cu, 0xb129a73eu, 0xe88235f5u, 0x2ebb4484u, 0xe99c7026u, 0xb45f7e41u,
+  0x3991d639u, 0x835339f4u, 0x9c845f8bu, 0xbdf9283bu, 0x1ff897ffu, 0xde05980fu,
+  0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u, 0x4f463f66u, 0x9e5fea2du,
+  0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau, 0x6bfb5fb1u, 0x1f8d5d08u,
+  0x56033046u,
+);
+// pi/2 2^63, rounded to an integer.
+const TFR_M64_PIO2_FIX = vec2<u32>(0x2168c235u, 0xc90fdaa2u);
+const TFR_M64_PIO4 = vec2<u32>(0x54442d18u, 0x3fe921fbu);  // pi/4 rounded
+const TFR_M64_2M27 = vec2<u32>(0u, 0x3e400000u);          // 2^-27
+
+// Payne-Hanek reduction of a finite x > pi/4, all in integers: x = m 2^q (m
+// the 53-bit significand) times a 224-bit window of 2/pi's bits (the bits
+// before it contribute multiples of 4, those after it less than 2^-137)
+// gives x 2/pi mod 4 with 126 fraction bits; rounded to the nearest integer
+// n, its fraction f in [-1/2, 1/2) times pi/2 is r = x - n pi/2, left as a +
+// b (registers 0 and 4, a rounded to 53 bits, b the next 11: r to 64 bits,
+// relative error about 2^-62 even where r is smallest, near 2^-61 for
+// doubles). Returns n mod 4.
+fn tfr_m64_rem_pio2(x: vec2<u32>, reg: ptr<function, array<vec2<u32>, 16>>) -> u32 {
+  let p = tfr_f64_unpack(x);
+  let q = p.e - 1075;
+  let s = u32(max(0, (q - 2) >> 5u));
+  // z = m W, W the 7 words from s on (little-endian, 9 words and a 0)
+  var z: array<u32, 10>;
+  for (var k = 0u; k < 7u; k++) {
+    let w = TFR_M64_TWO_OVER_PI[s + 6u - k];
+    let p0 = tfr_u32_mul_wide(w, p.m.x);
+    let p1 = tfr_u32_mul_wide(w, p.m.y);
+    let r1 = p0.y + p1.x;
+    let r2 = p1.y + select(0u, 1u, r1 < p0.y);  // p1.y < 2^21: no carry out
+    let a0 = z[k] + p0.x;
+    let t1 = z[k + 1u] + r1;
+    let a1 = t1 + select(0u, 1u, a0 < p0.x);
+    let c1 = select(0u, 1u, t1 < r1) + select(0u, 1u, a1 < t1);
+    let t2 = z[k + 2u] + r2;
+    let a2 = t2 + c1;
+    z[k] = a0;
+    z[k + 1u] = a1;
+    z[k + 2u] = a2;
+    z[k + 3u] = select(0u, 1u, t2 < r2) + select(0u, 1u, a2 < t2);  // was 0
+  }
+  // g = x 2/pi mod 4, 2 integer and 126 fraction bits: z's bits from
+  // 32 s + 224 - q - 126 (65 to 151) on
+  let b0 = u32(i32(32u * s) + 98 - q);
+  let wi = b0 >> 5u;
+  let sh = b0 & 31u;
+  var g: vec4<u32>;
+  for (var k = 0u; k < 4u; k++) {
+    var v = z[wi + k];
+    if (sh != 0u) {
+      v = (v >> sh) | (z[wi + k + 1u] << (32u - sh));
+    }
+    g[k] = v;
+  }
+  g = tfr_u128_add(g, vec4<u32>(0u, 0u, 0u, 0x20000000u));  // + 1/2: n rounded
+  let n = g.w >> 30u;
+  let f = vec4<u32>(g.xyz, g.w & 0x3fffffffu);  // f + 1/2, 126 fraction bits
+  let pos = f.w >= 0x20000000u;
+  let half = vec4<u32>(0u, 0u, 0u, 0x20000000u);
+  let mag = select(tfr_u128_sub(half, f), tfr_u128_sub(f, half), pos);
+  // |f| = F 2^(-62 - lz) for F its leading 64 bits; |r| = F (pi/2 2^63)
+  // 2^(-125 - lz)
+  let lz = tfr_u128_clz(mag);
+  let prod = tfr_u64_mul_wide(tfr_u128_shl(mag, lz).zw, TFR_M64_PIO2_FIX);
+  let top = (prod.w & 0x80000000u) != 0u;
+  let sig = select(tfr_u128_shl(prod, 1u).zw, prod.zw, top);
+  var ex = select(1, 2, top) - i32(lz);  // the exponent of sig's leading bit
+  let lo_e = ex - 63;                     // and of its bit 0
+  var hi = tfr_u64_shr(sig, 11u);
+  let rest = sig.x & 0x7ffu;
+  var lo = i32(rest);
+  if (rest >= 0x400u) {
+    hi = tfr_u64_add(hi, vec2<u32>(1u, 0u));
+    lo = lo - 0x800;
+  }
+  if (hi.y == 0x00200000u) {
+    hi = vec2<u32>(0u, 0x00100000u);
+    ex = ex + 1;
+  }
+  let sign = select(TFR_F64_SIGN, 0u, pos);
+  (*reg)[0] = vec2<u32>(hi.x, (hi.y & 0xfffffu) | (u32(ex + 1023) << 20u) | sign);
+  var b = vec2<u32>(0u, 0u);
+  if (lo != 0) {
+    let v = tfr_f64_from_i32(lo);  // |lo| <= 2^10: exact; times 2^lo_e
+    b = vec2<u32>(v.x, (v.y + (bitcast<u32>(lo_e) << 20u)) ^ sign);
+  }
+  (*reg)[4] = b;
+  return n;
+}
+
+// r = a + b = |x| - n pi/2 in registers 0 and 4; returns n mod 4.
+fn tfr_m64_trig_reduce(x: vec2<u32>, reg: ptr<function, array<vec2<u32>, 16>>) -> u32 {
+  let a = tfr_f64_abs(x);
+  if (tfr_f64_le(a, TFR_M64_PIO4)) {
+    (*reg)[0] = a;
+    (*reg)[4] = vec2<u32>(0u, 0u);
+    return 0u;
+  }
+  return tfr_m64_rem_pio2(a, reg);
+}
+
+// sin(x), or cos(x) = sin(|x| + pi/2): x (1 for cos) below 2^-27, else
+// +-sin(r) or +-cos(r) by the quadrant.
+fn tfr_m64_sin_cos(x: vec2<u32>, is_cos: bool) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  if (tfr_f64_is_inf(x)) {
+    return TFR_F64_DEFAULT_NAN;
+  }
+  if (tfr_f64_lt(tfr_f64_abs(x), TFR_M64_2M27)) {
+    return select(x, TFR_F64_ONE, is_cos);
+  }
+  var reg: array<vec2<u32>, 16>;
+  let k = tfr_m64_trig_reduce(x, &reg) + select(0u, 1u, is_cos);
+  var segs = array(TFR_M64_TRIG_HEAD, TFR_M64_SIN_POLY, TFR_M64_SIN_TAIL, TFR_M64_NONE);
+  if ((k & 1u) != 0u) {
+    segs = array(TFR_M64_TRIG_HEAD, TFR_M64_COS_POLY, TFR_M64_COS_TAIL, TFR_M64_NONE);
+  }
+  tfr_m64_run(&reg, segs, false);
+  let flip = select(0u, TFR_F64_SIGN, (k & 2u) != 0u) ^ select(x.y & TFR_F64_SIGN, 0u, is_cos);
+  return vec2<u32>(reg[10].x, reg[10].y ^ flip);
+}
+
+fn tfr_sin_f64(x: vec2<u32>) -> vec2<u32> {
+  return tfr_m64_sin_cos(x, false);
+}
+
+fn tfr_cos_f64(x: vec2<u32>) -> vec2<u32> {
+  return tfr_m64_sin_cos(x, true);
+}
+
+// tan(x) = x below 2^-27; else sin(r) / cos(r) (n even) or -cos(r) /
+// sin(r), each as an unevaluated pair, the quotient corrected once by its
+// residual.
+fn tfr_tan_f64(x: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  if (tfr_f64_is_inf(x)) {
+    return TFR_F64_DEFAULT_NAN;
+  }
+  if (tfr_f64_lt(tfr_f64_abs(x), TFR_M64_2M27)) {
+    return x;
+  }
+  var reg: array<vec2<u32>, 16>;
+  let n = tfr_m64_trig_reduce(x, &reg);
+  var segs = array(TFR_M64_TRIG_SIN, TFR_M64_COS_POLY, TFR_M64_TAN_EVEN, TFR_M64_NONE);
+  if ((n & 1u) != 0u) {
+    segs = array(TFR_M64_TRIG_SIN, TFR_M64_COS_POLY, TFR_M64_TAN_NORM_ODD, TFR_M64_TAN_DIV);
+  }
+  tfr_m64_run(&reg, segs, true);
+  let flip = select(0u, TFR_F64_SIGN, (n & 1u) != 0u) ^ (x.y & TFR_F64_SIGN);
+  return vec2<u32>(reg[10].x, reg[10].y ^ flip);
+}
+
+// ---- atan2 and atan ----
+
+const TFR_M64_ATAN_TAB = 106u;  // operand of atan(0/8); atan(j/8) at + 2j
+const TFR_M64_P_TAB = 124u;     // operand of 0; pi/2 at + 2, pi at + 4
+
+fn tfr_m64_k(i: u32) -> vec2<u32> {
+  return TFR_M64_K[i - 16u];
+}
+
+// atan2(y, x) with C99 Annex F's special values. With a = min(|x|, |y|), b
+// = max: theta = atan(a / b) in [0, pi/4], the result +-(P +- theta) for P
+// = 0 (|y| <= |x|, x positive), pi (|y| <= |x|, x negative) or pi/2. theta
+// = atan(c) + atan(u) for c = j/8 nearest a / b, u = (a - c b) / (b + c a),
+// formed from exact pairs (a and b scaled so that b is in [1, 2)); below
+// a / b = 2^-62 theta = a / b, one division.
+fn tfr_atan2_f64(y: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(y)) {
+    return tfr_f64_quiet(y);
+  }
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  var ay = tfr_f64_abs(y);
+  var ax = tfr_f64_abs(x);
+  if (tfr_f64_is_inf(ay) || tfr_f64_is_inf(ax)) {  // the limits: as if 1 and 0
+    ay = select(vec2<u32>(0u, 0u), TFR_F64_ONE, tfr_f64_is_inf(ay));
+    ax = select(vec2<u32>(0u, 0u), TFR_F64_ONE, tfr_f64_is_inf(ax));
+  }
+  let xneg = (x.y & TFR_F64_SIGN) != 0u;
+  let swap = tfr_f64_lt(ax, ay);
+  let a = select(ay, ax, swap);
+  let b = select(ax, ay, swap);
+  let minus = xneg != swap;
+  let pi = TFR_M64_P_TAB + select(select(0u, 4u, xneg), 2u, swap);
+  let flip = select(0u, TFR_F64_SIGN, minus);
+  var reg: array<vec2<u32>, 16>;
+  reg[8] = tfr_m64_k(pi);
+  reg[9] = tfr_m64_k(pi + 1u);
+  reg[11] = vec2<u32>(0u, 0x3ff00000u | flip);
+  var segs = array(TFR_M64_ATAN_FINAL, TFR_M64_NONE, TFR_M64_NONE, TFR_M64_NONE);
+  // theta = 0 where a = 0: registers 3, 4, 5, 10 stay +0
+  if (!tfr_f64_is_zero(a)) {
+    let pa = tfr_f64_unpack(a);
+    let pb = tfr_f64_unpack(b);
+    if (pb.e - pa.e > 62) {
+      reg[0] = a;
+      reg[1] = b;
+      segs[0] = TFR_M64_ATAN_TINY;
+      segs[1] = TFR_M64_ATAN_FINAL;
+    } else {
+      let k = 1023 - pb.e;
+      let sa = tfr_m64_ldexp(a, k);  // exact: a 2^k >= 2^-63
+      let sb = tfr_m64_ldexp(b, k);
+      let j = u32(clamp(round(8.0 * tfr_f64_to_f32(sa) / tfr_f64_to_f32(sb)), 0.0, 8.0));
+      reg[0] = sa;
+      reg[1] = sb;
+      reg[2] = tfr_m64_ldexp(tfr_f64_from_u32(j), -3);
+      let t = tfr_m64_k(TFR_M64_ATAN_TAB + 2u * j);
+      let tl = tfr_m64_k(TFR_M64_ATAN_TAB + 2u * j + 1u);
+      reg[4] = vec2<u32>(t.x, t.y ^ flip);
+      reg[5] = vec2<u32>(tl.x, tl.y ^ flip);
+      segs = array(TFR_M64_ATAN_FRAC, TFR_M64_TAN_DIV, TFR_M64_ATAN_TAIL, TFR_M64_NONE);
+    }
+  }
+  tfr_m64_run(&reg, segs, true);
+  return vec2<u32>(reg[10].x, reg[10].y ^ (y.y & TFR_F64_SIGN));
+}
+
+fn tfr_atan_f64(x: vec2<u32>) -> vec2<u32> {
+  return tfr_atan2_f64(x, TFR_F64_ONE);
 }
