@@ -6,11 +6,11 @@
 // on its bits (common/f64.wgsl): the exact ops (arithmetic, sqrt, rsqrt,
 // fmod, comparisons, min/max, rounding, sign), bit for bit the cpu's, and
 // the analytic functions exp, expm1, log, log1p, tanh, sinh, cosh,
-// logistic, sin, cos, tan, atan and atan2 (common/math_f64.wgsl), each
-// within 1 ulp of the correctly rounded result (measured max 1 ulp:
-// docs/accuracy.md, "f64 on webgpu"); the other analytic functions (asin,
-// acos, the inverse hyperbolic functions, cbrt, erf, power, ...) have no f64
-// entry yet, so the capability table
+// logistic, sin, cos, tan, asin, acos, atan, atan2 and cbrt
+// (common/math_f64.wgsl), each within 1 ulp of the correctly rounded result
+// (measured max 1 ulp: docs/accuracy.md, "f64 on webgpu"); the other
+// analytic functions (the inverse hyperbolic functions, erf, power, ...)
+// have no f64 entry yet, so the capability table
 // (capability.c) refuses them. i64 and u64 run on the same words
 // (common/u64.wgsl): every op the core's table has for them, exact, with
 // the cpu's wrapping, division and shift rules. c128 runs on pairs of those
@@ -153,13 +153,13 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
     [TFR_SQRT] = {{FM("tfr_sqrt_f32(a)"), CM("tfr_sqrt_c64(a)"), D_("tfr_f64_sqrt(a)")}},
     // 1 / sqrt(a), two roundings as on the cpu.
     [TFR_RSQRT] = {{FM("tfr_rsqrt_f32(a)"), CM("tfr_rsqrt_c64(a)"), D_("tfr_f64_rsqrt(a)")}},
-    [TFR_CBRT] = FN_F("cbrt"),
+    [TFR_CBRT] = {{FM("tfr_cbrt_f32(a)"), DM("tfr_cbrt_f64(a)")}},
     [TFR_EXPM1] = FN_FCD("expm1"),
     [TFR_LOG1P] = FN_FCD("log1p"),
     [TFR_ERF] = FN_F("erf"),
     [TFR_LOGISTIC] = FN_FCD("logistic"),
-    [TFR_ASIN] = FN_FC("asin"),
-    [TFR_ACOS] = FN_FC("acos"),
+    [TFR_ASIN] = FN_FCD("asin"),
+    [TFR_ACOS] = FN_FCD("acos"),
     [TFR_ATAN] = FN_FCD("atan"),
     [TFR_SINH] = FN_FCD("sinh"),
     [TFR_COSH] = FN_FCD("cosh"),

@@ -1191,6 +1191,7 @@ static bool bo_compact_only(const tfr_backend *b, const tfr_op_info *info, tfr_d
   switch (info->param) {
     case TFR_EXP: case TFR_EXPM1: case TFR_LOG: case TFR_LOG1P: case TFR_TANH: case TFR_SINH:
     case TFR_COSH: case TFR_LOGISTIC: case TFR_SIN: case TFR_COS: case TFR_TAN: case TFR_ATAN:
+    case TFR_ASIN: case TFR_ACOS: case TFR_CBRT:
       return true;
     default: return false;
   }

@@ -1,6 +1,7 @@
 // The f64 analytic functions of the webgpu backend, on the software f64 of
 // common/f64.wgsl (needs it and common/u64.wgsl): exp, expm1, log, log1p,
-// tanh, sinh, cosh, logistic, sin, cos, tan, atan and atan2, each within 1 ulp of the correctly rounded result (docs/accuracy.md), with
+// tanh, sinh, cosh, logistic, sin, cos, tan, asin, acos, atan, atan2 and
+// cbrt, each within 1 ulp of the correctly rounded result (docs/accuracy.md), with
 // C99 Annex F's special values (the cpu backend's, src/cpu/scalar_math.h).
 //
 // Code size is the constraint: a driver inlines every call, and one software
@@ -38,11 +39,15 @@
 //     tan divides the two (as renormalised pairs, one correction step).
 //   * atan2(y, x), atan(x) = atan2(x, 1): atan(a / b) for a = min(|x|, |y|),
 //     b = max, as atan(j/8) + atan(u), u = (a - c b) / (b + c a) from exact
-//     pairs, placed in its octant from pi/2 and pi as pairs.
+//     pairs, placed in its octant from pi/2 and pi as pairs. asin(x) =
+//     atan2(x, S), acos(x) = atan2(S, x) with S = sqrt(1 - x^2) as a pair.
+//   * cbrt(x) = 2^q cbrt(m), x = 2^(3q) m, m in [1, 8): an f32 estimate of
+//     cbrt(m), then two Newton steps with the exact residual m - y^3.
 
 // Instruction: vec4<u32>(op << 8 | destination register, a, b, c); operands
 // 0-15 are registers, 16 and up entries of TFR_M64_K.
 //   op 0: d = fma(a, b, c)        op 1: d = a / b
+//   op 6: d = sqrt(a) (in the kernels of asin and acos only)
 //   op 2: d = 2^-k for k the integer in the low word of a (a = 1.5 2^52 + k),
 //         the exponent clamped to [-1022, 1023]
 //   op 3: d = m, d + 1 = k (as an f64) for a = 2^k m, m in [sqrt(1/2), sqrt(2))
@@ -50,7 +55,7 @@
 //   op 4: d = 2^k, as op 2
 //   op 5: Horner: d = fma(K[a], x, K[a + 1]), then d = fma(d, x, K[j]) for
 //         j = a + 2 .. c, x = register b
-const TFR_M64_K = array<vec2<u32>, 114>(
+const TFR_M64_K = array<vec2<u32>, 115>(
   vec2<u32>(0x00000000u, 0x00000000u),  // 16: +0
   vec2<u32>(0x00000000u, 0x80000000u),  // 17: -0 (the addend of a product: keeps -0)
   vec2<u32>(0x00000000u, 0x3ff00000u),  // 18: 1
@@ -173,6 +178,7 @@ const TFR_M64_K = array<vec2<u32>, 114>(
   vec2<u32>(0x33145c07u, 0x3c91a626u),
   vec2<u32>(0x54442d18u, 0x400921fbu),
   vec2<u32>(0x33145c07u, 0x3ca1a626u),
+  vec2<u32>(0x00000000u, 0x40080000u),  // 130: 3
 );
 
 // Registers: 0 the argument. The exp core: 1 t = 1.5 2^52 + k, 2 k, 3 r_hi,
@@ -189,14 +195,15 @@ const TFR_M64_K = array<vec2<u32>, 114>(
 // C + (that error) - (a^2 - z)/2 - a b; the tails leave sin or cos in 10. tan
 // renormalises both pairs (12 + 13 the numerator, 14 + 15 the denominator,
 // each the rounded sum and its error) and uses 2, 3, 6, 7 (y0, q0, -q0, the
-// residual). atan2: 0 a, 1 b (0 < a <= b, b in [1, 2)), 2 c = j/8 (j =
+// residual). atan2: 0 a, 1 b (0 < a <= b, b in [1, 2); asin and acos: 3
+// and 10 the low parts of a and b, else 0), 2 c = j/8 (j =
 // round(8 a / b)), 4 + 5 +-atan(c), 8 + 9 P (0, pi/2 or pi), 11 s = +-1;
 // u = (a - c b) / (b + c a) (so that atan(a / b) = atan(c) + atan(u), |u| <=
 // 1/16) is formed as two exact pairs (12 + 13, 14 + 15, with 6, 7 on the
 // way) and divided as tan's are (u in 10), then atan(u) = u + t (1 z, 2
 // A(z), 3 t) and the result (P +- atan(c)) + s (u + t), summed in pairs
 // (12-15, 6, 7).
-const TFR_M64_PROG = array<vec4<u32>, 144>(
+const TFR_M64_PROG = array<vec4<u32>, 184>(
   // 0-8 EXP_CORE: exp core: leaves expm1(r) in 9, 1.5 2^52 + k in 1
   vec4<u32>(1u, 0u, 21u, 22u),      // t = x / ln2 + 1.5 2^52: k in the low word
   vec4<u32>(2u, 1u, 18u, 23u),      // k = t - 1.5 2^52 (exact)
@@ -332,7 +339,8 @@ const TFR_M64_PROG = array<vec4<u32>, 144>(
   vec4<u32>(7u, 7u, 18u, 13u),      // + n_lo
   vec4<u32>(7u, 6u, 15u, 7u),       // - q0 d_lo: the residual of n - q0 d
   vec4<u32>(10u, 7u, 2u, 3u),       // q0 + y0 residual
-  // 107-125 ATAN_FRAC: u = (a - c b) / (b + c a) as pairs: 12 + 13, 14 + 15
+  // 107-130 ATAN_FRAC: u = (a - c b) / (b + c a) as pairs: 12 + 13, 14 + 15 (a + 3, b + 10
+  // for pairs a, b)
   vec4<u32>(12u, 2u, 1u, 17u),      // p = c b
   vec4<u32>(13u, 12u, 19u, 17u),    // -p
   vec4<u32>(13u, 2u, 1u, 13u),      // c b - p (exact)
@@ -352,12 +360,17 @@ const TFR_M64_PROG = array<vec4<u32>, 144>(
   vec4<u32>(7u, 7u, 18u, 14u),      // + q: the error of d (exact)
   vec4<u32>(15u, 7u, 18u, 15u),     // + (c a - q)
   vec4<u32>(14u, 6u, 18u, 16u),     // d
-  // 126-129 ATAN_POLY: atan(u) = u + t, t in 3 (after TAN_DIV: u in 10)
+  vec4<u32>(13u, 13u, 18u, 3u),     // the low parts of a and b (asin, acos; else 0)
+  vec4<u32>(6u, 2u, 19u, 17u),      // -c
+  vec4<u32>(13u, 6u, 10u, 13u),
+  vec4<u32>(15u, 10u, 18u, 15u),
+  vec4<u32>(15u, 2u, 3u, 15u),
+  // 131-134 ATAN_POLY: atan(u) = u + t, t in 3 (after TAN_DIV: u in 10)
   vec4<u32>(1u, 10u, 10u, 17u),     // z = u^2
   vec4<u32>(0x502u, 98u, 1u, 105u), // A(z), Horner over 1/17 .. -1/3
   vec4<u32>(3u, 10u, 1u, 17u),      // u z
   vec4<u32>(3u, 3u, 2u, 17u),       // t = u^3 A(z)
-  // 130-142 ATAN_FINAL: (P + A') + s (u + t) in 10, P in 8 + 9, A' in 4 + 5, s in 11
+  // 135-147 ATAN_FINAL: (P + A') + s (u + t) in 10, P in 8 + 9, A' in 4 + 5, s in 11
   vec4<u32>(6u, 10u, 11u, 17u),     // s u
   vec4<u32>(7u, 3u, 11u, 17u),      // s t
   vec4<u32>(12u, 8u, 18u, 4u),      // h = P_hi + A'_hi
@@ -371,8 +384,46 @@ const TFR_M64_PROG = array<vec4<u32>, 144>(
   vec4<u32>(13u, 13u, 18u, 6u),     // + s u: the error of h2 (exact)
   vec4<u32>(14u, 14u, 18u, 13u),    // l + that
   vec4<u32>(10u, 15u, 18u, 14u),    // h2 + l
-  // 143 ATAN_TINY: u = a / b, t = 0 (set by the caller), then ATAN_FINAL
+  // 148 ATAN_TINY: u = a / b, t = 0 (set by the caller), then ATAN_FINAL
   vec4<u32>(0x10au, 0u, 1u, 16u),   // u = a / b
+  // 149-161 ASIN_A: S + S_lo = sqrt(1 - x^2) for x in 0, into 1 + 10 (b)
+  vec4<u32>(12u, 0u, 0u, 17u),      // p = x^2
+  vec4<u32>(13u, 12u, 19u, 17u),    // -p
+  vec4<u32>(13u, 0u, 0u, 13u),      // x^2 - p (exact)
+  vec4<u32>(14u, 12u, 19u, 18u),    // w = 1 - p
+  vec4<u32>(15u, 14u, 19u, 18u),    // 1 - w
+  vec4<u32>(15u, 12u, 19u, 15u),    // - p: the error of w (exact)
+  vec4<u32>(15u, 13u, 19u, 15u),    // - (x^2 - p): 1 - x^2 = w + that
+  vec4<u32>(0x601u, 14u, 16u, 16u), // S = sqrt(w)
+  vec4<u32>(6u, 1u, 19u, 17u),      // -S
+  vec4<u32>(7u, 6u, 1u, 14u),       // w - S^2 (exact)
+  vec4<u32>(7u, 7u, 18u, 15u),      // 1 - x^2 - S^2
+  vec4<u32>(6u, 1u, 20u, 17u),      // 2 S
+  vec4<u32>(0x10au, 7u, 6u, 16u),   // S_lo = that / (2 S)
+  // 162-174 ASIN_B: the same for x in 1, into 0 + 3 (a)
+  vec4<u32>(12u, 1u, 1u, 17u),      // p = x^2
+  vec4<u32>(13u, 12u, 19u, 17u),    // -p
+  vec4<u32>(13u, 1u, 1u, 13u),      // x^2 - p (exact)
+  vec4<u32>(14u, 12u, 19u, 18u),    // w = 1 - p
+  vec4<u32>(15u, 14u, 19u, 18u),    // 1 - w
+  vec4<u32>(15u, 12u, 19u, 15u),    // - p: the error of w (exact)
+  vec4<u32>(15u, 13u, 19u, 15u),    // - (x^2 - p): 1 - x^2 = w + that
+  vec4<u32>(0x600u, 14u, 16u, 16u), // S = sqrt(w)
+  vec4<u32>(6u, 0u, 19u, 17u),      // -S
+  vec4<u32>(7u, 6u, 0u, 14u),       // w - S^2 (exact)
+  vec4<u32>(7u, 7u, 18u, 15u),      // 1 - x^2 - S^2
+  vec4<u32>(6u, 0u, 20u, 17u),      // 2 S
+  vec4<u32>(0x103u, 7u, 6u, 16u),   // S_lo = that / (2 S)
+  // 175-183 CBRT_STEP: one Newton step y += (m - y^3) / (3 y^2), m in 0, y in 1
+  vec4<u32>(2u, 1u, 1u, 17u),       // y2 = y^2
+  vec4<u32>(3u, 1u, 19u, 17u),      // -y
+  vec4<u32>(4u, 2u, 19u, 17u),      // -y2
+  vec4<u32>(4u, 1u, 1u, 4u),        // y^2 - y2 (exact)
+  vec4<u32>(5u, 3u, 2u, 0u),        // m - y y2
+  vec4<u32>(5u, 3u, 4u, 5u),        // - y (y^2 - y2): m - y^3
+  vec4<u32>(6u, 2u, 130u, 17u),     // 3 y2
+  vec4<u32>(0x107u, 5u, 6u, 16u),   // the step
+  vec4<u32>(1u, 7u, 18u, 1u),       // y + the step
 );
 
 // Program segments [start, end): a function runs up to four in a row.
@@ -403,10 +454,13 @@ const TFR_M64_TRIG_SIN = vec2<u32>(68u, 74u);   // TRIG_HEAD and SIN_POLY
 const TFR_M64_TAN_NORM_ODD = vec2<u32>(88u, 94u);
 const TFR_M64_TAN_EVEN = vec2<u32>(94u, 107u);  // TAN_NORM_EVEN and TAN_DIV
 const TFR_M64_TAN_DIV = vec2<u32>(100u, 107u);
-const TFR_M64_ATAN_FRAC = vec2<u32>(107u, 126u);
-const TFR_M64_ATAN_TAIL = vec2<u32>(126u, 143u);  // ATAN_POLY and ATAN_FINAL
-const TFR_M64_ATAN_FINAL = vec2<u32>(130u, 143u);
-const TFR_M64_ATAN_TINY = vec2<u32>(143u, 144u);
+const TFR_M64_ATAN_FRAC = vec2<u32>(107u, 131u);
+const TFR_M64_ATAN_TAIL = vec2<u32>(131u, 148u);  // ATAN_POLY and ATAN_FINAL
+const TFR_M64_ATAN_FINAL = vec2<u32>(135u, 148u);
+const TFR_M64_ATAN_TINY = vec2<u32>(148u, 149u);
+const TFR_M64_ASIN_A = vec2<u32>(149u, 162u);
+const TFR_M64_ASIN_B = vec2<u32>(162u, 175u);
+const TFR_M64_CBRT_STEP = vec2<u32>(175u, 184u);
 const TFR_M64_NONE = vec2<u32>(0u, 0u);
 
 fn tfr_m64_arg(reg: ptr<function, array<vec2<u32>, 16>>, i: u32) -> vec2<u32> {
@@ -419,10 +473,10 @@ fn tfr_m64_arg(reg: ptr<function, array<vec2<u32>, 16>>, i: u32) -> vec2<u32> {
 // Runs the segments `segs` in order on the registers. The driver cannot
 // count the loop's iterations (the jumps between segments, the Horner
 // instructions), so it does not unroll it: one copy of fma (and of div where
-// `with_div`, a constant false in kernels that need none, which the driver
-// then drops).
+// `with_div`, of sqrt where `with_sqrt`: constants false in kernels that
+// need none, which the driver then drops).
 fn tfr_m64_run(reg: ptr<function, array<vec2<u32>, 16>>, segs: array<vec2<u32>, 4>,
-               with_div: bool) {
+               with_div: bool, with_sqrt: bool) {
   var si = 0u;
   var pc = segs[0].x;
   var end = segs[0].y;
@@ -461,6 +515,8 @@ fn tfr_m64_run(reg: ptr<function, array<vec2<u32>, 16>>, segs: array<vec2<u32>, 
       r = tfr_f64_fma(a, tfr_m64_arg(reg, ins.z), tfr_m64_arg(reg, ic));
     } else if (with_div && op == 1u) {
       r = tfr_f64_div(a, tfr_m64_arg(reg, ins.z));
+    } else if (with_sqrt && op == 6u) {
+      r = tfr_f64_sqrt(a);
     } else if (op == 2u || op == 4u) {
       let k = bitcast<i32>(a.x);
       let e = clamp(select(-k, k, op == 4u), -1022, 1023);
@@ -499,7 +555,7 @@ const TFR_M64_EXPM1_MIN = vec2<u32>(0x00000000u, 0xc0440000u);
 // EXP_TAIL) or 2^-k expm1(x) (EXPM1_TAIL) in register 10; returns k.
 fn tfr_m64_exp_core(x: vec2<u32>, tail: vec2<u32>, reg: ptr<function, array<vec2<u32>, 16>>) -> i32 {
   (*reg)[0] = x;
-  tfr_m64_run(reg, array(TFR_M64_EXP_CORE, tail, TFR_M64_NONE, TFR_M64_NONE), false);
+  tfr_m64_run(reg, array(TFR_M64_EXP_CORE, tail, TFR_M64_NONE, TFR_M64_NONE), false, false);
   return bitcast<i32>((*reg)[1].x);
 }
 
@@ -538,7 +594,7 @@ fn tfr_expm1_f64(x: vec2<u32>) -> vec2<u32> {
 
 // The log programs on registers set up by the caller; the result.
 fn tfr_m64_log_core(head: vec2<u32>, reg: ptr<function, array<vec2<u32>, 16>>) -> vec2<u32> {
-  tfr_m64_run(reg, array(head, TFR_M64_LOG_TAIL, TFR_M64_NONE, TFR_M64_NONE), true);
+  tfr_m64_run(reg, array(head, TFR_M64_LOG_TAIL, TFR_M64_NONE, TFR_M64_NONE), true, false);
   return (*reg)[5];
 }
 
@@ -633,7 +689,7 @@ fn tfr_sinh_f64(x: vec2<u32>) -> vec2<u32> {
   } else if (big) {
     segs = array(TFR_M64_EXP_CORE, TFR_M64_EXP_TAIL, TFR_M64_NONE, TFR_M64_NONE);
   }
-  tfr_m64_run(&reg, segs, true);
+  tfr_m64_run(&reg, segs, true, false);
   var k = -1;
   if (small) {
     k = 0;
@@ -659,7 +715,7 @@ fn tfr_cosh_f64(x: vec2<u32>) -> vec2<u32> {
   if (big) {
     segs = array(TFR_M64_EXP_CORE, TFR_M64_EXP_TAIL, TFR_M64_NONE, TFR_M64_NONE);
   }
-  tfr_m64_run(&reg, segs, true);
+  tfr_m64_run(&reg, segs, true, false);
   return tfr_m64_ldexp(reg[10], select(-1, bitcast<i32>(reg[1].x) - 1, big));
 }
 
@@ -685,7 +741,7 @@ fn tfr_tanh_f64(x: vec2<u32>) -> vec2<u32> {
   if (small) {
     segs = array(TFR_M64_ODD_HEAD, TFR_M64_TANH_SERIES, TFR_M64_ODD_TAIL, TFR_M64_NONE);
   }
-  tfr_m64_run(&reg, segs, true);
+  tfr_m64_run(&reg, segs, true, false);
   return tfr_m64_signed(reg[10], sign);
 }
 
@@ -714,7 +770,7 @@ fn tfr_logistic_f64(x: vec2<u32>) -> vec2<u32> {
   } else if (!tfr_f64_lt(z, TFR_F64_ONE)) {
     segs[2] = TFR_M64_RECIP_B;
   }
-  tfr_m64_run(&reg, segs, true);
+  tfr_m64_run(&reg, segs, true, false);
   return tfr_m64_ldexp(reg[10], select(0, bitcast<i32>(reg[1].x), tiny));
 }
 
@@ -846,7 +902,7 @@ fn tfr_m64_sin_cos(x: vec2<u32>, is_cos: bool) -> vec2<u32> {
   if ((k & 1u) != 0u) {
     segs = array(TFR_M64_TRIG_HEAD, TFR_M64_COS_POLY, TFR_M64_COS_TAIL, TFR_M64_NONE);
   }
-  tfr_m64_run(&reg, segs, false);
+  tfr_m64_run(&reg, segs, false, false);
   let flip = select(0u, TFR_F64_SIGN, (k & 2u) != 0u) ^ select(x.y & TFR_F64_SIGN, 0u, is_cos);
   return vec2<u32>(reg[10].x, reg[10].y ^ flip);
 }
@@ -878,7 +934,7 @@ fn tfr_tan_f64(x: vec2<u32>) -> vec2<u32> {
   if ((n & 1u) != 0u) {
     segs = array(TFR_M64_TRIG_SIN, TFR_M64_COS_POLY, TFR_M64_TAN_NORM_ODD, TFR_M64_TAN_DIV);
   }
-  tfr_m64_run(&reg, segs, true);
+  tfr_m64_run(&reg, segs, true, false);
   let flip = select(0u, TFR_F64_SIGN, (n & 1u) != 0u) ^ (x.y & TFR_F64_SIGN);
   return vec2<u32>(reg[10].x, reg[10].y ^ flip);
 }
@@ -947,10 +1003,102 @@ fn tfr_atan2_f64(y: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
       segs = array(TFR_M64_ATAN_FRAC, TFR_M64_TAN_DIV, TFR_M64_ATAN_TAIL, TFR_M64_NONE);
     }
   }
-  tfr_m64_run(&reg, segs, true);
+  tfr_m64_run(&reg, segs, true, false);
   return vec2<u32>(reg[10].x, reg[10].y ^ (y.y & TFR_F64_SIGN));
 }
 
 fn tfr_atan_f64(x: vec2<u32>) -> vec2<u32> {
   return tfr_atan2_f64(x, TFR_F64_ONE);
+}
+
+// asin(x) = atan2(x, S), acos(x) = atan2(S, x) for S = sqrt(1 - x^2) >= 0,
+// as a pair (1 - x^2 exactly from an fma and a two-sum; S rounded, its
+// remainder from the exact residual w - S^2): the smaller of |x| and S is
+// a, the larger b (S when |x| <= sqrt(1/2)); j from an f32 estimate. asin(x)
+// = x below 2^-27; |x| = 1 from the constants; |x| > 1 is NaN.
+const TFR_M64_SQRT_HALF = vec2<u32>(0x667f3bcdu, 0x3fe6a09eu);
+
+fn tfr_m64_asin_acos(x: vec2<u32>, is_acos: bool) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  let ax = tfr_f64_abs(x);
+  if (tfr_f64_lt(TFR_F64_ONE, ax)) {
+    return TFR_F64_DEFAULT_NAN;
+  }
+  if (!is_acos && tfr_f64_lt(ax, TFR_M64_2M27)) {
+    return x;
+  }
+  let xneg = (x.y & TFR_F64_SIGN) != 0u;
+  let big = tfr_f64_lt(TFR_M64_SQRT_HALF, ax);  // |x| > S: a = S, b = |x|
+  // as atan2(Y, X): asin (x, S), acos (S, x)
+  let swap = big != is_acos;                   // |Y| > |X|
+  let xn = is_acos && xneg;                     // X negative
+  let minus = xn != swap;
+  let pi = TFR_M64_P_TAB + select(select(0u, 4u, xn), 2u, swap);
+  let flip = select(0u, TFR_F64_SIGN, minus);
+  let ysign = select(x.y & TFR_F64_SIGN, 0u, is_acos);
+  var reg: array<vec2<u32>, 16>;
+  reg[8] = tfr_m64_k(pi);
+  reg[9] = tfr_m64_k(pi + 1u);
+  if (tfr_f64_eq(ax, TFR_F64_ONE)) {  // S = 0: P itself
+    return vec2<u32>(reg[8].x, reg[8].y ^ ysign);
+  }
+  reg[11] = vec2<u32>(0u, 0x3ff00000u | flip);
+  let xf = tfr_f64_to_f32(ax);
+  let sf = sqrt(max(0.0, (1.0 - xf) * (1.0 + xf)));
+  let j = u32(clamp(round(8.0 * min(xf, sf) / max(xf, sf)), 0.0, 8.0));
+  reg[2] = tfr_m64_ldexp(tfr_f64_from_u32(j), -3);
+  let t = tfr_m64_k(TFR_M64_ATAN_TAB + 2u * j);
+  let tl = tfr_m64_k(TFR_M64_ATAN_TAB + 2u * j + 1u);
+  reg[4] = vec2<u32>(t.x, t.y ^ flip);
+  reg[5] = vec2<u32>(tl.x, tl.y ^ flip);
+  var segs = array(TFR_M64_ASIN_A, TFR_M64_ATAN_FRAC, TFR_M64_TAN_DIV, TFR_M64_ATAN_TAIL);
+  if (big) {
+    reg[1] = ax;
+    segs[0] = TFR_M64_ASIN_B;
+  } else {
+    reg[0] = ax;
+  }
+  tfr_m64_run(&reg, segs, true, true);
+  return vec2<u32>(reg[10].x, reg[10].y ^ ysign);
+}
+
+fn tfr_asin_f64(x: vec2<u32>) -> vec2<u32> {
+  return tfr_m64_asin_acos(x, false);
+}
+
+fn tfr_acos_f64(x: vec2<u32>) -> vec2<u32> {
+  return tfr_m64_asin_acos(x, true);
+}
+
+// ---- cbrt ----
+
+// cbrt(x) = +-2^q cbrt(m) for |x| = 2^(3q) m, m in [1, 8) (subnormal x
+// normalised first): y0 = m^(1/3) in f32 with one f32 Newton step (about
+// 2^-22), then two f64 Newton steps (CBRT_STEP, the residual m - y^3 exact
+// from y^2's fma remainder), the last rounded once. +-0, +-inf and NaN
+// return x (NaN quieted).
+fn tfr_cbrt_f64(x: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  if (tfr_f64_is_zero(x) || tfr_f64_is_inf(x)) {
+    return x;
+  }
+  let p = tfr_f64_unpack(x);
+  let e = p.e - 1023;
+  let q = select(-((2 - e) / 3), e / 3, e >= 0);  // floor(e / 3)
+  let r = u32(e - 3 * q);
+  let m = vec2<u32>(p.m.x, (p.m.y & 0xfffffu) | ((1023u + r) << 20u));
+  let mf = tfr_f64_to_f32(m);
+  var yf = pow(mf, 1.0 / 3.0);
+  yf = yf - (yf * yf * yf - mf) / (3.0 * yf * yf);
+  var reg: array<vec2<u32>, 16>;
+  reg[0] = m;
+  reg[1] = tfr_f64_from_f32(yf);
+  tfr_m64_run(&reg, array(TFR_M64_CBRT_STEP, TFR_M64_CBRT_STEP, TFR_M64_NONE, TFR_M64_NONE),
+              true, false);
+  let y = tfr_m64_ldexp(reg[1], q);
+  return vec2<u32>(y.x, y.y | (x.y & TFR_F64_SIGN));
 }
