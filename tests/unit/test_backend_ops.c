@@ -1178,16 +1178,15 @@ static tfr_tensor *bo_exec(tfr_session *s, const tfr_op_info *info, const bo_cas
 }
 
 // The f64 analytic functions of the webgpu backend (software f64,
-// src/webgpu/kernels/common/math_f64.wgsl) compile for seconds per kernel on
-// lavapipe: off the cpu they run in the layouts of the compact kernel only
-// (compact, rank 0, empty); tests/unit/test_webgpu_math_f64.c runs the
-// strided kernel.
-static bool bo_compact_only(const tfr_backend *b, const tfr_op_info *info, tfr_dtype dt,
-                            int layout) {
-  if (tfr_backend_get_kind(b) == TFR_BACKEND_CPU || dt != TFR_F64 ||
-      info->family != TFR_FAMILY_UNARY)
-    return false;
-  if (layout == L_COMPACT || layout == L_RANK0 || layout == L_EMPTY) return false;
+// src/webgpu/kernels/common/math_f64.wgsl): each kernel compiles for seconds
+// on lavapipe, so they run in a ctest entry of their own
+// (test_backend_ops_f64math: BO_PART=f64math, below), and off the cpu in the
+// layouts of the compact kernel only (compact, rank 0, empty);
+// tests/unit/test_webgpu_math_f64.c runs the strided kernel.
+static bool bo_f64_math(const tfr_op_info *info, tfr_dtype dt) {
+  if (dt != TFR_F64) return false;
+  if (info->family == TFR_FAMILY_BINARY) return info->param == TFR_ATAN2;
+  if (info->family != TFR_FAMILY_UNARY) return false;
   switch (info->param) {
     case TFR_EXP: case TFR_EXPM1: case TFR_LOG: case TFR_LOG1P: case TFR_TANH: case TFR_SINH:
     case TFR_COSH: case TFR_LOGISTIC: case TFR_SIN: case TFR_COS: case TFR_TAN: case TFR_ATAN:
@@ -1195,6 +1194,19 @@ static bool bo_compact_only(const tfr_backend *b, const tfr_op_info *info, tfr_d
       return true;
     default: return false;
   }
+}
+
+// The ctest entries share the work (each under its time limit on a cold
+// shader cache): without BO_PART the cpu, numpy and webgpu's ops of even id;
+// BO_PART=odd webgpu's ops of odd id; BO_PART=f64math webgpu's f64 analytic
+// functions (none of them in the other two).
+enum { BO_PART_MAIN, BO_PART_ODD, BO_PART_F64MATH };
+static int bo_entry = BO_PART_MAIN;
+
+static bool bo_compact_only(const tfr_backend *b, const tfr_op_info *info, tfr_dtype dt,
+                            int layout) {
+  if (tfr_backend_get_kind(b) == TFR_BACKEND_CPU || !bo_f64_math(info, dt)) return false;
+  return !(layout == L_COMPACT || layout == L_RANK0 || layout == L_EMPTY);
 }
 
 // One op x dtype x variant in every layout on backend b, against the cpu
@@ -1334,6 +1346,11 @@ static void bo_check_backend(tfr_backend *b, tfr_backend *cpu, bool flush) {
     TFR_ASSERT_OK(tfr_op_dtypes(op, &mask));
     st.ops++;
     for (int d = 0; d < TFR_DTYPE_COUNT; d++) {
+      int part = BO_PART_MAIN;
+      if (tfr_backend_get_kind(b) != TFR_BACKEND_CPU)
+        part = bo_f64_math(info, (tfr_dtype)d) ? BO_PART_F64MATH
+                                               : (op % 2 ? BO_PART_ODD : BO_PART_MAIN);
+      if (part != bo_entry) continue;  // another ctest entry's
       if (!(mask & (1u << d))) {  // not defined for d: refused on every backend
         bo_check_refused(b, info, (tfr_dtype)d, &st);
         st.undefined++;
@@ -1530,6 +1547,15 @@ static void test_every_family_has_a_builder(void **state) {
 int main(void) {
   const char *v = getenv("BO_VERBOSE");
   bo_verbose = v && !strcmp(v, "1");
+  const char *part = getenv("BO_PART");
+  if (part && !strcmp(part, "odd")) bo_entry = BO_PART_ODD;
+  if (part && !strcmp(part, "f64math")) bo_entry = BO_PART_F64MATH;
+  if (bo_entry != BO_PART_MAIN) {
+    const struct CMUnitTest only[] = {
+        cmocka_unit_test_teardown(test_webgpu, tfr_test_teardown_session),
+    };
+    return cmocka_run_group_tests(only, tfr_test_setup_webgpu, tfr_test_teardown_webgpu);
+  }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_family_has_a_builder),
       cmocka_unit_test_teardown(test_cpu, tfr_test_teardown_session),
