@@ -110,6 +110,17 @@ static const uint64_t f64m_specials[] = {
 // double.
 static double f64m_ref(const f64m_fn *f, double x) { return (double)f->ref((long double)x); }
 
+// One finite or special result against the reference: within F64M_MAX_ULP,
+// NaN for NaN, zeros bit for bit, and an infinity only for an infinity or
+// within F64M_MAX_ULP of it (the largest finite double). Returns the ulp
+// distance (0 for the exact cases) or -1 when wrong.
+static int64_t f64m_compare(double want, double got) {
+  if (isnan(want) || isnan(got)) return isnan(want) && isnan(got) ? 0 : -1;
+  if (want == 0 || got == 0) return f64m_bits(want) == f64m_bits(got) ? 0 : -1;
+  int64_t u = tfr_test_ulp_f64(want, got);
+  return u <= F64M_MAX_ULP ? u : -1;
+}
+
 // Checks one function on n inputs; returns its maximum ulp distance over
 // finite results.
 // With `strided`, the function also runs on a reversed view of the inputs
@@ -150,16 +161,8 @@ static int64_t f64m_check(const f64m_fn *f, const double *x, int64_t n, bool str
   double worst = 0;
   for (int64_t i = 0; i < n; i++) {
     double want = f64m_ref(f, x[i]), got = y[i];
-    bool ok;
-    int64_t u = 0;
-    if (isnan(want) || isnan(got)) ok = isnan(want) && isnan(got);
-    else if (isinf(want) || isinf(got) || want == 0 || got == 0)
-      ok = f64m_bits(want) == f64m_bits(got) ||
-           (want != 0 && got != 0 && tfr_test_ulp_f64(want, got) <= F64M_MAX_ULP);
-    else {
-      u = tfr_test_ulp_f64(want, got);
-      ok = u <= F64M_MAX_ULP;
-    }
+    int64_t u = f64m_compare(want, got);
+    bool ok = u >= 0;
     off += u > 0;
     if (!isnan(want) && !isinf(want) && u > max_ulp) {
       max_ulp = u;
@@ -198,17 +201,6 @@ static void f64m_time_divide(const double *x, int64_t n) {
   tfr_tensor_release(hy);
   tfr_tensor_release(dx);
   tfr_tensor_release(dy);
-}
-
-// One finite or special result against the reference: within F64M_MAX_ULP,
-// NaN for NaN, infinities and zeros bit for bit. Returns the ulp distance
-// (0 for the exact cases) or -1 when wrong.
-static int64_t f64m_compare(double want, double got) {
-  if (isnan(want) || isnan(got)) return isnan(want) && isnan(got) ? 0 : -1;
-  if (isinf(want) || isinf(got) || want == 0 || got == 0)
-    return f64m_bits(want) == f64m_bits(got) ? 0 : -1;
-  int64_t u = tfr_test_ulp_f64(want, got);
-  return u <= F64M_MAX_ULP ? u : -1;
 }
 
 // atan2(y, x) on every pair of the special values (signed zeros,

@@ -948,6 +948,27 @@ fn tfr_m64_k(i: u32) -> vec2<u32> {
   return TFR_M64_K[i - 16u];
 }
 
+// The octant of atan2(Y, X) for |Y| > |X| (swap) and X negative (xneg):
+// P (0, pi/2 or pi) as the pair in registers 8 and 9, the sign of theta
+// (+1 or -1) in register 11; returns that sign's bit, for the table.
+fn tfr_m64_atan_octant(reg: ptr<function, array<vec2<u32>, 16>>, swap: bool, xneg: bool) -> u32 {
+  let pi = TFR_M64_P_TAB + select(select(0u, 4u, xneg), 2u, swap);
+  let flip = select(0u, TFR_F64_SIGN, xneg != swap);
+  (*reg)[8] = tfr_m64_k(pi);
+  (*reg)[9] = tfr_m64_k(pi + 1u);
+  (*reg)[11] = vec2<u32>(0u, 0x3ff00000u | flip);
+  return flip;
+}
+
+// c = j/8 in register 2 and +-atan(c) as the pair in registers 4 and 5.
+fn tfr_m64_atan_base(reg: ptr<function, array<vec2<u32>, 16>>, j: u32, flip: u32) {
+  (*reg)[2] = tfr_m64_ldexp(tfr_f64_from_u32(j), -3);
+  let t = tfr_m64_k(TFR_M64_ATAN_TAB + 2u * j);
+  let tl = tfr_m64_k(TFR_M64_ATAN_TAB + 2u * j + 1u);
+  (*reg)[4] = vec2<u32>(t.x, t.y ^ flip);
+  (*reg)[5] = vec2<u32>(tl.x, tl.y ^ flip);
+}
+
 // atan2(y, x) with C99 Annex F's special values. With a = min(|x|, |y|), b
 // = max: theta = atan(a / b) in [0, pi/4], the result +-(P +- theta) for P
 // = 0 (|y| <= |x|, x positive), pi (|y| <= |x|, x negative) or pi/2. theta
@@ -971,13 +992,8 @@ fn tfr_atan2_f64(y: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
   let swap = tfr_f64_lt(ax, ay);
   let a = select(ay, ax, swap);
   let b = select(ax, ay, swap);
-  let minus = xneg != swap;
-  let pi = TFR_M64_P_TAB + select(select(0u, 4u, xneg), 2u, swap);
-  let flip = select(0u, TFR_F64_SIGN, minus);
   var reg: array<vec2<u32>, 16>;
-  reg[8] = tfr_m64_k(pi);
-  reg[9] = tfr_m64_k(pi + 1u);
-  reg[11] = vec2<u32>(0u, 0x3ff00000u | flip);
+  let flip = tfr_m64_atan_octant(&reg, swap, xneg);
   var segs = array(TFR_M64_ATAN_FINAL, TFR_M64_NONE, TFR_M64_NONE, TFR_M64_NONE);
   // theta = 0 where a = 0: registers 3, 4, 5, 10 stay +0
   if (!tfr_f64_is_zero(a)) {
@@ -995,11 +1011,7 @@ fn tfr_atan2_f64(y: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
       let j = u32(clamp(round(8.0 * tfr_f64_to_f32(sa) / tfr_f64_to_f32(sb)), 0.0, 8.0));
       reg[0] = sa;
       reg[1] = sb;
-      reg[2] = tfr_m64_ldexp(tfr_f64_from_u32(j), -3);
-      let t = tfr_m64_k(TFR_M64_ATAN_TAB + 2u * j);
-      let tl = tfr_m64_k(TFR_M64_ATAN_TAB + 2u * j + 1u);
-      reg[4] = vec2<u32>(t.x, t.y ^ flip);
-      reg[5] = vec2<u32>(tl.x, tl.y ^ flip);
+      tfr_m64_atan_base(&reg, j, flip);
       segs = array(TFR_M64_ATAN_FRAC, TFR_M64_TAN_DIV, TFR_M64_ATAN_TAIL, TFR_M64_NONE);
     }
   }
@@ -1033,26 +1045,16 @@ fn tfr_m64_asin_acos(x: vec2<u32>, is_acos: bool) -> vec2<u32> {
   let big = tfr_f64_lt(TFR_M64_SQRT_HALF, ax);  // |x| > S: a = S, b = |x|
   // as atan2(Y, X): asin (x, S), acos (S, x)
   let swap = big != is_acos;                   // |Y| > |X|
-  let xn = is_acos && xneg;                     // X negative
-  let minus = xn != swap;
-  let pi = TFR_M64_P_TAB + select(select(0u, 4u, xn), 2u, swap);
-  let flip = select(0u, TFR_F64_SIGN, minus);
   let ysign = select(x.y & TFR_F64_SIGN, 0u, is_acos);
   var reg: array<vec2<u32>, 16>;
-  reg[8] = tfr_m64_k(pi);
-  reg[9] = tfr_m64_k(pi + 1u);
+  let flip = tfr_m64_atan_octant(&reg, swap, is_acos && xneg);  // X negative
   if (tfr_f64_eq(ax, TFR_F64_ONE)) {  // S = 0: P itself
     return vec2<u32>(reg[8].x, reg[8].y ^ ysign);
   }
-  reg[11] = vec2<u32>(0u, 0x3ff00000u | flip);
   let xf = tfr_f64_to_f32(ax);
   let sf = sqrt(max(0.0, (1.0 - xf) * (1.0 + xf)));
   let j = u32(clamp(round(8.0 * min(xf, sf) / max(xf, sf)), 0.0, 8.0));
-  reg[2] = tfr_m64_ldexp(tfr_f64_from_u32(j), -3);
-  let t = tfr_m64_k(TFR_M64_ATAN_TAB + 2u * j);
-  let tl = tfr_m64_k(TFR_M64_ATAN_TAB + 2u * j + 1u);
-  reg[4] = vec2<u32>(t.x, t.y ^ flip);
-  reg[5] = vec2<u32>(tl.x, tl.y ^ flip);
+  tfr_m64_atan_base(&reg, j, flip);
   var segs = array(TFR_M64_ASIN_A, TFR_M64_ATAN_FRAC, TFR_M64_TAN_DIV, TFR_M64_ATAN_TAIL);
   if (big) {
     reg[1] = ax;
