@@ -19,7 +19,8 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib"
 for f in tenferro bench/tenferro-bench bench/tenferro-bench-webgpu-runtime \
-         bench/tenferro-bench-webgpu-accuracy bench/tenferro-bench-webgpu-gemm \
+         bench/tenferro-bench-webgpu-accuracy bench/tenferro-bench-webgpu-accuracy-f64 \
+         bench/tenferro-bench-webgpu-gemm \
          bench/tenferro-bench-webgpu-elementwise ${EXTRA:-}; do
   [ -x "$build/$f" ] && cp "$build/$f" "$stage/bin/"
 done

@@ -43,41 +43,19 @@
 #define TFR_BENCH_PROG "tenferro-bench-webgpu-accuracy"
 #include "bench_util.h"
 
-static float f32_of(uint32_t b) {
-  float f;
-  memcpy(&f, &b, 4);
-  return f;
-}
-
-static uint32_t bits_of(float f) {
-  uint32_t b;
-  memcpy(&b, &f, 4);
-  return b;
-}
-
 // Runs `name` on n elements of x (and y) on the device.
 static void device_eval(tfr_backend *gpu, const char *name, const float *x, const float *y,
                         int64_t n, float *out) {
   tfr_session *s = NULL;
   TFR_CHECK("session", tfr_session_begin(gpu, &s));
-  tfr_tensor *hx = NULL, *hy = NULL, *dx = NULL, *dy = NULL, *dout = NULL, *hout = NULL;
-  size_t nb = (size_t)n * sizeof(float);
-  TFR_CHECK("tensor", tfr_tensor_wrap_host(TFR_F32, 1, &n, NULL, (void *)x, nb, NULL, NULL, &hx));
-  TFR_CHECK("upload", tfr_upload(s, hx, &dx));
-  if (y) {
-    TFR_CHECK("tensor", tfr_tensor_wrap_host(TFR_F32, 1, &n, NULL, (void *)y, nb, NULL, NULL, &hy));
-    TFR_CHECK("upload", tfr_upload(s, hy, &dy));
-  }
+  tfr_tensor *dx = tfr_bench_upload(s, TFR_F32, n, sizeof(float), x), *dout = NULL;
+  tfr_tensor *dy = y ? tfr_bench_upload(s, TFR_F32, n, sizeof(float), y) : NULL;
   TFR_CHECK("alloc", tfr_tensor_alloc(gpu, TFR_F32, 1, &n, false, &dout));
   TFR_CHECK(name, tfr_wgpu_math_eval(gpu, name, dx, dy, dout));
-  TFR_CHECK("download", tfr_download(s, dout, &hout));
-  TFR_CHECK("read", tfr_tensor_read(hout, out, (size_t)n * sizeof(float)));
-  tfr_tensor_release(hout);
+  tfr_bench_read_back(s, dout, out, (size_t)n * sizeof(float));
   tfr_tensor_release(dout);
   tfr_tensor_release(dy);
   tfr_tensor_release(dx);
-  tfr_tensor_release(hy);
-  tfr_tensor_release(hx);
   TFR_CHECK("session end", tfr_session_end(s));
 }
 
@@ -96,7 +74,7 @@ static int64_t ulp_dist(float a, float b) {
   if (isnan(a) || isnan(b)) return INT64_MAX;
   if (a == b) return signbit(a) == signbit(b) ? 0 : INT64_MAX;
   if (isinf(a) || isinf(b)) return INT64_MAX;
-  int64_t ia = bits_of(a) & 0x7fffffff, ib = bits_of(b) & 0x7fffffff;
+  int64_t ia = tfr_bench_f32_bits(a) & 0x7fffffff, ib = tfr_bench_f32_bits(b) & 0x7fffffff;
   if (signbit(a) != signbit(b)) return ia + ib;
   return ia > ib ? ia - ib : ib - ia;
 }
@@ -221,11 +199,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "tenferro-bench-webgpu-accuracy: bad --step/--grid/--chunk\n");
     return 2;
   }
-  tfr_webgpu_options opts;
-  memset(&opts, 0, sizeof opts);
-  opts.adapter_index = adapter;
-  tfr_backend *gpu = NULL;
-  TFR_CHECK("webgpu backend", tfr_backend_create_webgpu(&opts, &gpu));
+  tfr_backend *gpu = tfr_bench_webgpu(adapter);
 
   // --eval NAME X [Y]
   for (int i = 1; i < argc; i++) {
@@ -289,7 +263,7 @@ int main(int argc, char **argv) {
       while (b < (UINT64_C(1) << 32)) {
         int64_t n = 0;
         for (; n < chunk && b < (UINT64_C(1) << 32); n++, b += (uint64_t)step)
-          x[n] = f32_of((uint32_t)b);
+          x[n] = tfr_bench_f32_of((uint32_t)b);
         device_eval(gpu, fn->name, x, NULL, n, out);
         compare(fn, x, NULL, out, n, ftz, &r->s);
       }
@@ -300,8 +274,8 @@ int main(int argc, char **argv) {
       while (done < total) {
         int64_t n = 0;
         for (; n < chunk && done < total; n++, done++) {
-          x[n] = f32_of((uint32_t)((uint64_t)(done / grid) * gstep + 12345u));
-          y[n] = f32_of((uint32_t)((uint64_t)(done % grid) * gstep + 6789u));
+          x[n] = tfr_bench_f32_of((uint32_t)((uint64_t)(done / grid) * gstep + 12345u));
+          y[n] = tfr_bench_f32_of((uint32_t)((uint64_t)(done % grid) * gstep + 6789u));
         }
         device_eval(gpu, fn->name, x, y, n, out);
         compare(fn, x, y, out, n, ftz, &r->s);

@@ -6,7 +6,8 @@
 // on its bits (common/f64.wgsl): the exact ops (arithmetic, sqrt, rsqrt,
 // fmod, comparisons, min/max, rounding, sign), bit for bit the cpu's, and
 // the analytic functions exp, expm1, log, log1p, tanh, sinh, cosh,
-// logistic, sin, cos, tan, asin, acos, atan, atan2 and cbrt
+// logistic, sin, cos, tan, asin, acos, atan, atan2, asinh, acosh, atanh
+// and cbrt
 // (common/math_f64.wgsl), each within 1 ulp of the correctly rounded result
 // (measured max 1 ulp: docs/accuracy.md, "f64 on webgpu"); the other
 // analytic functions (the inverse hyperbolic functions, erf, power, ...)
@@ -163,9 +164,9 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
     [TFR_ATAN] = FN_FCD("atan"),
     [TFR_SINH] = FN_FCD("sinh"),
     [TFR_COSH] = FN_FCD("cosh"),
-    [TFR_ASINH] = FN_FC("asinh"),
-    [TFR_ACOSH] = FN_FC("acosh"),
-    [TFR_ATANH] = FN_FC("atanh"),
+    [TFR_ASINH] = FN_FCD("asinh"),
+    [TFR_ACOSH] = FN_FCD("acosh"),
+    [TFR_ATANH] = FN_FCD("atanh"),
     [TFR_ERFC] = FN_F("erfc"),
     [TFR_POPCNT] = {{I_("countOneBits(a)"), X_("tfr_u64_popcnt(a)"),
                      SF_("tfr_ew_popcnt_s", "a, "), UN_("countOneBits(a)")}},

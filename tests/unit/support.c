@@ -180,6 +180,18 @@ int64_t tfr_test_ulp_f32(float a, float b) {
   return x > y ? x - y : y - x;
 }
 
+double tfr_test_f64_of(uint64_t u) {
+  double d;
+  memcpy(&d, &u, 8);
+  return d;
+}
+
+uint64_t tfr_test_f64_bits(double d) {
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return u;
+}
+
 int64_t tfr_test_ulp_f64(double a, double b) {
   if (isnan(a) && isnan(b)) return 0;
   if (isnan(a) || isnan(b)) return INT64_MAX;

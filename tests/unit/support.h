@@ -63,6 +63,10 @@ double tfr_test_abs_floor_f32(int op);
 int64_t tfr_test_ulp_f32(float a, float b);
 int64_t tfr_test_ulp_f64(double a, double b);
 
+// The double whose bits are u, and the bits of d.
+double tfr_test_f64_of(uint64_t u);
+uint64_t tfr_test_f64_bits(double d);
+
 // Asserts that two host tensors of one dtype and shape agree elementwise:
 // floats within 1e-12 (f64/c128) or 2e-5 (f32/c64) of the largest |expected|
 // (at least 1), integers exactly. `what` names the case in the message.

@@ -49,12 +49,6 @@ static const uint64_t c128_parts[] = {
 #define C128_NPARTS ((int64_t)(sizeof c128_parts / sizeof c128_parts[0]))
 #define C128_NSPECIAL (C128_NPARTS * C128_NPARTS)
 
-static uint64_t c128_bits(double d) {
-  uint64_t u;
-  memcpy(&u, &d, 8);
-  return u;
-}
-
 // A random part of family f.
 static uint64_t c128_random_part(uint64_t *st, int f) {
   uint64_t r = tfr_test_rand_u64(st);
@@ -62,12 +56,12 @@ static uint64_t c128_random_part(uint64_t *st, int f) {
   double frac = (double)(r >> 11) * 0x1p-53;
   switch (f) {
     case 0: return r;                                                       // raw
-    case 1: return c128_bits(sign * ldexp(1.0 + frac, (int)(r % 40) - 20)); // moderate
-    case 2: return c128_bits(sign * ldexp(1.0 + frac, (int)(r % 2098) - 1074));
-    case 3: return c128_bits(sign * ldexp(1.0 + frac, 1000 + (int)(r % 24)));  // near overflow
-    case 4: return c128_bits(sign * ldexp(1.0 + frac, -1074 + (int)(r % 60)));  // near underflow
-    case 5: return c128_bits(sign * (double)(r % 64));                          // small integers
-    default: return c128_bits(sign * ldexp(1.0 + frac, (int)(r % 600) - 300));
+    case 1: return tfr_test_f64_bits(sign * ldexp(1.0 + frac, (int)(r % 40) - 20)); // moderate
+    case 2: return tfr_test_f64_bits(sign * ldexp(1.0 + frac, (int)(r % 2098) - 1074));
+    case 3: return tfr_test_f64_bits(sign * ldexp(1.0 + frac, 1000 + (int)(r % 24)));  // near overflow
+    case 4: return tfr_test_f64_bits(sign * ldexp(1.0 + frac, -1074 + (int)(r % 60)));  // near underflow
+    case 5: return tfr_test_f64_bits(sign * (double)(r % 64));                          // small integers
+    default: return tfr_test_f64_bits(sign * ldexp(1.0 + frac, (int)(r % 600) - 300));
   }
 }
 

@@ -46,18 +46,6 @@ static int f64_failures;
     f64_failures++;            \
   } while (0)
 
-static double f64_of(uint64_t u) {
-  double d;
-  memcpy(&d, &u, 8);
-  return d;
-}
-
-static uint64_t bits_of(double d) {
-  uint64_t u;
-  memcpy(&u, &d, 8);
-  return u;
-}
-
 
 // ---------------------------------------------------------------------------
 // Values
@@ -154,12 +142,12 @@ static void f64_random_pair(uint64_t *st, int64_t i, uint64_t *a, uint64_t *b) {
       int ea = (int)(r % 1400) + 300, eb = (int)((r >> 12) % 1400) + 300;
       uint64_t ma = (tfr_test_rand_u64(st) & ((UINT64_C(1) << 26) - 1)) | (UINT64_C(1) << 26);
       uint64_t mb = (tfr_test_rand_u64(st) & ((UINT64_C(1) << 26) - 1)) | (UINT64_C(1) << 26);
-      *a = bits_of(ldexp((double)ma, ea - 1075 + 26)) ^ ((r & 1) << 63);
+      *a = tfr_test_f64_bits(ldexp((double)ma, ea - 1075 + 26)) ^ ((r & 1) << 63);
       if ((r >> 40) & 1) {
-        *b = bits_of(ldexp((double)mb, eb - 1075 + 26)) ^ ((r & 2) << 62);
+        *b = tfr_test_f64_bits(ldexp((double)mb, eb - 1075 + 26)) ^ ((r & 2) << 62);
       } else {  // an odd multiple of half an ulp of a, a few ulps at most
         uint64_t k = 2 * ((r >> 24) % 8) + 1;
-        *b = bits_of(ldexp((double)k, f64_exp_of(*a) - 1075 - 1)) ^ ((r & 4) << 61);
+        *b = tfr_test_f64_bits(ldexp((double)k, f64_exp_of(*a) - 1075 - 1)) ^ ((r & 4) << 61);
       }
       break;
     }
@@ -189,7 +177,7 @@ static void f64_random_pair(uint64_t *st, int64_t i, uint64_t *a, uint64_t *b) {
       int bitsn = (int)(r % 56);
       double v = (double)(tfr_test_rand_u64(st) >> (64 - (bitsn ? bitsn : 1)));
       v += (double)((r >> 8) % 4) * 0.25;
-      *a = bits_of((r >> 12) & 1 ? -v : v);
+      *a = tfr_test_f64_bits((r >> 12) & 1 ? -v : v);
       *b = f64_with_exp(st, 1023 + (int)((r >> 16) % 64) - 20);
       break;
     }
@@ -425,19 +413,19 @@ static void test_fma(void **state) {
   f64_operands(n, true, 77, a, b);
   uint64_t st = 78;
   for (int64_t i = 0; i < n; i++) {
-    double x = f64_of(a[i]), y = f64_of(b[i]), c;
+    double x = tfr_test_f64_of(a[i]), y = tfr_test_f64_of(b[i]), c;
     uint64_t r = tfr_test_rand_u64(&st);
     if (i < ns) {
-      c = f64_of(f64_specials[(i * 7 + 3) % F64_NSPECIAL]);
+      c = tfr_test_f64_of(f64_specials[(i * 7 + 3) % F64_NSPECIAL]);
     } else {
       switch (r % 5) {
-        case 0: c = f64_of(tfr_test_rand_u64(&st)); break;
+        case 0: c = tfr_test_f64_of(tfr_test_rand_u64(&st)); break;
         case 1: c = -(x * y); break;  // the rounding error of x * y is what is left
         case 2: c = nextafter(-(x * y), (r >> 8) & 1 ? INFINITY : -INFINITY); break;
-        case 3: c = f64_of(f64_with_exp(&st, f64_exp_of(a[i]) + f64_exp_of(b[i]) - 1023 +
+        case 3: c = tfr_test_f64_of(f64_with_exp(&st, f64_exp_of(a[i]) + f64_exp_of(b[i]) - 1023 +
                                         (int)((r >> 16) % 121) - 60));
                 break;
-        default: c = f64_of(f64_with_exp(&st, (int)((r >> 16) % 2047))); break;
+        default: c = tfr_test_f64_of(f64_with_exp(&st, (int)((r >> 16) % 2047))); break;
       }
     }
     lhs[2 * i] = c, lhs[2 * i + 1] = x;
@@ -585,7 +573,7 @@ static void test_dot_general(void **state) {
           double ref_acc = alpha * ref;
           ref_acc = ref_acc + beta * init[o];
           double tol_acc = fabs(alpha) * tol + 0x1p-52 * (fabs(alpha * ref) + fabs(beta * init[o]));
-          bool ok = bits_of(g0[o]) == bits_of(ref) && bits_of(g1[o]) == bits_of(ref_acc) &&
+          bool ok = tfr_test_f64_bits(g0[o]) == tfr_test_f64_bits(ref) && tfr_test_f64_bits(g1[o]) == tfr_test_f64_bits(ref_acc) &&
                     fabs(g0[o] - w0[o]) <= 2 * tol && fabs(g1[o] - w1[o]) <= 2 * tol_acc;
           checked += 2;
           if (!ok && ++shown <= 4)
@@ -740,13 +728,13 @@ static void test_reduce(void **state) {
             bool nan_w = isnan(w[o]), nan_g = isnan(g[o]);
             if (cb == TFR_REDUCE_MAXIMUM || cb == TFR_REDUCE_MINIMUM || nan_w || nan_g ||
                 isinf(w[o])) {
-              ok = ok && (bits_of(w[o]) == bits_of(g[o]) || (nan_w && nan_g));
+              ok = ok && (tfr_test_f64_bits(w[o]) == tfr_test_f64_bits(g[o]) || (nan_w && nan_g));
             } else if (cb == TFR_REDUCE_ADD) {
               double mag = 0.0;
               for (int64_t q = 0; q < m; q++) mag += fabs(col[q]);
               double exact = f64_exact_sum(col, m), tol = 64 * 0x1p-53 * mag;
               ok = ok && fabs(g[o] - exact) <= tol && fabs(g[o] - w[o]) <= 2 * tol;
-              if (kind == 2) ok = ok && bits_of(g[o]) == bits_of(w[o]);
+              if (kind == 2) ok = ok && tfr_test_f64_bits(g[o]) == tfr_test_f64_bits(w[o]);
             } else {
               double ref = f64_accurate_product(col, m);
               double tol = (double)(m + 1) * 0x1p-53 * fabs(ref);
@@ -786,7 +774,7 @@ static void test_fusion(void **state) {
   for (int64_t i = 0; i < n; i++) c[i] = i < ns ? f64_specials[(i * 11) % F64_NSPECIAL] : f64_with_exp(&st, 1023 + (int)(tfr_test_rand_u64(&st) % 41) - 20);
   float *f = malloc((size_t)n * 4);
   assert_non_null(f);
-  for (int64_t i = 0; i < n; i++) f[i] = (float)f64_of(b[i]);
+  for (int64_t i = 0; i < n; i++) f[i] = (float)tfr_test_f64_of(b[i]);
   tfr_tensor *h[4] = {tfr_test_tensor(TFR_F64, 1, &n, a), tfr_test_tensor(TFR_F64, 1, &n, b),
                       tfr_test_tensor(TFR_F64, 1, &n, c), tfr_test_tensor(TFR_F32, 1, &n, f)};
   tfr_fusion_plan *p = NULL;

@@ -1,7 +1,7 @@
 // The f64 analytic functions of the webgpu backend, on the software f64 of
 // common/f64.wgsl (needs it and common/u64.wgsl): exp, expm1, log, log1p,
-// tanh, sinh, cosh, logistic, sin, cos, tan, asin, acos, atan, atan2 and
-// cbrt, each within 1 ulp of the correctly rounded result (docs/accuracy.md), with
+// tanh, sinh, cosh, logistic, sin, cos, tan, asin, acos, atan, atan2, asinh,
+// acosh, atanh and cbrt, each within 1 ulp of the correctly rounded result (docs/accuracy.md), with
 // C99 Annex F's special values (the cpu backend's, src/cpu/scalar_math.h).
 //
 // Code size is the constraint: a driver inlines every call, and one software
@@ -43,6 +43,9 @@
 //     atan2(x, S), acos(x) = atan2(S, x) with S = sqrt(1 - x^2) as a pair.
 //   * cbrt(x) = 2^q cbrt(m), x = 2^(3q) m, m in [1, 8): an f32 estimate of
 //     cbrt(m), then two Newton steps with the exact residual m - y^3.
+//   * asinh(x) = log(|x| + sqrt(x^2 + 1)), acosh(x) = log(x + sqrt(x^2 - 1))
+//     with the argument as a pair, log(A_hi) + A_lo / A_hi; atanh(x) =
+//     log1p(2|x| / (1 - |x|)) / 2 with the quotient as a pair.
 
 // Instruction: vec4<u32>(op << 8 | destination register, a, b, c); operands
 // 0-15 are registers, 16 and up entries of TFR_M64_K.
@@ -203,7 +206,7 @@ const TFR_M64_K = array<vec2<u32>, 115>(
 // way) and divided as tan's are (u in 10), then atan(u) = u + t (1 z, 2
 // A(z), 3 t) and the result (P +- atan(c)) + s (u + t), summed in pairs
 // (12-15, 6, 7).
-const TFR_M64_PROG = array<vec4<u32>, 184>(
+const TFR_M64_PROG = array<vec4<u32>, 224>(
   // 0-8 EXP_CORE: exp core: leaves expm1(r) in 9, 1.5 2^52 + k in 1
   vec4<u32>(1u, 0u, 21u, 22u),      // t = x / ln2 + 1.5 2^52: k in the low word
   vec4<u32>(2u, 1u, 18u, 23u),      // k = t - 1.5 2^52 (exact)
@@ -216,21 +219,26 @@ const TFR_M64_PROG = array<vec4<u32>, 184>(
   vec4<u32>(9u, 8u, 18u, 3u),       // expm1(r) = r_hi + that
   // 9 EXP_TAIL: exp: 2^-k exp(x) in 10
   vec4<u32>(10u, 9u, 18u, 18u),     // 1 + expm1(r)
-  // 10-12 EXPM1_TAIL: expm1: 2^-k expm1(x) in 10
+  // 10-16 EXPM1_TAIL: expm1: 2^-k expm1(x) in 10
   vec4<u32>(0x20au, 1u, 16u, 16u),  // 2^-k
-  vec4<u32>(10u, 10u, 19u, 18u),    // 1 - 2^-k
-  vec4<u32>(10u, 9u, 18u, 10u),     // expm1(r) + (1 - 2^-k)
-  // 13-14 LOG_HEAD: log: f, k of x
+  vec4<u32>(10u, 10u, 19u, 18u),    // c = 1 - 2^-k: |c| >= 1/2 >= |r_hi| for k != 0
+  vec4<u32>(11u, 3u, 18u, 10u),     // t = r_hi + c
+  vec4<u32>(12u, 10u, 19u, 11u),    // t - c (exact)
+  vec4<u32>(12u, 12u, 19u, 3u),     // r_hi - (t - c): t's rounding error (fast two-sum)
+  vec4<u32>(12u, 12u, 18u, 8u),     // + r^2 Q(r) - r_lo
+  vec4<u32>(10u, 12u, 18u, 11u),    // expm1(r) + c = t + that, rounded once
+  // 17-18 LOG_HEAD: log: f, k of x
   vec4<u32>(0x302u, 0u, 16u, 16u),  // m, k of x
   vec4<u32>(7u, 2u, 18u, 19u),      // f = m - 1 (exact)
-  // 15-20 LOG1P_HEAD: log1p (x outside the interval where f = x): f, k, c/u
+  // 19-25 LOG1P_HEAD: log1p (x outside the interval where f = x): f, k, c/u
   vec4<u32>(1u, 0u, 18u, 18u),      // u = x + 1
   vec4<u32>(0x302u, 1u, 16u, 16u),  // m, k of u
   vec4<u32>(4u, 1u, 18u, 12u),      // u - a (exact)
   vec4<u32>(5u, 4u, 19u, 13u),      // c = b - (u - a) (exact): u + c = 1 + x
+  vec4<u32>(5u, 11u, 19u, 5u),      // c - (register 11: 0, or -q_lo for atanh's q)
   vec4<u32>(0x106u, 5u, 1u, 16u),   // c / u
   vec4<u32>(7u, 2u, 18u, 19u),      // f = m - 1 (exact)
-  // 21-30 LOG_TAIL: log(2^k (1 + f)) + c/u in 5
+  // 26-35 LOG_TAIL: log(2^k (1 + f)) + c/u in 5
   vec4<u32>(8u, 7u, 18u, 20u),      // 2 + f
   vec4<u32>(0x109u, 7u, 8u, 16u),   // s = f / (2 + f)
   vec4<u32>(10u, 9u, 9u, 17u),      // z = s^2
@@ -241,7 +249,7 @@ const TFR_M64_PROG = array<vec4<u32>, 184>(
   vec4<u32>(15u, 9u, 13u, 14u),     // s (R - f) + that
   vec4<u32>(4u, 7u, 18u, 15u),      // f + that
   vec4<u32>(5u, 3u, 24u, 4u),       // k ln2_d + that
-  // 31-37 RECIP_HEAD: y0 = 1 / D, D = 1 + 2^k (1 + expm1(r)) = 1 + e^z; -y0 in 8, -y0 2^k in 10
+  // 36-42 RECIP_HEAD: y0 = 1 / D, D = 1 + 2^k (1 + expm1(r)) = 1 + e^z; -y0 in 8, -y0 2^k in 10
   vec4<u32>(0x40bu, 1u, 16u, 16u),  // 2^k
   vec4<u32>(12u, 11u, 19u, 17u),    // -2^k
   vec4<u32>(13u, 11u, 19u, 19u),    // -(1 + 2^k) (exact for |k| <= 52)
@@ -249,23 +257,23 @@ const TFR_M64_PROG = array<vec4<u32>, 184>(
   vec4<u32>(0x10fu, 19u, 14u, 16u), // y0 = 1 / D
   vec4<u32>(10u, 15u, 12u, 17u),    // -y0 2^k (exact)
   vec4<u32>(8u, 15u, 19u, 17u),     // -y0
-  // 38-41 RECIP_A: 1 / D for z <= -1
+  // 43-46 RECIP_A: 1 / D for z <= -1
   vec4<u32>(11u, 8u, 18u, 18u),     // 1 - y0 (exact: y0 >= 1/2)
   vec4<u32>(11u, 10u, 18u, 11u),    // - y0 2^k
   vec4<u32>(11u, 10u, 9u, 11u),     // residual 1 - y0 D, exact but for its last rounding
   vec4<u32>(10u, 15u, 11u, 15u),    // 1 / D = y0 + y0 residual
-  // 42-45 RECIP_B: 1 / D for z >= 1
+  // 47-50 RECIP_B: 1 / D for z >= 1
   vec4<u32>(11u, 10u, 18u, 18u),    // 1 - y0 2^k (exact: y0 2^k >= 1/2)
   vec4<u32>(11u, 8u, 18u, 11u),     // - y0
   vec4<u32>(11u, 10u, 9u, 11u),     // residual 1 - y0 D, exact but for its last rounding
   vec4<u32>(10u, 15u, 11u, 15u),    // 1 / D = y0 + y0 residual
-  // 46-48 RECIP_C: 1 / D for |z| < 1
+  // 51-53 RECIP_C: 1 / D for |z| < 1
   vec4<u32>(11u, 15u, 13u, 18u),    // 1 - y0 (1 + 2^k)
   vec4<u32>(11u, 10u, 9u, 11u),     // residual 1 - y0 D, exact but for its last rounding
   vec4<u32>(10u, 15u, 11u, 15u),    // 1 / D = y0 + y0 residual
-  // 49 TANH_TAIL: tanh(a) = 1 - 2 / (1 + e^(2a)), after RECIP_HEAD, RECIP_B
+  // 54 TANH_TAIL: tanh(a) = 1 - 2 / (1 + e^(2a)), after RECIP_HEAD, RECIP_B
   vec4<u32>(10u, 10u, 51u, 18u),    // 1 - 2 / D
-  // 50-57 HYP_HEAD: e = e^a (rounded), 1/e (Newton-corrected) in 13
+  // 55-62 HYP_HEAD: e = e^a (rounded), 1/e (Newton-corrected) in 13
   vec4<u32>(0x40bu, 1u, 16u, 16u),  // 2^k
   vec4<u32>(12u, 11u, 9u, 11u),     // e = 2^k (1 + expm1(r))
   vec4<u32>(0x10du, 18u, 12u, 16u), // i0 = 1 / e
@@ -274,31 +282,31 @@ const TFR_M64_PROG = array<vec4<u32>, 184>(
   vec4<u32>(10u, 14u, 18u, 18u),    // 1 - i0 2^k (exact)
   vec4<u32>(10u, 14u, 9u, 10u),     // residual 1 - i0 2^k (1 + expm1(r))
   vec4<u32>(13u, 13u, 10u, 13u),    // 1/e = i0 + i0 residual
-  // 58-59 COSH_TAIL: 2 cosh(a) in 10
+  // 63-64 COSH_TAIL: 2 cosh(a) in 10
   vec4<u32>(14u, 11u, 9u, 13u),     // 2^k expm1(r) + 1/e
   vec4<u32>(10u, 14u, 18u, 11u),    // 2^k + that
-  // 60-62 SINH_TAIL: 2 sinh(a) in 10
+  // 65-67 SINH_TAIL: 2 sinh(a) in 10
   vec4<u32>(14u, 13u, 19u, 17u),    // -1/e
   vec4<u32>(14u, 11u, 9u, 14u),     // 2^k expm1(r) - 1/e
   vec4<u32>(10u, 14u, 18u, 11u),    // 2^k + that
-  // 63 ODD_HEAD: odd series a + a^3 P(a^2): z
+  // 68 ODD_HEAD: odd series a + a^3 P(a^2): z
   vec4<u32>(1u, 0u, 0u, 17u),       // z = a^2
-  // 64 SINH_SERIES: P = S(z)
+  // 69 SINH_SERIES: P = S(z)
   vec4<u32>(0x502u, 52u, 1u, 60u),  // S(z), Horner over 1/19! .. 1/3!
-  // 65 TANH_SERIES: P = T(z)
+  // 70 TANH_SERIES: P = T(z)
   vec4<u32>(0x502u, 61u, 1u, 78u),  // T(z), Horner over the coefficients of a^37 .. a^3
-  // 66-67 ODD_TAIL: a + a^3 P(z) in 10
+  // 71-72 ODD_TAIL: a + a^3 P(z) in 10
   vec4<u32>(3u, 0u, 1u, 17u),       // a^3
   vec4<u32>(10u, 3u, 2u, 0u),       // a + a^3 P(z)
-  // 68 TRIG_HEAD: z
+  // 73 TRIG_HEAD: z
   vec4<u32>(1u, 0u, 0u, 17u),       // z = a^2
-  // 69-73 SIN_POLY: sin(r) = a + u, u in 5
+  // 74-78 SIN_POLY: sin(r) = a + u, u in 5
   vec4<u32>(0x502u, 79u, 1u, 87u),  // S(z), Horner over -1/19! .. -1/3!
   vec4<u32>(3u, 0u, 1u, 17u),       // a^3
   vec4<u32>(6u, 1u, 97u, 18u),      // w = 1 - z/2 (cos(a), for b's term)
   vec4<u32>(7u, 4u, 6u, 17u),       // b w
   vec4<u32>(5u, 3u, 2u, 7u),        // u = a^3 S(z) + b w
-  // 74-85 COS_POLY: cos(r) = w + v, w in 8, v in 9
+  // 79-90 COS_POLY: cos(r) = w + v, w in 8, v in 9
   vec4<u32>(0x50au, 88u, 1u, 96u),  // C(z), Horner over 1/20! .. 1/4!
   vec4<u32>(12u, 1u, 19u, 17u),     // -z
   vec4<u32>(11u, 0u, 0u, 12u),      // a^2 - z (exact)
@@ -311,11 +319,11 @@ const TFR_M64_PROG = array<vec4<u32>, 184>(
   vec4<u32>(9u, 11u, 97u, 9u),      // - (a^2 - z)/2
   vec4<u32>(15u, 0u, 4u, 17u),      // a b
   vec4<u32>(9u, 15u, 19u, 9u),      // v = that - a b
-  // 86 SIN_TAIL: sin(r) in 10
+  // 91 SIN_TAIL: sin(r) in 10
   vec4<u32>(10u, 0u, 18u, 5u),      // a + u
-  // 87 COS_TAIL: cos(r) in 10
+  // 92 COS_TAIL: cos(r) in 10
   vec4<u32>(10u, 8u, 18u, 9u),      // w + v
-  // 88-93 TAN_NORM_ODD: cot(r): the numerator w + v as 12 + 13, the
+  // 93-98 TAN_NORM_ODD: cot(r): the numerator w + v as 12 + 13, the
   // denominator a + u as 14 + 15, each the rounded sum and its exact error
   vec4<u32>(12u, 8u, 18u, 9u),      // w + v
   vec4<u32>(13u, 12u, 19u, 8u),     // w - that (exact)
@@ -323,7 +331,7 @@ const TFR_M64_PROG = array<vec4<u32>, 184>(
   vec4<u32>(14u, 0u, 18u, 5u),      // a + u
   vec4<u32>(15u, 14u, 19u, 0u),     // a - that (exact)
   vec4<u32>(15u, 15u, 18u, 5u),     // + u (exact)
-  // 94-99 TAN_NORM_EVEN: tan(r): the numerator a + u as 12 + 13, the
+  // 99-104 TAN_NORM_EVEN: tan(r): the numerator a + u as 12 + 13, the
   // denominator w + v as 14 + 15
   vec4<u32>(12u, 0u, 18u, 5u),
   vec4<u32>(13u, 12u, 19u, 0u),
@@ -331,7 +339,7 @@ const TFR_M64_PROG = array<vec4<u32>, 184>(
   vec4<u32>(14u, 8u, 18u, 9u),
   vec4<u32>(15u, 14u, 19u, 8u),
   vec4<u32>(15u, 15u, 18u, 9u),
-  // 100-106 TAN_DIV: (12 + 13) / (14 + 15) in 10
+  // 105-111 TAN_DIV: (12 + 13) / (14 + 15) in 10
   vec4<u32>(0x102u, 18u, 14u, 16u), // y0 = 1 / d_hi
   vec4<u32>(3u, 12u, 2u, 17u),      // q0 = n_hi y0
   vec4<u32>(6u, 3u, 19u, 17u),      // -q0
@@ -339,7 +347,7 @@ const TFR_M64_PROG = array<vec4<u32>, 184>(
   vec4<u32>(7u, 7u, 18u, 13u),      // + n_lo
   vec4<u32>(7u, 6u, 15u, 7u),       // - q0 d_lo: the residual of n - q0 d
   vec4<u32>(10u, 7u, 2u, 3u),       // q0 + y0 residual
-  // 107-130 ATAN_FRAC: u = (a - c b) / (b + c a) as pairs: 12 + 13, 14 + 15 (a + 3, b + 10
+  // 112-135 ATAN_FRAC: u = (a - c b) / (b + c a) as pairs: 12 + 13, 14 + 15 (a + 3, b + 10
   // for pairs a, b)
   vec4<u32>(12u, 2u, 1u, 17u),      // p = c b
   vec4<u32>(13u, 12u, 19u, 17u),    // -p
@@ -365,12 +373,12 @@ const TFR_M64_PROG = array<vec4<u32>, 184>(
   vec4<u32>(13u, 6u, 10u, 13u),
   vec4<u32>(15u, 10u, 18u, 15u),
   vec4<u32>(15u, 2u, 3u, 15u),
-  // 131-134 ATAN_POLY: atan(u) = u + t, t in 3 (after TAN_DIV: u in 10)
+  // 136-139 ATAN_POLY: atan(u) = u + t, t in 3 (after TAN_DIV: u in 10)
   vec4<u32>(1u, 10u, 10u, 17u),     // z = u^2
   vec4<u32>(0x502u, 98u, 1u, 105u), // A(z), Horner over 1/17 .. -1/3
   vec4<u32>(3u, 10u, 1u, 17u),      // u z
   vec4<u32>(3u, 3u, 2u, 17u),       // t = u^3 A(z)
-  // 135-147 ATAN_FINAL: (P + A') + s (u + t) in 10, P in 8 + 9, A' in 4 + 5, s in 11
+  // 140-152 ATAN_FINAL: (P + A') + s (u + t) in 10, P in 8 + 9, A' in 4 + 5, s in 11
   vec4<u32>(6u, 10u, 11u, 17u),     // s u
   vec4<u32>(7u, 3u, 11u, 17u),      // s t
   vec4<u32>(12u, 8u, 18u, 4u),      // h = P_hi + A'_hi
@@ -384,9 +392,9 @@ const TFR_M64_PROG = array<vec4<u32>, 184>(
   vec4<u32>(13u, 13u, 18u, 6u),     // + s u: the error of h2 (exact)
   vec4<u32>(14u, 14u, 18u, 13u),    // l + that
   vec4<u32>(10u, 15u, 18u, 14u),    // h2 + l
-  // 148 ATAN_TINY: u = a / b, t = 0 (set by the caller), then ATAN_FINAL
+  // 153 ATAN_TINY: u = a / b, t = 0 (set by the caller), then ATAN_FINAL
   vec4<u32>(0x10au, 0u, 1u, 16u),   // u = a / b
-  // 149-161 ASIN_A: S + S_lo = sqrt(1 - x^2) for x in 0, into 1 + 10 (b)
+  // 154-166 ASIN_A: S + S_lo = sqrt(1 - x^2) for x in 0, into 1 + 10 (b)
   vec4<u32>(12u, 0u, 0u, 17u),      // p = x^2
   vec4<u32>(13u, 12u, 19u, 17u),    // -p
   vec4<u32>(13u, 0u, 0u, 13u),      // x^2 - p (exact)
@@ -400,7 +408,7 @@ const TFR_M64_PROG = array<vec4<u32>, 184>(
   vec4<u32>(7u, 7u, 18u, 15u),      // 1 - x^2 - S^2
   vec4<u32>(6u, 1u, 20u, 17u),      // 2 S
   vec4<u32>(0x10au, 7u, 6u, 16u),   // S_lo = that / (2 S)
-  // 162-174 ASIN_B: the same for x in 1, into 0 + 3 (a)
+  // 167-179 ASIN_B: the same for x in 1, into 0 + 3 (a)
   vec4<u32>(12u, 1u, 1u, 17u),      // p = x^2
   vec4<u32>(13u, 12u, 19u, 17u),    // -p
   vec4<u32>(13u, 1u, 1u, 13u),      // x^2 - p (exact)
@@ -414,7 +422,7 @@ const TFR_M64_PROG = array<vec4<u32>, 184>(
   vec4<u32>(7u, 7u, 18u, 15u),      // 1 - x^2 - S^2
   vec4<u32>(6u, 0u, 20u, 17u),      // 2 S
   vec4<u32>(0x103u, 7u, 6u, 16u),   // S_lo = that / (2 S)
-  // 175-183 CBRT_STEP: one Newton step y += (m - y^3) / (3 y^2), m in 0, y in 1
+  // 180-188 CBRT_STEP: one Newton step y += (m - y^3) / (3 y^2), m in 0, y in 1
   vec4<u32>(2u, 1u, 1u, 17u),       // y2 = y^2
   vec4<u32>(3u, 1u, 19u, 17u),      // -y
   vec4<u32>(4u, 2u, 19u, 17u),      // -y2
@@ -423,44 +431,90 @@ const TFR_M64_PROG = array<vec4<u32>, 184>(
   vec4<u32>(5u, 3u, 4u, 5u),        // - y (y^2 - y2): m - y^3
   vec4<u32>(6u, 2u, 130u, 17u),     // 3 y2
   vec4<u32>(0x107u, 5u, 6u, 16u),   // the step
-  vec4<u32>(1u, 7u, 18u, 1u),       // y + the step
+  vec4<u32>(1u, 7u, 18u, 1u),       // y + the step,
+  // 189-212 AHYP: A = |x| + sqrt(x^2 + s) as a pair, for asinh (s = 1) and
+  // acosh (s = -1): |x| in 5, s in 8, -s in 9; A_hi in 0, A_lo / A_hi in 6
+  // (then LOG_HEAD and LOG_TAIL: log(A))
+  vec4<u32>(12u, 5u, 5u, 17u),      // p = x^2
+  vec4<u32>(13u, 12u, 19u, 17u),    // -p
+  vec4<u32>(13u, 5u, 5u, 13u),      // x^2 - p (exact)
+  vec4<u32>(14u, 12u, 18u, 8u),     // w = p + s
+  vec4<u32>(15u, 14u, 18u, 9u),     // w - s
+  vec4<u32>(1u, 15u, 19u, 14u),     // w - (w - s)
+  vec4<u32>(1u, 1u, 19u, 8u),       // s - that
+  vec4<u32>(15u, 15u, 19u, 12u),    // p - (w - s)
+  vec4<u32>(15u, 15u, 18u, 1u),     // w's error (exact: Knuth's two-sum, p and s in any order)
+  vec4<u32>(15u, 15u, 18u, 13u),    // + (x^2 - p): x^2 + s = w + that
+  vec4<u32>(0x601u, 14u, 16u, 16u), // S = sqrt(w)
+  vec4<u32>(6u, 1u, 19u, 17u),      // -S
+  vec4<u32>(7u, 6u, 1u, 14u),       // w - S^2 (exact)
+  vec4<u32>(7u, 7u, 18u, 15u),      // x^2 + s - S^2
+  vec4<u32>(6u, 1u, 20u, 17u),      // 2 S
+  vec4<u32>(0x107u, 7u, 6u, 16u),   // S_lo = that / (2 S)
+  vec4<u32>(0u, 1u, 18u, 5u),       // A_hi = S + |x|
+  vec4<u32>(3u, 1u, 19u, 0u),       // A_hi - S
+  vec4<u32>(4u, 3u, 19u, 0u),       // A_hi - (A_hi - S)
+  vec4<u32>(4u, 4u, 19u, 1u),       // S - that
+  vec4<u32>(3u, 3u, 19u, 5u),       // |x| - (A_hi - S)
+  vec4<u32>(3u, 3u, 18u, 4u),       // A_hi's error (exact, Knuth's two-sum)
+  vec4<u32>(3u, 3u, 18u, 7u),       // A_lo = that + S_lo
+  vec4<u32>(0x106u, 3u, 0u, 16u),   // A_lo / A_hi
+  // 213-219 ATANH_Q: q = 2|x| / (1 - |x|) as a pair: |x| in 0, 2|x| in 5,
+  // -2|x| in 8; q_hi in 0, -q_lo in 11 (then ATANH_AB_*, LOG1P_HEAD, LOG_TAIL)
+  vec4<u32>(1u, 0u, 19u, 18u),      // d = 1 - |x|
+  vec4<u32>(2u, 1u, 19u, 18u),      // 1 - d (exact)
+  vec4<u32>(2u, 0u, 19u, 2u),       // d_lo = (1 - d) - |x|: d + d_lo = 1 - |x| (exact)
+  vec4<u32>(0x100u, 5u, 1u, 16u),   // q_hi = 2|x| / d
+  vec4<u32>(6u, 0u, 1u, 8u),        // q_hi d - 2|x| (exact)
+  vec4<u32>(6u, 0u, 2u, 6u),        // q_hi (d + d_lo) - 2|x|
+  vec4<u32>(0x10bu, 6u, 1u, 16u),   // -q_lo = that / d
+  // 220-221 ATANH_AB_BIG: LOG1P_HEAD's a = q_hi, b = 1 (q_hi >= 1)
+  vec4<u32>(12u, 0u, 19u, 17u),     // -a
+  vec4<u32>(13u, 18u, 18u, 17u),    // b
+  // 222-223 ATANH_AB_SMALL: a = 1, b = q_hi (q_hi <= 1)
+  vec4<u32>(12u, 18u, 19u, 17u),    // -a
+  vec4<u32>(13u, 0u, 18u, 17u),     // b
 );
 
 // Program segments [start, end): a function runs up to four in a row.
 const TFR_M64_EXP_CORE = vec2<u32>(0u, 9u);
 const TFR_M64_EXP_TAIL = vec2<u32>(9u, 10u);
-const TFR_M64_EXPM1_TAIL = vec2<u32>(10u, 13u);
-const TFR_M64_LOG_HEAD = vec2<u32>(13u, 15u);
-const TFR_M64_LOG1P_HEAD = vec2<u32>(15u, 21u);
-const TFR_M64_LOG_TAIL = vec2<u32>(21u, 31u);
-const TFR_M64_RECIP_HEAD = vec2<u32>(31u, 38u);
-const TFR_M64_RECIP_A = vec2<u32>(38u, 42u);
-const TFR_M64_RECIP_B = vec2<u32>(42u, 46u);
-const TFR_M64_RECIP_C = vec2<u32>(46u, 49u);
-const TFR_M64_TANH_TAIL = vec2<u32>(49u, 50u);
-const TFR_M64_HYP_HEAD = vec2<u32>(50u, 58u);
-const TFR_M64_COSH_TAIL = vec2<u32>(58u, 60u);
-const TFR_M64_SINH_TAIL = vec2<u32>(60u, 63u);
-const TFR_M64_ODD_HEAD = vec2<u32>(63u, 64u);
-const TFR_M64_SINH_SERIES = vec2<u32>(64u, 65u);
-const TFR_M64_TANH_SERIES = vec2<u32>(65u, 66u);
-const TFR_M64_ODD_TAIL = vec2<u32>(66u, 68u);
-const TFR_M64_TRIG_HEAD = vec2<u32>(68u, 69u);
-const TFR_M64_SIN_POLY = vec2<u32>(69u, 74u);
-const TFR_M64_COS_POLY = vec2<u32>(74u, 86u);
-const TFR_M64_SIN_TAIL = vec2<u32>(86u, 87u);
-const TFR_M64_COS_TAIL = vec2<u32>(87u, 88u);
-const TFR_M64_TRIG_SIN = vec2<u32>(68u, 74u);   // TRIG_HEAD and SIN_POLY
-const TFR_M64_TAN_NORM_ODD = vec2<u32>(88u, 94u);
-const TFR_M64_TAN_EVEN = vec2<u32>(94u, 107u);  // TAN_NORM_EVEN and TAN_DIV
-const TFR_M64_TAN_DIV = vec2<u32>(100u, 107u);
-const TFR_M64_ATAN_FRAC = vec2<u32>(107u, 131u);
-const TFR_M64_ATAN_TAIL = vec2<u32>(131u, 148u);  // ATAN_POLY and ATAN_FINAL
-const TFR_M64_ATAN_FINAL = vec2<u32>(135u, 148u);
-const TFR_M64_ATAN_TINY = vec2<u32>(148u, 149u);
-const TFR_M64_ASIN_A = vec2<u32>(149u, 162u);
-const TFR_M64_ASIN_B = vec2<u32>(162u, 175u);
-const TFR_M64_CBRT_STEP = vec2<u32>(175u, 184u);
+const TFR_M64_EXPM1_TAIL = vec2<u32>(10u, 17u);
+const TFR_M64_LOG_HEAD = vec2<u32>(17u, 19u);
+const TFR_M64_LOG1P_HEAD = vec2<u32>(19u, 26u);
+const TFR_M64_LOG_TAIL = vec2<u32>(26u, 36u);
+const TFR_M64_RECIP_HEAD = vec2<u32>(36u, 43u);
+const TFR_M64_RECIP_A = vec2<u32>(43u, 47u);
+const TFR_M64_RECIP_B = vec2<u32>(47u, 51u);
+const TFR_M64_RECIP_C = vec2<u32>(51u, 54u);
+const TFR_M64_TANH_TAIL = vec2<u32>(54u, 55u);
+const TFR_M64_HYP_HEAD = vec2<u32>(55u, 63u);
+const TFR_M64_COSH_TAIL = vec2<u32>(63u, 65u);
+const TFR_M64_SINH_TAIL = vec2<u32>(65u, 68u);
+const TFR_M64_ODD_HEAD = vec2<u32>(68u, 69u);
+const TFR_M64_SINH_SERIES = vec2<u32>(69u, 70u);
+const TFR_M64_TANH_SERIES = vec2<u32>(70u, 71u);
+const TFR_M64_ODD_TAIL = vec2<u32>(71u, 73u);
+const TFR_M64_TRIG_HEAD = vec2<u32>(73u, 74u);
+const TFR_M64_SIN_POLY = vec2<u32>(74u, 79u);
+const TFR_M64_COS_POLY = vec2<u32>(79u, 91u);
+const TFR_M64_SIN_TAIL = vec2<u32>(91u, 92u);
+const TFR_M64_COS_TAIL = vec2<u32>(92u, 93u);
+const TFR_M64_TRIG_SIN = vec2<u32>(73u, 79u);   // TRIG_HEAD and SIN_POLY
+const TFR_M64_TAN_NORM_ODD = vec2<u32>(93u, 99u);
+const TFR_M64_TAN_EVEN = vec2<u32>(99u, 112u);  // TAN_NORM_EVEN and TAN_DIV
+const TFR_M64_TAN_DIV = vec2<u32>(105u, 112u);
+const TFR_M64_ATAN_FRAC = vec2<u32>(112u, 136u);
+const TFR_M64_ATAN_TAIL = vec2<u32>(136u, 153u);  // ATAN_POLY and ATAN_FINAL
+const TFR_M64_ATAN_FINAL = vec2<u32>(140u, 153u);
+const TFR_M64_ATAN_TINY = vec2<u32>(153u, 154u);
+const TFR_M64_ASIN_A = vec2<u32>(154u, 167u);
+const TFR_M64_ASIN_B = vec2<u32>(167u, 180u);
+const TFR_M64_CBRT_STEP = vec2<u32>(180u, 189u);
+const TFR_M64_AHYP = vec2<u32>(189u, 213u);
+const TFR_M64_ATANH_Q = vec2<u32>(213u, 220u);
+const TFR_M64_ATANH_AB_BIG = vec2<u32>(220u, 222u);
+const TFR_M64_ATANH_AB_SMALL = vec2<u32>(222u, 224u);
 const TFR_M64_NONE = vec2<u32>(0u, 0u);
 
 fn tfr_m64_arg(reg: ptr<function, array<vec2<u32>, 16>>, i: u32) -> vec2<u32> {
@@ -1072,6 +1126,91 @@ fn tfr_asin_f64(x: vec2<u32>) -> vec2<u32> {
 
 fn tfr_acos_f64(x: vec2<u32>) -> vec2<u32> {
   return tfr_m64_asin_acos(x, true);
+}
+
+// ---- asinh, acosh, atanh, on the log core ----
+
+const TFR_M64_2P28 = vec2<u32>(0u, 0x41b00000u);              // 2^28
+const TFR_M64_THIRD = vec2<u32>(0x55555555u, 0x3fd55555u);    // 1/3 rounded down
+
+// log(|x| + sqrt(x^2 + s)) for s = 1 (asinh of |x| >= 2^-28) or s = -1
+// (acosh of x > 1): the argument A as a pair (AHYP: the square root of a
+// two-sum, its remainder from the exact residual, A's two-sum), then log(A_hi)
+// + A_lo / A_hi. Above 2^28 log(|x|) + ln2: the next term, +-1/(4 x^2), is
+// below 2^-58 against a result above 20.
+fn tfr_m64_asinh_acosh(ax: vec2<u32>, s: vec2<u32>) -> vec2<u32> {
+  var reg: array<vec2<u32>, 16>;
+  var segs = array(TFR_M64_AHYP, TFR_M64_LOG_HEAD, TFR_M64_LOG_TAIL, TFR_M64_NONE);
+  if (tfr_f64_lt(TFR_M64_2P28, ax)) {
+    reg[0] = ax;
+    reg[6] = tfr_m64_k(24u);  // ln2, in LOG_TAIL's correction term
+    segs[0] = TFR_M64_NONE;
+  } else {
+    reg[5] = ax;
+    reg[8] = s;
+    reg[9] = tfr_f64_neg(s);
+  }
+  tfr_m64_run(&reg, segs, true, true);
+  return reg[5];
+}
+
+// asinh(x) = x below 2^-28 (zeros and subnormals included), +-inf and NaN
+// as they are.
+fn tfr_asinh_f64(x: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  let ax = tfr_f64_abs(x);
+  if (tfr_f64_is_inf(x) || tfr_f64_lt(ax, TFR_M64_2M28)) {
+    return x;
+  }
+  let r = tfr_m64_asinh_acosh(ax, TFR_F64_ONE);
+  return vec2<u32>(r.x, r.y | (x.y & TFR_F64_SIGN));
+}
+
+// acosh(x): NaN below 1, +0 at 1, +inf at +inf.
+fn tfr_acosh_f64(x: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  if (tfr_f64_lt(x, TFR_F64_ONE)) {
+    return TFR_F64_DEFAULT_NAN;
+  }
+  if (tfr_f64_eq(x, TFR_F64_ONE)) {
+    return vec2<u32>(0u, 0u);
+  }
+  if (tfr_f64_is_inf(x)) {
+    return x;
+  }
+  return tfr_m64_asinh_acosh(x, vec2<u32>(0u, 0xbff00000u));
+}
+
+// atanh(x) = +-log1p(q) / 2 for q = 2|x| / (1 - |x|), q as a pair (ATANH_Q)
+// and log1p of the pair (LOG1P_HEAD, whose two-sum 1 + q_hi takes the larger
+// first: q_hi >= 1 exactly where |x| > 1/3); x below 2^-28; +-inf at +-1,
+// NaN beyond.
+fn tfr_atanh_f64(x: vec2<u32>) -> vec2<u32> {
+  if (tfr_f64_is_nan(x)) {
+    return tfr_f64_quiet(x);
+  }
+  let ax = tfr_f64_abs(x);
+  if (tfr_f64_lt(TFR_F64_ONE, ax)) {
+    return TFR_F64_DEFAULT_NAN;
+  }
+  if (tfr_f64_eq(ax, TFR_F64_ONE)) {
+    return tfr_f64_inf(x.y & TFR_F64_SIGN);
+  }
+  if (tfr_f64_lt(ax, TFR_M64_2M28)) {
+    return x;
+  }
+  var reg: array<vec2<u32>, 16>;
+  reg[0] = ax;
+  reg[5] = tfr_m64_ldexp(ax, 1);  // exact
+  reg[8] = tfr_f64_neg(reg[5]);
+  let ab = select(TFR_M64_ATANH_AB_SMALL, TFR_M64_ATANH_AB_BIG, tfr_f64_lt(TFR_M64_THIRD, ax));
+  tfr_m64_run(&reg, array(TFR_M64_ATANH_Q, ab, TFR_M64_LOG1P_HEAD, TFR_M64_LOG_TAIL), true, false);
+  let r = tfr_m64_ldexp(reg[5], -1);
+  return vec2<u32>(r.x, r.y | (x.y & TFR_F64_SIGN));
 }
 
 // ---- cbrt ----
