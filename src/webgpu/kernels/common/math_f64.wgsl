@@ -47,6 +47,8 @@
 //     with the argument as a pair, log(A_hi) + A_lo / A_hi; atanh(x) =
 //     log1p(2|x| / (1 - |x|)) / 2 with the quotient as a pair.
 
+// tools/check_math_f64_prog.py (a ctest entry) checks the table's numbering:
+// each "// N-M NAME" heading at row N, each segment constant on headings.
 // Instruction: vec4<u32>(op << 8 | destination register, a, b, c); operands
 // 0-15 are registers, 16 and up entries of TFR_M64_K.
 //   op 0: d = fma(a, b, c)        op 1: d = a / b
