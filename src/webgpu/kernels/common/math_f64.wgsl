@@ -1134,6 +1134,7 @@ fn tfr_acos_f64(x: vec2<u32>) -> vec2<u32> {
 
 const TFR_M64_2P28 = vec2<u32>(0u, 0x41b00000u);              // 2^28
 const TFR_M64_THIRD = vec2<u32>(0x55555555u, 0x3fd55555u);    // 1/3 rounded down
+const TFR_M64_LN2_D = 24u;  // the operand of ln2_d (ln2 rounded) in TFR_M64_K
 
 // log(|x| + sqrt(x^2 + s)) for s = 1 (asinh of |x| >= 2^-28) or s = -1
 // (acosh of x > 1): the argument A as a pair (AHYP: the square root of a
@@ -1145,7 +1146,7 @@ fn tfr_m64_asinh_acosh(ax: vec2<u32>, s: vec2<u32>) -> vec2<u32> {
   var segs = array(TFR_M64_AHYP, TFR_M64_LOG_HEAD, TFR_M64_LOG_TAIL, TFR_M64_NONE);
   if (tfr_f64_lt(TFR_M64_2P28, ax)) {
     reg[0] = ax;
-    reg[6] = tfr_m64_k(24u);  // ln2, in LOG_TAIL's correction term
+    reg[6] = tfr_m64_k(TFR_M64_LN2_D);  // in LOG_TAIL's correction term
     segs[0] = TFR_M64_NONE;
   } else {
     reg[5] = ax;
@@ -1167,7 +1168,7 @@ fn tfr_asinh_f64(x: vec2<u32>) -> vec2<u32> {
     return x;
   }
   let r = tfr_m64_asinh_acosh(ax, TFR_F64_ONE);
-  return vec2<u32>(r.x, r.y | (x.y & TFR_F64_SIGN));
+  return tfr_m64_signed(r, x.y & TFR_F64_SIGN);
 }
 
 // acosh(x): NaN below 1, +0 at 1, +inf at +inf.
@@ -1212,7 +1213,7 @@ fn tfr_atanh_f64(x: vec2<u32>) -> vec2<u32> {
   let ab = select(TFR_M64_ATANH_AB_SMALL, TFR_M64_ATANH_AB_BIG, tfr_f64_lt(TFR_M64_THIRD, ax));
   tfr_m64_run(&reg, array(TFR_M64_ATANH_Q, ab, TFR_M64_LOG1P_HEAD, TFR_M64_LOG_TAIL), true, false);
   let r = tfr_m64_ldexp(reg[5], -1);
-  return vec2<u32>(r.x, r.y | (x.y & TFR_F64_SIGN));
+  return tfr_m64_signed(r, x.y & TFR_F64_SIGN);
 }
 
 // ---- cbrt ----
