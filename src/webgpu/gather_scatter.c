@@ -44,9 +44,14 @@
 #include "webgpu/wgsl_types.h"
 
 #define GS_WG 256
-// Radix sort: 4-bit digits, blocks of GS_WG * GS_SORT_EPT keys.
-#define GS_SORT_EPT 4
+// Radix sort (scatter_sort_*.wgsl): 8-bit digits, blocks of GS_WG *
+// GS_SORT_EPT keys (the kernels take one digit per invocation: GS_WG must
+// be GS_SORT_RADIX).
+#define GS_SORT_BITS 8
+#define GS_SORT_RADIX (1 << GS_SORT_BITS)
+#define GS_SORT_EPT 16
 #define GS_SORT_BLOCK (GS_WG * GS_SORT_EPT)
+_Static_assert(GS_WG == GS_SORT_RADIX, "one digit per invocation");
 // Elements per gather / direct-scatter dispatch (further ones in more
 // dispatches): the element index stays far below 2^32.
 #define GS_DISPATCH_MAX (INT64_C(1) << 30)
@@ -440,7 +445,7 @@ typedef struct gs_scatter_params {
   uint32_t count, first, nbatch, nwin;
   uint32_t nstart, flags, win_numel, n_units;
   uint32_t dst_offset, upd_offset, ind_offset, vstride;
-  uint32_t skip, start_base, napply, pad0;
+  uint32_t skip, start_base, napply, key_scale;
   uint32_t meta[GS_SCATTER_META];
 } gs_scatter_params;
 _Static_assert(sizeof(gs_scatter_params) == 256, "scatter Params layout");
@@ -475,6 +480,29 @@ static tfr_status gs_dispatch_chunks(tfr_wgpu_backend *b, WGPUComputePipeline pl
                                             (uint64_t)(n + GS_WG - 1) / GS_WG));
   }
   return TFR_OK;
+}
+
+// The ordered scatter sorts key / scale, the result offset of a unit's
+// window (or element) divided by the largest number that divides every such
+// offset and the result's element count: fewer bits to sort (a scatter of
+// rows of 64 elements sorts row numbers). Whole windows (slab scatters):
+// every window starts at a sum of start components times the result strides
+// of the axes where the window has size 1 (it starts at 0 on the others),
+// so the gcd of those strides (and the element count) divides them all.
+// Element units: 1.
+static int64_t gs_key_scale(const tfr_index_space *ix, const tfr_tensor *out, bool per_element) {
+  if (per_element) return 1;
+  int64_t g = out->numel;
+  for (int a = 0; a < out->rank; a++) {
+    if (ix->window_size[a] != 1 || out->shape[a] == 1) continue;
+    int64_t x = out->strides[a] < 0 ? -out->strides[a] : out->strides[a];
+    while (x != 0) {
+      int64_t r = g % x;
+      g = x;
+      x = r;
+    }
+  }
+  return g > 0 ? g : 1;
 }
 
 static tfr_status gs_temp(tfr_wgpu_backend *b, int64_t n, tfr_tensor **t) {
@@ -609,7 +637,8 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   p.upd_offset = upd_rel;
   p.ind_offset = c.ind_rel;
   p.vstride = c.vstride;
-  p.skip = (uint32_t)out->numel;
+  p.key_scale = (uint32_t)gs_key_scale(ix, out, per_element);
+  p.skip = (uint32_t)(out->numel / p.key_scale);
   p.start_base = (uint32_t)start_base;
   p.napply = per_element ? 1u : (uint32_t)win_numel;
   if (!c.meta_dev) memcpy(p.meta, m.w, (size_t)m.n * sizeof(uint32_t));
@@ -663,7 +692,8 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   // Ordered: keys, stable radix sort, apply.
   int64_t ngroups = (n_units + GS_SORT_BLOCK - 1) / GS_SORT_BLOCK;
   for (int i = 0; i < 4 && !st; i++) st = gs_temp(b, n_units, &tmp[i]);
-  if (!st) st = gs_temp(b, 16 * ngroups, &tmp[4]);
+  // Per digit and block, then the digit totals.
+  if (!st) st = gs_temp(b, GS_SORT_RADIX * (ngroups + 1), &tmp[4]);
   for (int i = 0; i < 5 && !st; i++) st = gs_bind_temp(b, tmp[i], &tb[i]);
   if (st) goto done;
   {
@@ -692,23 +722,25 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   int cur = 0;  // the pair holding the keys: 0 (tmp 0, 1) or 1 (tmp 2, 3)
   {
     WGPUComputePipeline hist, scan, move;
+    const char *scan_snippet[] = {"common/workgroup_scan.wgsl", NULL};
     st = gs_pipeline(b, "scatter_sort_hist", "scatter_sort_hist.wgsl", NULL, NULL, 0, 1, 1, &hist);
     if (!st)
-      st = gs_pipeline(b, "scatter_sort_scan", "scatter_sort_scan.wgsl", NULL, NULL, 0, 0, 1, &scan);
+      st = gs_pipeline(b, "scatter_sort_scan", "scatter_sort_scan.wgsl", scan_snippet, NULL, 0, 0,
+                       1, &scan);
     if (!st)
-      st = gs_pipeline(b, "scatter_sort_move", "scatter_sort_move.wgsl", NULL, NULL, 0, 3, 2, &move);
+      st = gs_pipeline(b, "scatter_sort_move", "scatter_sort_move.wgsl", scan_snippet, NULL, 0, 3,
+                       2, &move);
     if (st) goto done;
-    // Keys are at most out->numel (the skip key): sort that many bits.
+    // Keys are at most p.skip: sort that many bits.
     int bits = 0;
-    while (bits < 32 && ((uint64_t)out->numel >> bits) != 0) bits++;
-    for (int shift = 0; shift < bits && !st; shift += 4) {
+    while (bits < 32 && ((uint64_t)p.skip >> bits) != 0) bits++;
+    for (int shift = 0; shift < bits && !st; shift += GS_SORT_BITS) {
       gs_sort_params sp = {(uint32_t)n_units, (uint32_t)shift, (uint32_t)ngroups, 0};
-      gs_sort_params cp = {(uint32_t)(16 * ngroups), 0, 0, 0};
       tfr_wgpu_binding hb[2] = {tb[2 * cur], tb[4]};
       tfr_wgpu_binding mb[5] = {tb[2 * cur], tb[2 * cur + 1], tb[4], tb[2 * (1 - cur)],
                                 tb[2 * (1 - cur) + 1]};
       st = tfr_wgpu_dispatch_n(b, hist, &sp, sizeof sp, hb, 1, 1, (uint64_t)ngroups);
-      if (!st) st = tfr_wgpu_dispatch_n(b, scan, &cp, sizeof cp, &tb[4], 0, 1, 1);
+      if (!st) st = tfr_wgpu_dispatch_n(b, scan, &sp, sizeof sp, &tb[4], 0, 1, GS_SORT_RADIX);
       if (!st) st = tfr_wgpu_dispatch_n(b, move, &sp, sizeof sp, mb, 3, 2, (uint64_t)ngroups);
       cur = 1 - cur;
     }

@@ -629,7 +629,8 @@ static void test_scatter_large(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
   int64_t ins[1] = {0}, map[1] = {0}, uwd2[1] = {1}, map2[2] = {0, 1};
-  // Scalars: 20000 f32 adds into 3000 elements (12-bit keys: 3 passes).
+  // Scalars: 20000 f32 adds into 3000 elements (12-bit keys: two passes,
+  // five blocks).
   {
     int64_t oshape[1] = {3000}, ishape[1] = {20000};
     tfr_scatter_config sc = {.num_inserted_window_dims = 1, .inserted_window_dims = ins,
@@ -640,6 +641,41 @@ static void test_scatter_large(void **state) {
     c.in[0] = ix_rand(TFR_F32, 1, oshape, 1300);
     c.in[1] = ix_rand_index(TFR_I32, 1, ishape, -10, 3010, 19);
     c.in[2] = ix_rand(TFR_F32, 1, ishape, 1301);
+    ix_diff_only(&c);
+    sc.combiner = TFR_SCATTER_REPLACE;
+    ix_diff_only(&c);
+    ix_release_inputs(&c);
+  }
+  // Scalars: 1100000 f32 adds into 70000 elements: more than 256 sort blocks
+  // (the scan's tiles carry), 17-bit keys (three 8-bit passes, the last one
+  // partial), skipped units (the largest key) among them.
+  {
+    int64_t oshape[1] = {70000}, ishape[1] = {1100000};
+    tfr_scatter_config sc = {.num_inserted_window_dims = 1, .inserted_window_dims = ins,
+                             .num_scatter_dims_to_operand_dims = 1,
+                             .scatter_dims_to_operand_dims = map, .index_vector_dim = 1,
+                             .combiner = TFR_SCATTER_ADD};
+    ix_case c = {.what = "scatter many scalars", .op = ix_op_scatter, .cfg = &sc, .n = 3};
+    c.in[0] = ix_rand(TFR_F32, 1, oshape, 1310);
+    c.in[1] = ix_rand_index(TFR_I32, 1, ishape, -100, 70100, 31);
+    c.in[2] = ix_rand(TFR_F32, 1, ishape, 1311);
+    ix_diff_only(&c);
+    ix_release_inputs(&c);
+  }
+  // Windows [1, 3, 4] of a [2000, 3, 4] result: keys are window numbers (the
+  // result offset / 12), 9000 units with duplicates and skipped ones.
+  {
+    int64_t oshape[3] = {2000, 3, 4}, ishape[2] = {9000, 1}, ushape[3] = {9000, 3, 4};
+    int64_t uwd3[2] = {1, 2};
+    tfr_scatter_config sc = {.num_update_window_dims = 2, .update_window_dims = uwd3,
+                             .num_inserted_window_dims = 1, .inserted_window_dims = ins,
+                             .num_scatter_dims_to_operand_dims = 1,
+                             .scatter_dims_to_operand_dims = map, .index_vector_dim = 1,
+                             .combiner = TFR_SCATTER_ADD};
+    ix_case c = {.what = "scatter large slabs", .op = ix_op_scatter, .cfg = &sc, .n = 3};
+    c.in[0] = ix_rand(TFR_F32, 3, oshape, 1320);
+    c.in[1] = ix_rand_index(TFR_I32, 2, ishape, -5, 2005, 37);
+    c.in[2] = ix_rand(TFR_F32, 3, ushape, 1321);
     ix_diff_only(&c);
     sc.combiner = TFR_SCATTER_REPLACE;
     ix_diff_only(&c);

@@ -5,7 +5,8 @@
 // disjoint, so invocations never meet. Invocation (s, w) of the
 // P.napply per sorted position s: when s starts a run, per-element units
 // (P.flags bit 1) combine into the key's result element (w = 0); window units
-// combine window element w of every member's window into key + w's offset.
+// combine window element w of every member's window into key * P.key_scale +
+// w's offset.
 //   {{UPD_ARRAY}}, {{DST_ARRAY}}, {{VALUE_T}}
 //   {{DLOAD}}      expression: the result element at `t`
 //   {{ULOAD}}      expression: the updates element at `uj`
@@ -37,7 +38,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     return;
   }
   let per_element = (P.flags & 2u) != 0u;
-  var t = P.dst_offset + key;
+  var t = P.dst_offset + key * P.key_scale;
   if (!per_element) {
     t += tfr_window(wp).x;
   }

@@ -4,8 +4,11 @@
 // result) or an updates element (b, w) (bit 1 set: key = the result element
 // it combines into). Units are numbered in row-major batch order (then
 // window order), so a stable sort by key lists, for each key, its updates in
-// the order the scatter applies them. A skipped window's units get the key
-// P.skip (the result's element count), which sorts last.
+// the order the scatter applies them. Keys are result offsets divided by
+// P.key_scale (1 for element units; for whole windows a divisor of every
+// window's start, gs_key_scale in gather_scatter.c). A skipped window's units
+// get the key P.skip (the result's element count / P.key_scale), which
+// sorts last.
 //   {{META_DECL}}  the storage metadata declaration (binding 2), or nothing
 //   {{KEYS_BINDING}}, {{VALS_BINDING}} 2 and 3, or 3 and 4 with storage metadata
 override WG: u32 = 256u;
@@ -29,9 +32,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let st = tfr_window_start(bt.x, bt.z);
   var key = P.skip;
   if (st.y == 0u) {
-    key = st.x;
     if (per_element) {
-      key += tfr_window(u % P.win_numel).x;
+      key = st.x + tfr_window(u % P.win_numel).x;
+    } else {
+      key = st.x / P.key_scale;
     }
   }
   keys[u] = key;

@@ -1,11 +1,14 @@
 // Stable move of one radix pass (see scatter_sort_hist.wgsl): workgroup g
-// takes its block in EPT rounds of WG consecutive keys; in each round every
-// invocation ranks its key among the round's keys of the same digit that
-// come before it (a 256-bit mask per digit in workgroup memory, popcounts),
-// and writes (key, value) to the digit's scanned base + that rank. The bases
-// advance by each round's digit counts, so equal digits keep their order.
-override WG: u32 = 256u;  // must be 256: one mask bit per invocation
-override EPT: u32 = 4u;
+// first turns the digit totals into each digit's first position (an
+// exclusive scan over the 256 digits, common/workgroup_scan.wgsl) plus the
+// counts of the blocks before it (scatter_sort_scan.wgsl). It then takes its block in EPT rounds of WG
+// consecutive keys; in each round every invocation ranks its key among the
+// round's keys of the same digit that come before it (a 256-bit mask per
+// digit in workgroup memory, popcounts), and writes (key, value) to the
+// digit's base + that rank. The bases advance by each round's digit counts,
+// so equal digits keep their order.
+override WG: u32 = 256u;  // must be 256: one mask bit and one digit per invocation
+override EPT: u32 = 16u;
 
 struct Params {
   n: u32,
@@ -21,8 +24,8 @@ struct Params {
 @group(0) @binding(4) var<storage, read_write> keys_out: array<u32>;
 @group(0) @binding(5) var<storage, read_write> vals_out: array<u32>;
 
-var<workgroup> mask: array<atomic<u32>, 128>;  // digit d: words 8d .. 8d + 7
-var<workgroup> base: array<u32, 16>;
+var<workgroup> mask: array<atomic<u32>, 2048>;  // digit d: words 8d .. 8d + 7
+var<workgroup> base: array<u32, 256>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -31,12 +34,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (g >= P.ngroups) {
     return;
   }
-  if (lid < 16u) {
-    base[lid] = hist[lid * P.ngroups + g];
-  }
+  // The digit's first position: the totals of the smaller digits, plus the
+  // counts of the blocks before this one.
+  let total = hist[256u * P.ngroups + lid];
+  base[lid] = tfr_workgroup_scan(lid, total).x - total + hist[lid * P.ngroups + g];
   for (var e = 0u; e < EPT; e++) {
-    if (lid < 128u) {
-      atomicStore(&mask[lid], 0u);
+    for (var q = 0u; q < 8u; q++) {
+      atomicStore(&mask[q * 256u + lid], 0u);
     }
     workgroupBarrier();
     let i = g * (WG * EPT) + e * WG + lid;
@@ -45,7 +49,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var d = 0u;
     if (valid) {
       key = keys_in[i];
-      d = (key >> P.shift) & 15u;
+      d = (key >> P.shift) & 255u;
       atomicOr(&mask[8u * d + (lid >> 5u)], 1u << (lid & 31u));
     }
     workgroupBarrier();
@@ -60,13 +64,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       vals_out[pos] = vals_in[i];
     }
     workgroupBarrier();
-    if (lid < 16u) {
-      var t = 0u;
-      for (var q = 0u; q < 8u; q++) {
-        t += countOneBits(atomicLoad(&mask[8u * lid + q]));
-      }
-      base[lid] += t;
+    var t = 0u;
+    for (var q = 0u; q < 8u; q++) {
+      t += countOneBits(atomicLoad(&mask[8u * lid + q]));
     }
+    base[lid] += t;
     workgroupBarrier();
   }
 }

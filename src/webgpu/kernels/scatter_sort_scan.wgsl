@@ -1,48 +1,41 @@
-// Exclusive prefix sum, in place, of the P.n digit counts of
-// scatter_sort_hist.wgsl, by one workgroup of 256 invocations: each sums a
-// contiguous chunk, a scan of the 256 partial sums in workgroup memory gives
-// each chunk its base, then each writes its chunk's prefixes. The counts are
-// 16 per block of 1024 keys: 2^20 keys make 16384 counts, 64 per invocation.
+// The scan of one radix pass (see scatter_sort_hist.wgsl): workgroup d
+// replaces the counts hist[d * P.ngroups + g] of digit d by their exclusive
+// prefix sums over the blocks g, in tiles of 256 (common/workgroup_scan.wgsl,
+// carried from tile to tile), and writes the digit's total
+// to hist[256 * P.ngroups + d]. scatter_sort_move.wgsl adds the totals of
+// the smaller digits.
 struct Params {
   n: u32,
+  shift: u32,
+  ngroups: u32,
   pad0: u32,
-  pad1: u32,
-  pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> hist: array<u32>;
 
-var<workgroup> part: array<u32, 256>;
-
 @compute @workgroup_size(256)
-fn main(@builtin(local_invocation_index) lid: u32) {
-  let chunk = (P.n + 255u) / 256u;
-  let lo = min(lid * chunk, P.n);
-  let hi = min(lo + chunk, P.n);
-  var s = 0u;
-  for (var i = lo; i < hi; i++) {
-    s += hist[i];
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+  let d = wid.x + nwg.x * (wid.y + nwg.y * wid.z);
+  if (d >= 256u) {
+    return;
   }
-  part[lid] = s;
-  workgroupBarrier();
-  // Inclusive scan of part (Hillis-Steele).
-  for (var off = 1u; off < 256u; off = off << 1u) {
-    var t = 0u;
-    if (lid >= off) {
-      t = part[lid - off];
+  let base = d * P.ngroups;
+  var carry = 0u;
+  for (var t = 0u; t < P.ngroups; t += 256u) {
+    let i = t + lid;
+    var x = 0u;
+    if (i < P.ngroups) {
+      x = hist[base + i];
     }
-    workgroupBarrier();
-    part[lid] += t;
-    workgroupBarrier();
+    let r = tfr_workgroup_scan(lid, x);
+    if (i < P.ngroups) {
+      hist[base + i] = carry + r.x - x;
+    }
+    carry += r.y;
   }
-  var run = 0u;
-  if (lid > 0u) {
-    run = part[lid - 1u];
-  }
-  for (var i = lo; i < hi; i++) {
-    let x = hist[i];
-    hist[i] = run;
-    run += x;
+  if (lid == 0u) {
+    hist[256u * P.ngroups + d] = carry;
   }
 }

@@ -13,10 +13,10 @@ struct Params {
   upd_offset: u32,
   ind_offset: u32,
   vstride: u32,     // index-tensor stride between start components
-  skip: u32,        // the key of a skipped unit: the result's element count
+  skip: u32,        // the key of a skipped unit: the result's element count / key_scale
   start_base: u32,  // metadata word of the first start component
   napply: u32,      // scatter_apply: invocations per unit
-  pad0: u32,
+  key_scale: u32,   // ordered: a key is the result offset / key_scale
   words: array<vec4<u32>, 12>,
 }
 
