@@ -51,6 +51,8 @@
 #define GS_SORT_RADIX (1 << GS_SORT_BITS)
 #define GS_SORT_EPT 16
 #define GS_SORT_BLOCK (GS_WG * GS_SORT_EPT)
+// Window elements per invocation of scatter_apply.wgsl (its EPW).
+#define GS_APPLY_EPW 4
 _Static_assert(GS_WG == GS_SORT_RADIX, "one digit per invocation");
 // Elements per gather / direct-scatter dispatch (further ones in more
 // dispatches): the element index stays far below 2^32.
@@ -640,7 +642,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   p.key_scale = (uint32_t)gs_key_scale(ix, out, per_element);
   p.skip = (uint32_t)(out->numel / p.key_scale);
   p.start_base = (uint32_t)start_base;
-  p.napply = per_element ? 1u : (uint32_t)win_numel;
+  p.napply = per_element ? 1u : (uint32_t)((win_numel + GS_APPLY_EPW - 1) / GS_APPLY_EPW);
   if (!c.meta_dev) memcpy(p.meta, m.w, (size_t)m.n * sizeof(uint32_t));
 
   const char *itag = tfr_dtype_name(ind->dtype);
@@ -748,6 +750,8 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   }
   {
     // Apply: updates, keys, values, [metadata]; result.
+    char epw[16];
+    snprintf(epw, sizeof epw, "%d", GS_APPLY_EPW);
     snprintf(variant, sizeof variant, "scatter_apply[%s:%s,%s%s]", tfr_dtype_name(dt), e->tag,
              gs_combiner_name(d->combiner), mtag);
     const char *snippets[] = {"common/scatter_params.wgsl", "common/index_meta.wgsl",
@@ -758,6 +762,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
         {"UPD_ARRAY", e->array},
         {"DST_ARRAY", e->dst_array},
         {"VALUE_T", e->value_t},
+        {"EPW", epw},
         {"DLOAD", e->dload},
         {"ULOAD", e->uload},
         {"COMBINE", gs_combine_expr(d->combiner, dt)},

@@ -1,13 +1,16 @@
 // Last step of the ordered scatter: the keys sorted stably (scatter_sort_*),
-// each run of equal keys is applied by one invocation in unit order, i.e. in
+// each run of equal keys is applied by invocations in unit order, i.e. in
 // row-major batch order, exactly as the cpu backend does: float sums and
 // products round identically, and replace leaves the last update. Runs are
-// disjoint, so invocations never meet. Invocation (s, w) of the
-// P.napply per sorted position s: when s starts a run, per-element units
-// (P.flags bit 1) combine into the key's result element (w = 0); window units
-// combine window element w of every member's window into key * P.key_scale +
-// w's offset.
+// disjoint, so invocations never meet. Invocation (s, j), j < P.napply, of a
+// sorted position s does nothing unless s starts a run. Then per-element
+// units (P.flags bit 1) combine into the key's result element (j = 0);
+// window units combine window elements w = j + k * P.napply (k < EPW) of
+// every member's window into key * P.key_scale + w's offset: EPW elements
+// per invocation share the walk over the run and have their loads in flight
+// together, and neighbouring invocations take neighbouring elements.
 //   {{UPD_ARRAY}}, {{DST_ARRAY}}, {{VALUE_T}}
+//   {{EPW}}        window elements per invocation (GS_APPLY_EPW)
 //   {{DLOAD}}      expression: the result element at `t`
 //   {{ULOAD}}      expression: the updates element at `uj`
 //   {{COMBINE}}    expression of `acc` (so far) and `x` (the update)
@@ -15,6 +18,7 @@
 //   {{META_DECL}}  the storage metadata declaration (binding 4), or nothing
 //   {{DST_BINDING}} 4, or 5 with storage metadata
 override WG: u32 = 256u;
+const EPW: u32 = {{EPW}}u;
 
 @group(0) @binding(1) var<storage, read> upd: {{UPD_ARRAY}};
 @group(0) @binding(2) var<storage, read> keys: array<u32>;
@@ -38,26 +42,49 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     return;
   }
   let per_element = (P.flags & 2u) != 0u;
-  var t = P.dst_offset + key * P.key_scale;
-  if (!per_element) {
-    t += tfr_window(wp).x;
+  let nw = select(P.win_numel, 1u, per_element);
+  let t0 = P.dst_offset + key * P.key_scale;
+  var ts: array<u32, EPW>;
+  var accs: array<{{VALUE_T}}, EPW>;
+  for (var k = 0u; k < EPW; k++) {
+    let w = wp + k * P.napply;
+    if (w < nw) {
+      var t = t0;
+      if (!per_element) {
+        t += tfr_window(w).x;
+      }
+      ts[k] = t;
+      accs[k] = {{DLOAD}};
+    }
   }
-  var acc: {{VALUE_T}} = {{DLOAD}};
   for (var e = s; e < P.n_units; e++) {
     if (keys[e] != key) {
       break;
     }
     let u = vals[e];
-    var b = u;
-    var w = wp;
     if (per_element) {
-      b = u / P.win_numel;
-      w = u % P.win_numel;
+      let uj = tfr_batch(u / P.win_numel).y + tfr_window(u % P.win_numel).y;
+      let x: {{VALUE_T}} = {{ULOAD}};
+      let acc = accs[0];
+      accs[0] = {{COMBINE}};
+    } else {
+      let ub = tfr_batch(u).y;
+      for (var k = 0u; k < EPW; k++) {
+        let w = wp + k * P.napply;
+        if (w < nw) {
+          let uj = ub + tfr_window(w).y;
+          let x: {{VALUE_T}} = {{ULOAD}};
+          let acc = accs[k];
+          accs[k] = {{COMBINE}};
+        }
+      }
     }
-    let uj = tfr_batch(b).y + tfr_window(w).y;
-    let x: {{VALUE_T}} = {{ULOAD}};
-    acc = {{COMBINE}};
   }
-  let val = acc;
-  {{STORE}};
+  for (var k = 0u; k < EPW; k++) {
+    if (wp + k * P.napply < nw) {
+      let t = ts[k];
+      let val = accs[k];
+      {{STORE}};
+    }
+  }
 }
