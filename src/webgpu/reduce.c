@@ -43,7 +43,7 @@
 // for add and multiply, whose rounding error grows with it (2^24 x 0.1f:
 // relative error 1.5e-7 with 16, 3.7e-7 with 32), 32 for the exact combiners
 // (H200, max over 2^28 f32: 8 -> 0.292 ms, 16 -> 0.279, 32 -> 0.270, 64 ->
-// 0.270). b->reduce_ept (TFR_WEBGPU_REDUCE_EPT) overrides both, for measurements.
+// 0.270). b->reduce_ept (TFR_WEBGPU_REDUCE_EPT) overrides all three, for measurements.
 #define TFR_RED_EPT_ROWS 16
 #define TFR_RED_EPT_ROWS_EXACT 32
 #define TFR_RED_EPT_LANES 64
@@ -313,7 +313,7 @@ static tfr_status tfr_red_run_pass(tfr_red_ctx *c, tfr_red_pass *p, bool *final,
   uint64_t ngroups = split ? nout / (uint64_t)nvw : nout;  // tasks per segment
   bool rounds = c->d->combiner == TFR_REDUCE_ADD || c->d->combiner == TFR_REDUCE_MULTIPLY;
   uint32_t ept = lanes ? TFR_RED_EPT_LANES : rounds ? TFR_RED_EPT_ROWS : TFR_RED_EPT_ROWS_EXACT;
-  if (!lanes && c->b->reduce_ept) ept = c->b->reduce_ept;
+  if (c->b->reduce_ept) ept = c->b->reduce_ept;
   uint32_t tpo = lanes ? 1 : tfr_red_pow2_at_least((munits + ept - 1) / ept);
   uint64_t seg_units = (uint64_t)tpo * ept;
   uint64_t nseg = munits == 0 ? 1 : (munits + seg_units - 1) / seg_units;
