@@ -195,6 +195,8 @@ tfr_status tfr_backend_create_webgpu(const tfr_webgpu_options *options, tfr_back
   if (env && atoi(env) >= 1 && atoi(env) <= 64) b->ew_ept = (uint32_t)atoi(env);
   env = getenv("TFR_WEBGPU_REDUCE_EPT");
   if (env && atoi(env) >= 2 && atoi(env) <= 128) b->reduce_ept = (uint32_t)atoi(env);
+  env = getenv("TFR_WEBGPU_SORT_EPT");
+  if (env && atoi(env) >= 1 && atoi(env) <= 64) b->sort_ept = (uint32_t)atoi(env);
   env = getenv("TFR_WEBGPU_UPLOAD_CHUNK");
   if (env && env[0]) {
     unsigned long long v = strtoull(env, NULL, 0);

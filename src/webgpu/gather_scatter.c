@@ -50,7 +50,6 @@
 #define GS_SORT_BITS 8
 #define GS_SORT_RADIX (1 << GS_SORT_BITS)
 #define GS_SORT_EPT 16
-#define GS_SORT_BLOCK (GS_WG * GS_SORT_EPT)
 // Window elements per invocation of scatter_apply.wgsl (its EPW).
 #define GS_APPLY_EPW 4
 _Static_assert(GS_WG == GS_SORT_RADIX, "one digit per invocation");
@@ -457,11 +456,17 @@ typedef struct gs_sort_params {
   uint32_t n, shift, ngroups, pad0;
 } gs_sort_params;
 
+// Keys per invocation of the radix sort: GS_SORT_EPT, or the measurement
+// knob TFR_WEBGPU_SORT_EPT (b->sort_ept).
+static uint32_t gs_sort_ept(const tfr_wgpu_backend *b) {
+  return b->sort_ept ? b->sort_ept : GS_SORT_EPT;
+}
+
 // A pipeline of one of the scatter kernels.
 static tfr_status gs_pipeline(tfr_wgpu_backend *b, const char *variant, const char *file,
                               const char *const *snippets, const tfr_wgsl_subst *subst, int nsubst,
                               int nread, int nwrite, WGPUComputePipeline *out) {
-  tfr_wgsl_override ov[] = {{"WG", GS_WG}, {"EPT", GS_SORT_EPT}};
+  tfr_wgsl_override ov[] = {{"WG", GS_WG}, {"EPT", gs_sort_ept(b)}};
   bool sort = strncmp(file, "scatter_sort_", 13) == 0;
   bool scan = strcmp(file, "scatter_sort_scan.wgsl") == 0;
   tfr_wgsl_variant v = {variant, file, snippets, subst, nsubst, ov, scan ? 0 : sort ? 2 : 1,
@@ -692,7 +697,8 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   }
 
   // Ordered: keys, stable radix sort, apply.
-  int64_t ngroups = (n_units + GS_SORT_BLOCK - 1) / GS_SORT_BLOCK;
+  int64_t block = (int64_t)GS_WG * gs_sort_ept(b);
+  int64_t ngroups = (n_units + block - 1) / block;
   for (int i = 0; i < 4 && !st; i++) st = gs_temp(b, n_units, &tmp[i]);
   // Per digit and block, then the digit totals.
   if (!st) st = gs_temp(b, GS_SORT_RADIX * (ngroups + 1), &tmp[4]);
