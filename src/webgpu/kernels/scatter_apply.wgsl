@@ -44,14 +44,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   let per_element = (P.flags & 2u) != 0u;
   let nw = select(P.win_numel, 1u, per_element);
   let t0 = P.dst_offset + key * P.key_scale;
+  // Window units: each element's result and updates offsets in the window,
+  // the same for every member of the run (element units: 0, their offset
+  // in the updates comes with the unit).
   var ts: array<u32, EPW>;
+  var wus: array<u32, EPW>;
   var accs: array<{{VALUE_T}}, EPW>;
   for (var k = 0u; k < EPW; k++) {
     let w = wp + k * P.napply;
     if (w < nw) {
       var t = t0;
       if (!per_element) {
-        t += tfr_window(w).x;
+        let wo = tfr_window(w);
+        t += wo.x;
+        wus[k] = wo.y;
       }
       ts[k] = t;
       accs[k] = {{DLOAD}};
@@ -62,21 +68,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       break;
     }
     let u = vals[e];
+    var u0 = tfr_batch(select(u, u / P.win_numel, per_element)).y;
     if (per_element) {
-      let uj = tfr_batch(u / P.win_numel).y + tfr_window(u % P.win_numel).y;
-      let x: {{VALUE_T}} = {{ULOAD}};
-      let acc = accs[0];
-      accs[0] = {{COMBINE}};
-    } else {
-      let ub = tfr_batch(u).y;
-      for (var k = 0u; k < EPW; k++) {
-        let w = wp + k * P.napply;
-        if (w < nw) {
-          let uj = ub + tfr_window(w).y;
-          let x: {{VALUE_T}} = {{ULOAD}};
-          let acc = accs[k];
-          accs[k] = {{COMBINE}};
-        }
+      u0 += tfr_window(u % P.win_numel).y;
+    }
+    for (var k = 0u; k < EPW; k++) {
+      if (wp + k * P.napply < nw) {
+        let uj = u0 + wus[k];
+        let x: {{VALUE_T}} = {{ULOAD}};
+        let acc = accs[k];
+        accs[k] = {{COMBINE}};
       }
     }
   }
