@@ -240,14 +240,21 @@ struct tfr_gather_desc {
   int64_t window_out_axis[TFR_MAX_RANK];  // result axis of window axis i (offset_dims)
 };
 
-// scatter: out already holds a copy of the operand; each batch position b in
-// row-major order combines its updates window into out, element by element
-// (duplicates apply in that order, never concurrently). A window with any
-// element out of bounds is skipped whole, unless clamp_starts.
+// scatter: out starts as a copy of the operand (the backend makes it from
+// `operand`, or out holds it already when `operand` is NULL); each batch
+// position b in row-major order combines its updates window into out,
+// element by element (duplicates apply in that order, never concurrently).
+// A window with any element out of bounds is skipped whole, unless
+// clamp_starts. The core calls scatter only when out and updates have
+// elements.
 struct tfr_scatter_desc {
   tfr_scatter_combiner combiner;
   tfr_dtype dtype;
   tfr_tensor *out;             // compact, the operand's shape; updated in place
+  // Any strides, out's shape and dtype; NULL: out already holds it. A
+  // backend may merge the copy into its combining pass (webgpu does for
+  // whole-row scatters, gather_scatter.c).
+  const tfr_tensor *operand;
   const tfr_tensor *updates;   // any strides
   tfr_index_space ix;
   int64_t batch_update_axis[TFR_MAX_RANK];   // updates axis of batch axis j

@@ -365,10 +365,13 @@ tfr_status tfr_scatter(tfr_session *s, const tfr_tensor *operand,
   tfr_tensor *res = NULL;
   TFR_RETURN_IF_ERROR(
       tfr_tensor_alloc(s->backend, operand->dtype, operand->rank, operand->shape, false, &res));
-  tfr_status st = ix_copy(s, operand, res);
-  if (!st && res->numel > 0 && updates->numel > 0) {
+  tfr_status st = TFR_OK;
+  if (res->numel > 0 && updates->numel > 0) {
     d.out = res;
+    d.operand = operand;  // the backend copies it (tfr_scatter_desc)
     st = s->backend->vtable->scatter(s->backend, &d);
+  } else {
+    st = ix_copy(s, operand, res);
   }
   if (st) tfr_tensor_release(res);
   else *out = res;

@@ -482,6 +482,10 @@ tfr_status tfr_cpu_scatter(tfr_backend *b, const tfr_scatter_desc *d) {
   tfr_tensor *out = d->out;
   const tfr_tensor *upd = d->updates;
   const tfr_index_space *ix = &d->ix;
+  if (d->operand) {
+    tfr_structural_desc copy = {.kind = TFR_STRUCT_CONVERT, .in = d->operand, .out = out};
+    TFR_RETURN_IF_ERROR(tfr_cpu_structural(b, &copy));
+  }
   if (out->numel == 0 || upd->numel == 0) return TFR_OK;
   int64_t es = (int64_t)tfr_dtype_size(d->dtype);
   int64_t dst[TFR_MAX_RANK], src[TFR_MAX_RANK];

@@ -195,6 +195,11 @@ tfr_status tfr_backend_create_webgpu(const tfr_webgpu_options *options, tfr_back
   if (env && atoi(env) >= 1 && atoi(env) <= 64) b->ew_ept = (uint32_t)atoi(env);
   env = getenv("TFR_WEBGPU_REDUCE_EPT");
   if (env && atoi(env) >= 2 && atoi(env) <= 128) b->reduce_ept = (uint32_t)atoi(env);
+  env = getenv("TFR_WEBGPU_REDUCE_RG");
+  if (env) {
+    int rg = atoi(env);
+    if (rg >= 1 && rg <= 256 && (rg & (rg - 1)) == 0) b->reduce_rg = (uint32_t)rg;
+  }
   env = getenv("TFR_WEBGPU_SORT_EPT");
   if (env && atoi(env) >= 1 && atoi(env) <= 64) b->sort_ept = (uint32_t)atoi(env);
   env = getenv("TFR_WEBGPU_UPLOAD_CHUNK");

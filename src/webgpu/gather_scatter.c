@@ -39,17 +39,24 @@
 
 #include "webgpu/binding.h"
 #include "webgpu/capability.h"
+#include "webgpu/copy.h"
 #include "webgpu/transfer.h"
 #include "webgpu/wgpu.h"
 #include "webgpu/wgsl_types.h"
 
 #define GS_WG 256
-// Radix sort (scatter_sort_*.wgsl): 8-bit digits, blocks of GS_WG *
-// GS_SORT_EPT keys (the kernels take one digit per invocation: GS_WG must
-// be GS_SORT_RADIX).
+// Radix sort (scatter_sort_*.wgsl): 8-bit digits, blocks of GS_WG * EPT
+// keys (the kernels take one digit per invocation: GS_WG must be
+// GS_SORT_RADIX). EPT is the largest of GS_SORT_EPT_MIN .. GS_SORT_EPT_MAX
+// (powers of two) that still gives GS_SORT_MIN_BLOCKS blocks (gs_sort_ept):
+// longer blocks cost less scanning, but a sort of few blocks leaves most of
+// the GPU idle (H100, 9501184: 262144 keys 0.247 ms with EPT 16 (64
+// blocks), 0.214 with 4; 2^20 keys 0.177 with 16, 0.192 with 4).
 #define GS_SORT_BITS 8
 #define GS_SORT_RADIX (1 << GS_SORT_BITS)
-#define GS_SORT_EPT 16
+#define GS_SORT_EPT_MIN 4
+#define GS_SORT_EPT_MAX 16
+#define GS_SORT_MIN_BLOCKS 256
 // Window elements per invocation of scatter_apply.wgsl (its EPW).
 #define GS_APPLY_EPW 4
 _Static_assert(GS_WG == GS_SORT_RADIX, "one digit per invocation");
@@ -82,6 +89,7 @@ typedef struct gs_elem {
   char dload[160];        // scatter: element `t` of dst
   char gstore[96];        // gather: store `val` at `k`
   char sstore[96];        // scatter: store `val` at `t`
+  char oload[160];        // scatter: element `o` of opnd (the operand)
   bool bytes;             // one- or two-byte elements (common/bytes.wgsl)
 } gs_elem;
 
@@ -94,6 +102,7 @@ static void gs_elem_of(const tfr_wgsl_type *t, bool bits, gs_elem *e) {
   e->value_t = bits ? t->bits : t->value;
   tfr_wgsl_load(t, "src", "j", e->gload, sizeof e->gload);
   tfr_wgsl_load(t, "upd", "uj", e->uload, sizeof e->uload);
+  tfr_wgsl_load(t, "opnd", "o", e->oload, sizeof e->oload);
   tfr_wgsl_load_dst(t, "t", e->dload, sizeof e->dload);
   tfr_wgsl_store(t, "k", "val", e->gstore, sizeof e->gstore);
   tfr_wgsl_store(t, "t", "val", e->sstore, sizeof e->sstore);
@@ -427,6 +436,7 @@ tfr_status tfr_wgpu_gather(tfr_backend *base, const tfr_gather_desc *d) {
   p.start_base = (uint32_t)start_base;
   p.flags = 1;  // gather clamps
   if (!c.meta_dev) memcpy(p.meta, m.w, (size_t)m.n * sizeof(uint32_t));
+
   for (int64_t first = 0; !st && first < out->numel; first += GS_DISPATCH_MAX) {
     int64_t n = out->numel - first < GS_DISPATCH_MAX ? out->numel - first : GS_DISPATCH_MAX;
     p.first = (uint32_t)first;
@@ -447,26 +457,32 @@ typedef struct gs_scatter_params {
   uint32_t nstart, flags, win_numel, n_units;
   uint32_t dst_offset, upd_offset, ind_offset, vstride;
   uint32_t skip, start_base, napply, key_scale;
+  uint32_t opnd_offset, pad[3];
   uint32_t meta[GS_SCATTER_META];
 } gs_scatter_params;
-_Static_assert(sizeof(gs_scatter_params) == 256, "scatter Params layout");
+_Static_assert(sizeof(gs_scatter_params) == 272, "scatter Params layout");
 _Static_assert(sizeof(gs_scatter_params) <= TFR_WGPU_PARAM_SLOT, "parameter slot");
 
 typedef struct gs_sort_params {
   uint32_t n, shift, ngroups, pad0;
 } gs_sort_params;
 
-// Keys per invocation of the radix sort: GS_SORT_EPT, or the measurement
-// knob TFR_WEBGPU_SORT_EPT (b->sort_ept).
-static uint32_t gs_sort_ept(const tfr_wgpu_backend *b) {
-  return b->sort_ept ? b->sort_ept : GS_SORT_EPT;
+// Keys per invocation of the radix sort of n keys (see GS_SORT_EPT_MIN), or
+// the measurement knob TFR_WEBGPU_SORT_EPT (b->sort_ept).
+static uint32_t gs_sort_ept(const tfr_wgpu_backend *b, int64_t n) {
+  if (b->sort_ept) return b->sort_ept;
+  uint32_t ept = GS_SORT_EPT_MAX;
+  while (ept > GS_SORT_EPT_MIN && n < (int64_t)GS_WG * ept * GS_SORT_MIN_BLOCKS) ept /= 2;
+  return ept;
 }
 
-// A pipeline of one of the scatter kernels.
-static tfr_status gs_pipeline(tfr_wgpu_backend *b, const char *variant, const char *file,
-                              const char *const *snippets, const tfr_wgsl_subst *subst, int nsubst,
-                              int nread, int nwrite, WGPUComputePipeline *out) {
-  tfr_wgsl_override ov[] = {{"WG", GS_WG}, {"EPT", gs_sort_ept(b)}};
+// A pipeline of one of the scatter kernels (`ept`: the sort kernels' keys
+// per invocation; the others ignore it).
+static tfr_status gs_pipeline(tfr_wgpu_backend *b, uint32_t ept, const char *variant,
+                              const char *file, const char *const *snippets,
+                              const tfr_wgsl_subst *subst, int nsubst, int nread, int nwrite,
+                              WGPUComputePipeline *out) {
+  tfr_wgsl_override ov[] = {{"WG", GS_WG}, {"EPT", ept}};
   bool sort = strncmp(file, "scatter_sort_", 13) == 0;
   bool scan = strcmp(file, "scatter_sort_scan.wgsl") == 0;
   tfr_wgsl_variant v = {variant, file, snippets, subst, nsubst, ov, scan ? 0 : sort ? 2 : 1,
@@ -541,7 +557,8 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
                      gs_combiner_name(d->combiner), tfr_dtype_name(dt));
   if (d->combiner == TFR_SCATTER_REPLACE) gs_raw(tfr_dtype_size(dt), &elem);
   else gs_typed(dt, &elem);
-  if (out->numel == 0 || upd->numel == 0) return TFR_OK;
+  if (out->numel == 0) return TFR_OK;
+  if (upd->numel == 0) return d->operand ? tfr_wgpu_copy(b, op, d->operand, out) : TFR_OK;
   if (out->numel >= ((int64_t)1 << 32) - 1)
     return tfr_error(TFR_ERR_INVALID_ARGUMENT,
                      "scatter: webgpu: the result has %" PRId64 " elements, at most 2^32 - 2",
@@ -621,9 +638,10 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
 
   gs_common c;
   memset(&c, 0, sizeof c);
-  tfr_tensor *tmp[5] = {NULL, NULL, NULL, NULL, NULL};  // keys0, vals0, keys1, vals1, hist
-  tfr_wgpu_binding upd_bind, dst_bind, tb[5];
-  uint32_t upd_rel = 0, dst_rel = 0;
+  // keys0, vals0, keys1, vals1, hist, starts
+  tfr_tensor *tmp[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+  tfr_wgpu_binding upd_bind, dst_bind, tb[6], opnd_bind;
+  uint32_t upd_rel = 0, dst_rel = 0, opnd_rel = 0;
   int64_t es = (int64_t)tfr_dtype_size(dt);
   tfr_status st = gs_meta_place(b, op, &m, GS_SCATTER_META, &c);
   if (!st) st = gs_bind_view(b, op, "updates", upd, &upd_bind, &upd_rel);
@@ -649,6 +667,30 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   p.start_base = (uint32_t)start_base;
   p.napply = per_element ? 1u : (uint32_t)((win_numel + GS_APPLY_EPW - 1) / GS_APPLY_EPW);
   if (!c.meta_dev) memcpy(p.meta, m.w, (size_t)m.n * sizeof(uint32_t));
+
+  // Windows that tile the result (window `key` = result elements
+  // [key * key_scale, (key + 1) * key_scale), one contiguous axis, or single
+  // elements): scatter_apply_tiled.wgsl writes every result element once,
+  // from the operand and the updates, in place of the operand's copy and
+  // scatter_apply.wgsl. Row scatters are such: they read and write the
+  // result's hit rows once instead of twice. Needs the ordered way, a
+  // compact operand and elements of at least 4 bytes; and windows of 16
+  // elements or more, or at least as many units as windows: its table of
+  // run starts (4 bytes a window) is read whole, which a few updates into
+  // many small windows would not repay.
+  const tfr_tensor *opnd = d->operand;
+  bool tiled = opnd && !direct && !per_element && !e->bytes && nwax == 1 &&
+               wshp[0] == (int64_t)p.key_scale && (wshp[0] == 1 || wo[0] == 1) &&
+               (p.key_scale >= 16 || n_units >= (int64_t)p.skip) &&
+               tfr_tensor_is_contiguous(opnd);
+  if (tiled) {
+    st = tfr_wgpu_window(b, op, "operand", opnd, es, opnd->offset, 0, opnd->numel - 1,
+                         &opnd_bind, &opnd_rel);
+    p.opnd_offset = opnd_rel;
+  } else if (opnd) {
+    st = tfr_wgpu_copy(b, op, opnd, out);
+  }
+  if (st) goto done;
 
   const char *itag = tfr_dtype_name(ind->dtype);
   const char *mtag = c.meta_dev ? ",meta" : "";
@@ -687,7 +729,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
         {"INDEX_LOAD", index_load},
     };
     WGPUComputePipeline pl;
-    st = gs_pipeline(b, variant, "scatter_direct.wgsl", snippets, subst,
+    st = gs_pipeline(b, 0, variant, "scatter_direct.wgsl", snippets, subst,
                      (int)(sizeof subst / sizeof subst[0]), c.meta_dev ? 3 : 2, 1, &pl);
     if (st) goto done;
     tfr_wgpu_binding binds[4] = {upd_bind, c.ind_bind, c.meta_bind, dst_bind};
@@ -697,7 +739,8 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   }
 
   // Ordered: keys, stable radix sort, apply.
-  int64_t block = (int64_t)GS_WG * gs_sort_ept(b);
+  uint32_t ept = gs_sort_ept(b, n_units);
+  int64_t block = (int64_t)GS_WG * ept;
   int64_t ngroups = (n_units + block - 1) / block;
   for (int i = 0; i < 4 && !st; i++) st = gs_temp(b, n_units, &tmp[i]);
   // Per digit and block, then the digit totals.
@@ -717,7 +760,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
         {"INDEX_LOAD", index_load},
     };
     WGPUComputePipeline pl;
-    st = gs_pipeline(b, variant, "scatter_keys.wgsl", snippets, subst,
+    st = gs_pipeline(b, 0, variant, "scatter_keys.wgsl", snippets, subst,
                      (int)(sizeof subst / sizeof subst[0]), c.meta_dev ? 2 : 1, 2, &pl);
     if (st) goto done;
     tfr_wgpu_binding binds[4] = {c.ind_bind, c.meta_bind, tb[0], tb[1]};
@@ -731,12 +774,12 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
   {
     WGPUComputePipeline hist, scan, move;
     const char *scan_snippet[] = {"common/workgroup_scan.wgsl", NULL};
-    st = gs_pipeline(b, "scatter_sort_hist", "scatter_sort_hist.wgsl", NULL, NULL, 0, 1, 1, &hist);
+    st = gs_pipeline(b, ept, "scatter_sort_hist", "scatter_sort_hist.wgsl", NULL, NULL, 0, 1, 1, &hist);
     if (!st)
-      st = gs_pipeline(b, "scatter_sort_scan", "scatter_sort_scan.wgsl", scan_snippet, NULL, 0, 0,
+      st = gs_pipeline(b, ept, "scatter_sort_scan", "scatter_sort_scan.wgsl", scan_snippet, NULL, 0, 0,
                        1, &scan);
     if (!st)
-      st = gs_pipeline(b, "scatter_sort_move", "scatter_sort_move.wgsl", scan_snippet, NULL, 0, 3,
+      st = gs_pipeline(b, ept, "scatter_sort_move", "scatter_sort_move.wgsl", scan_snippet, NULL, 0, 3,
                        2, &move);
     if (st) goto done;
     // Keys are at most p.skip: sort that many bits.
@@ -754,11 +797,32 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
     }
     if (st) goto done;
   }
+  if (tiled) {
+    // Run starts: keys; starts.
+    st = gs_temp(b, (int64_t)p.skip, &tmp[5]);
+    if (!st) st = gs_bind_temp(b, tmp[5], &tb[5]);
+    if (st) goto done;
+    const char *starts_snippets[] = {"common/scatter_params.wgsl", NULL};
+    WGPUComputePipeline starts;
+    st = gs_pipeline(b, 0, "scatter_starts", "scatter_starts.wgsl", starts_snippets, NULL, 0, 1, 1,
+                     &starts);
+    if (st) goto done;
+    tfr_wgpu_binding sb[2] = {tb[2 * cur], tb[5]};
+    st = gs_dispatch_chunks(b, starts, &p, sb, 1, 1, n_units);
+    if (st) goto done;
+  }
   {
-    // Apply: updates, keys, values, [metadata]; result.
-    char epw[16];
+    // Apply: updates, keys, values, [metadata]; result. Tiled: updates,
+    // keys, values, starts, operand, [metadata]; result.
+    const char *file = tiled ? "scatter_apply_tiled.wgsl" : "scatter_apply.wgsl";
+    int nread = tiled ? 5 : 3;
+    char epw[16], meta_decl[80], dst_binding[8];
     snprintf(epw, sizeof epw, "%d", GS_APPLY_EPW);
-    snprintf(variant, sizeof variant, "scatter_apply[%s:%s,%s%s]", tfr_dtype_name(dt), e->tag,
+    snprintf(meta_decl, sizeof meta_decl,
+             "@group(0) @binding(%d) var<storage, read> M: array<u32>;", nread + 1);
+    snprintf(dst_binding, sizeof dst_binding, "%d", nread + 1 + (c.meta_dev ? 1 : 0));
+    snprintf(variant, sizeof variant, "%s[%s:%s,%s%s]",
+             tiled ? "scatter_apply_tiled" : "scatter_apply", tfr_dtype_name(dt), e->tag,
              gs_combiner_name(d->combiner), mtag);
     const char *snippets[] = {"common/scatter_params.wgsl", "common/index_meta.wgsl",
                               "common/scatter_space.wgsl", "common/u64.wgsl", "common/f64.wgsl",
@@ -769,25 +833,32 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
         {"DST_ARRAY", e->dst_array},
         {"VALUE_T", e->value_t},
         {"EPW", epw},
-        {"DLOAD", e->dload},
+        {tiled ? "OLOAD" : "DLOAD", tiled ? e->oload : e->dload},
         {"ULOAD", e->uload},
         {"COMBINE", gs_combine_expr(d->combiner, dt)},
         {"STORE", e->sstore},
         {"META", meta_expr},
-        {"META_DECL", c.meta_dev ? "@group(0) @binding(4) var<storage, read> M: array<u32>;" : ""},
-        {"DST_BINDING", c.meta_dev ? "5" : "4"},
+        {"META_DECL", c.meta_dev ? meta_decl : ""},
+        {"DST_BINDING", dst_binding},
+        {"OPND_ARRAY", e->array},  // last: the tiled kernel's only
     };
+    int nsubst = (int)(sizeof subst / sizeof subst[0]) - (tiled ? 0 : 1);
     WGPUComputePipeline pl;
-    st = gs_pipeline(b, variant, "scatter_apply.wgsl", snippets, subst,
-                     (int)(sizeof subst / sizeof subst[0]), c.meta_dev ? 4 : 3, 1, &pl);
+    if (c.meta_dev) nread++;
+    st = gs_pipeline(b, 0, variant, file, snippets, subst, nsubst, nread, 1, &pl);
     if (st) goto done;
-    tfr_wgpu_binding binds[5] = {upd_bind, tb[2 * cur], tb[2 * cur + 1], c.meta_bind, dst_bind};
-    if (!c.meta_dev) binds[3] = dst_bind;
-    st = gs_dispatch_chunks(b, pl, &p, binds, c.meta_dev ? 4 : 3, 1, n_units * (int64_t)p.napply);
+    tfr_wgpu_binding binds[7] = {upd_bind, tb[2 * cur], tb[2 * cur + 1]};
+    int nbind = 3;
+    if (tiled) binds[nbind++] = tb[5], binds[nbind++] = opnd_bind;
+    if (c.meta_dev) binds[nbind++] = c.meta_bind;
+    binds[nbind] = dst_bind;
+    st = gs_dispatch_chunks(b, pl, &p, binds, nread, 1,
+                            tiled ? (int64_t)p.skip * (int64_t)p.napply
+                                  : n_units * (int64_t)p.napply);
   }
 
 done:
-  for (int i = 0; i < 5; i++) tfr_tensor_release(tmp[i]);
+  for (int i = 0; i < 6; i++) tfr_tensor_release(tmp[i]);
   gs_common_release(&c);
   return st;
 }

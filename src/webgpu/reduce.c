@@ -47,6 +47,12 @@
 #define TFR_RED_EPT_ROWS 16
 #define TFR_RED_EPT_ROWS_EXACT 32
 #define TFR_RED_EPT_LANES 64
+// Lanes layout: invocations sharing a task (rows of the workgroup, see
+// kernels/reduce.wgsl), so that a workgroup covers TFR_RED_RG_LANES * EPT
+// units of the reduced range before the tree, and the partial results
+// (and the passes over them) shrink that many times. b->reduce_rg
+// (TFR_WEBGPU_REDUCE_RG) overrides it, for measurements.
+#define TFR_RED_RG_LANES 4
 // Axes the kernel takes of each kind (its uniform parameters).
 #define TFR_RED_KERNEL_AXES 8
 
@@ -234,8 +240,8 @@ typedef struct tfr_red_ctx {
   tfr_red_type type;
 } tfr_red_ctx;
 
-static tfr_status tfr_red_pipeline(tfr_red_ctx *c, bool vec, bool split, uint32_t ept,
-                                   WGPUComputePipeline *out) {
+static tfr_status tfr_red_pipeline(tfr_red_ctx *c, bool vec, bool split, bool lanes,
+                                   uint32_t ept, WGPUComputePipeline *out) {
   const tfr_red_type *t = c->ty;
   char variant[96], nv[8];
   snprintf(variant, sizeof variant, "reduce[%s,%s%s]", tfr_red_names[c->d->combiner], t->tag,
@@ -261,9 +267,12 @@ static tfr_status tfr_red_pipeline(tfr_red_ctx *c, bool vec, bool split, uint32_
       {"DST_ARRAY", t->dst_array},
       {"STORE", t->store},
   };
-  tfr_wgsl_override ov[] = {{"WG", TFR_RED_WG}, {"EPT", ept}, {"SPLIT", split ? 1u : 0u}};
+  tfr_wgsl_override ov[] = {{"WG", TFR_RED_WG},
+                            {"EPT", ept},
+                            {"SPLIT", split ? 1u : 0u},
+                            {"LANES", lanes ? 1u : 0u}};
   tfr_wgsl_variant v = {variant, "reduce.wgsl", snippets, subst,
-                        (int)(sizeof subst / sizeof subst[0]), ov, 3, 2, 1};
+                        (int)(sizeof subst / sizeof subst[0]), ov, 4, 2, 1};
   return tfr_wgpu_pipeline_get(c->b, &v, out);
 }
 
@@ -314,7 +323,11 @@ static tfr_status tfr_red_run_pass(tfr_red_ctx *c, tfr_red_pass *p, bool *final,
   bool rounds = c->d->combiner == TFR_REDUCE_ADD || c->d->combiner == TFR_REDUCE_MULTIPLY;
   uint32_t ept = lanes ? TFR_RED_EPT_LANES : rounds ? TFR_RED_EPT_ROWS : TFR_RED_EPT_ROWS_EXACT;
   if (c->b->reduce_ept) ept = c->b->reduce_ept;
-  uint32_t tpo = lanes ? 1 : tfr_red_pow2_at_least((munits + ept - 1) / ept);
+  uint32_t tpo = tfr_red_pow2_at_least((munits + ept - 1) / ept);
+  if (lanes) {
+    uint32_t rg = c->b->reduce_rg ? c->b->reduce_rg : TFR_RED_RG_LANES;
+    if (tpo > rg) tpo = rg;
+  }
   uint64_t seg_units = (uint64_t)tpo * ept;
   uint64_t nseg = munits == 0 ? 1 : (munits + seg_units - 1) / seg_units;
   uint64_t tasks = ngroups * nseg;
@@ -423,7 +436,7 @@ static tfr_status tfr_red_run_pass(tfr_red_ctx *c, tfr_red_pass *p, bool *final,
   }
 
   WGPUComputePipeline pipeline;
-  st = tfr_red_pipeline(c, nvw > 1, split, ept, &pipeline);
+  st = tfr_red_pipeline(c, nvw > 1, split, lanes, ept, &pipeline);
   if (st) goto fail;
   uint64_t per_group = TFR_RED_WG / tpo;
   st = tfr_wgpu_dispatch_n(b, pipeline, &P, sizeof P, bind, 2, 1,

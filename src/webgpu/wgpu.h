@@ -97,9 +97,11 @@ typedef struct tfr_wgpu_backend {
   uint64_t transpose_vec_dispatches;  // transpose_vec4 dispatches recorded (for tests)
   // Measurement knobs read at creation (0: the kernels' defaults):
   // TFR_WEBGPU_EW_EPT (1..64, chunks per invocation of elementwise_compact)
-  // TFR_WEBGPU_REDUCE_EPT (2..128, units per invocation of a reduction pass)
+  // TFR_WEBGPU_REDUCE_EPT (2..128, units per invocation of a reduction pass),
+  // TFR_WEBGPU_REDUCE_RG (1..256, a power of two: invocations per task of the
+  // lanes layout)
   // and TFR_WEBGPU_SORT_EPT (1..64, keys per invocation of the scatter's sort).
-  uint32_t ew_ept, reduce_ept, sort_ept;
+  uint32_t ew_ept, reduce_ept, reduce_rg, sort_ept;
 
   tfr_wgpu_recorder rec;           // queue.c (recorder.h)
 

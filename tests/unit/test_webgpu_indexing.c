@@ -192,6 +192,13 @@ static tfr_status ix_view_step2(const tfr_tensor *t, tfr_tensor **out) {
   return tfr_tensor_view_slice(t, start, limit, step, out);
 }
 
+// All but the first row: compact strides, a non-zero offset.
+static tfr_status ix_view_drop_row(const tfr_tensor *t, tfr_tensor **out) {
+  int64_t start[TFR_MAX_RANK] = {1}, limit[TFR_MAX_RANK];
+  for (int k = 0; k < tfr_tensor_rank(t); k++) limit[k] = tfr_tensor_shape(t)[k];
+  return tfr_tensor_view_slice(t, start, limit, NULL, out);
+}
+
 // ---------------------------------------------------------------------------
 // Ops
 // ---------------------------------------------------------------------------
@@ -453,6 +460,20 @@ static void test_scatter_rows(void **state) {
           c.in[1] = ix_i32(2, ishape, v);
         }
         ix_diff_only(&c);
+        // The same on views of the operand: with an offset (webgpu merges
+        // the operand's copy into the apply, scatter_apply_tiled.wgsl),
+        // strided and reversed (copied first).
+        if (!i64) {
+          ix_view_fn views[3] = {ix_view_drop_row, ix_view_step2, ix_view_reverse_all};
+          int64_t rows[3] = {7, 11, 6};
+          for (int v = 0; v < 3; v++) {
+            tfr_tensor_release(c.in[0]);
+            int64_t vshape[2] = {rows[v], 3};
+            c.in[0] = ix_rand(ix_dtypes[d], 2, vshape, 700 + (uint64_t)(d * 3 + v));
+            c.view[0] = views[v];
+            ix_diff_only(&c);
+          }
+        }
         ix_release_inputs(&c);
       }
     }

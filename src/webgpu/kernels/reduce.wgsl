@@ -7,9 +7,13 @@
 // consecutive elements (NV = 4 or 2 with 16-byte loads of a contiguous
 // reduced axis, else 1). TPO invocations (a power of two dividing WG) work on
 // one task: invocation `lt` takes the units lt, lt + TPO, lt + 2 TPO, ... (at
-// most EPT of them) in order, so the TPO invocations read consecutive units
-// (coalesced), and with TPO = 1 neighbouring invocations take neighbouring
-// outputs (coalesced when the kept axes are innermost).
+// most EPT of them) in order. Rows layout (LANES false): the TPO invocations
+// of a task are neighbours, so they read consecutive units (coalesced).
+// Lanes layout (LANES true, the kept axes innermost): the workgroup is
+// TPO rows of WG / TPO invocations; row `lt` of the workgroup takes share
+// `lt` of WG / TPO neighbouring tasks, so neighbouring invocations read
+// neighbouring outputs (coalesced), and the workgroup covers TPO times the
+// units of one invocation before the tree.
 //
 // No identity element is used: each invocation seeds its accumulators with
 // its first unit, and the tree over the TPO invocations only combines those
@@ -45,6 +49,8 @@ override EPT: u32 = 16u;
 // output group o is stored at k + e * lane_stride) instead of NV elements of
 // one reduction.
 override SPLIT: bool = false;
+// The lanes layout (see above) instead of the rows layout.
+override LANES: bool = false;
 alias V = {{VALUE_T}};
 const NV: u32 = {{NV}}u;
 
@@ -131,13 +137,26 @@ fn store_result(k: u32, r: V, raw: bool) {
   {{STORE}};
 }
 
+// Stores the init value alone (an empty reduced range).
+fn store_init(k: u32) {
+  let val = init_value();
+  {{STORE}};
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
   let group = wid.x + nwg.x * (wid.y + nwg.y * wid.z);
   let tpo = P.tpo;
-  let task = group * (WG / tpo) + lid / tpo;
-  let lt = lid % tpo;
+  let per = WG / tpo;  // tasks per workgroup
+  var task = group * per + lid / tpo;
+  var lt = lid % tpo;
+  var step = 1u;  // between the invocations of a task in `partial`
+  if (LANES) {
+    task = group * per + lid % per;
+    lt = lid / per;
+    step = per;
+  }
   let live = task < P.nout * P.nseg;
   let o = task % P.nout;
   let seg = task / P.nout;
@@ -160,9 +179,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     nv = min(tpo, uhi - ulo);
   }
 
+  var acc: array<V, NV>;
   if (lt < nv) {
     let u0 = ulo + lt;
-    var acc = loadv(unit_index(ibase, u0));
+    acc = loadv(unit_index(ibase, u0));
     if (uhi - ulo == tpo * EPT) {  // a full segment: no bounds to check
       for (var i = 1u; i < EPT; i++) {
         let w = loadv(unit_index(ibase, u0 + i * tpo));
@@ -182,33 +202,41 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
       }
     }
-    if (SPLIT) {  // NV outputs, one invocation per task (no tree): stored here
-      for (var e = 0u; e < NV; e++) {
-        let kk = k + e * P.lane_stride;
-        store_result(kk, acc[e], P.init_mode == 2u);
+    if (!SPLIT) {  // the NV lanes of one reduction, pairwise
+      for (var h = NV / 2u; h > 0u; h = h / 2u) {
+        for (var e = 0u; e < h; e++) {
+          acc[e] = op(acc[e], acc[e + h]);
+        }
       }
     }
-    // The NV lanes pairwise.
-    for (var h = NV / 2u; h > 0u; h = h / 2u) {
-      for (var e = 0u; e < h; e++) {
-        acc[e] = op(acc[e], acc[e + h]);
+  }
+  // SPLIT: NV outputs per task, lane e stored at k + e * lane_stride; else
+  // one, in lane 0. Each through the tree over the task's invocations:
+  // step h folds invocations [h, 2h) into [0, h).
+  var nl = 1u;
+  if (SPLIT) {
+    nl = NV;
+  }
+  for (var e = 0u; e < nl; e++) {
+    if (tpo > 1u) {
+      workgroupBarrier();  // the previous lane's tree has read `partial`
+    }
+    if (lt < nv) {
+      partial[lid] = acc[e];
+    }
+    for (var h = tpo / 2u; h > 0u; h = h / 2u) {
+      workgroupBarrier();
+      if (lt < h && lt + h < nv) {
+        partial[lid] = op(partial[lid], partial[lid + h * step]);
       }
     }
-    partial[lid] = acc[0];
-  }
-  // The tree over the task's invocations: step h folds [h, 2h) into [0, h).
-  for (var h = tpo / 2u; h > 0u; h = h / 2u) {
-    workgroupBarrier();
-    if (lt < h && lt + h < nv) {
-      partial[lid] = op(partial[lid], partial[lid + h]);
-    }
-  }
-  if (live && lt == 0u && !SPLIT) {
-    if (nv == 0u) {
-      let val = init_value();
-      {{STORE}};
-    } else {
-      store_result(k, partial[lid], P.init_mode == 2u);
+    if (live && lt == 0u) {
+      let kk = k + e * P.lane_stride;
+      if (nv == 0u) {
+        store_init(kk);
+      } else {
+        store_result(kk, partial[lid], P.init_mode == 2u);
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
-// The parameters shared by scatter_direct.wgsl, scatter_keys.wgsl and
-// scatter_apply.wgsl (src/webgpu/gather_scatter.c, gs_scatter_params).
+// The parameters shared by scatter_direct.wgsl, scatter_keys.wgsl,
+// scatter_starts.wgsl, scatter_apply.wgsl and scatter_apply_tiled.wgsl
+// (src/webgpu/gather_scatter.c, gs_scatter_params).
 struct Params {
   count: u32,       // invocations of this dispatch
   first: u32,       // linear invocation index of its first one
@@ -17,6 +18,10 @@ struct Params {
   start_base: u32,  // metadata word of the first start component
   napply: u32,      // scatter_apply: invocations per unit
   key_scale: u32,   // ordered: a key is the result offset / key_scale
+  opnd_offset: u32, // scatter_apply_tiled: element offset of the operand's window
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
   words: array<vec4<u32>, 12>,
 }
 
