@@ -827,6 +827,7 @@ tfr_status tfr_wgpu_scatter(tfr_backend *base, const tfr_scatter_desc *d) {
     const char *snippets[] = {"common/scatter_params.wgsl", "common/index_meta.wgsl",
                               "common/scatter_space.wgsl", "common/u64.wgsl", "common/f64.wgsl",
                               "common/c128.wgsl", "common/scatter_combine.wgsl",
+                              "common/scatter_run.wgsl",
                               e->bytes ? "common/bytes.wgsl" : NULL, gs_half_snippet(dt), NULL};
     tfr_wgsl_subst subst[] = {
         {"UPD_ARRAY", e->array},

@@ -14,6 +14,7 @@
 //   {{DLOAD}}      expression: the result element at `t`
 //   {{ULOAD}}      expression: the updates element at `uj`
 //   {{COMBINE}}    expression of `acc` (so far) and `x` (the update)
+//   (ULOAD and COMBINE are used by common/scatter_run.wgsl)
 //   {{STORE}}      statement storing `val` at result element `t`
 //   {{META_DECL}}  the storage metadata declaration (binding 4), or nothing
 //   {{DST_BINDING}} 4, or 5 with storage metadata
@@ -63,24 +64,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
       accs[k] = {{DLOAD}};
     }
   }
-  for (var e = s; e < P.n_units; e++) {
-    if (keys[e] != key) {
-      break;
-    }
-    let u = vals[e];
-    var u0 = tfr_batch(select(u, u / P.win_numel, per_element)).y;
-    if (per_element) {
-      u0 += tfr_window(u % P.win_numel).y;
-    }
-    for (var k = 0u; k < EPW; k++) {
-      if (wp + k * P.napply < nw) {
-        let uj = u0 + wus[k];
-        let x: {{VALUE_T}} = {{ULOAD}};
-        let acc = accs[k];
-        accs[k] = {{COMBINE}};
-      }
-    }
-  }
+  tfr_combine_run(s, key, wp, nw, per_element, &wus, &accs);
   for (var k = 0u; k < EPW; k++) {
     if (wp + k * P.napply < nw) {
       let t = ts[k];

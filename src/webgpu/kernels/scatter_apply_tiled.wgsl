@@ -13,6 +13,7 @@
 //   {{OLOAD}}      expression: the operand element at `o`
 //   {{ULOAD}}      expression: the updates element at `uj`
 //   {{COMBINE}}    expression of `acc` (so far) and `x` (the update)
+//   (ULOAD and COMBINE are used by common/scatter_run.wgsl)
 //   {{STORE}}      statement storing `val` at result element `t`
 //   {{META_DECL}}  the storage metadata declaration (binding 6), or nothing
 //   {{DST_BINDING}} 6, or 7 with storage metadata
@@ -54,20 +55,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   // the keys there say that a run of `key` starts there.
   let s = starts[key];
   if (s < P.n_units && keys[s] == key && (s == 0u || keys[s - 1u] != key)) {
-    for (var e = s; e < P.n_units; e++) {
-      if (keys[e] != key) {
-        break;
-      }
-      let u0 = tfr_batch(vals[e]).y;
-      for (var k = 0u; k < EPW; k++) {
-        if (wp + k * P.napply < nw) {
-          let uj = u0 + wus[k];
-          let x: {{VALUE_T}} = {{ULOAD}};
-          let acc = accs[k];
-          accs[k] = {{COMBINE}};
-        }
-      }
-    }
+    tfr_combine_run(s, key, wp, nw, false, &wus, &accs);
   }
   for (var k = 0u; k < EPW; k++) {
     let w = wp + k * P.napply;
