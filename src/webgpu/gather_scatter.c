@@ -436,7 +436,6 @@ tfr_status tfr_wgpu_gather(tfr_backend *base, const tfr_gather_desc *d) {
   p.start_base = (uint32_t)start_base;
   p.flags = 1;  // gather clamps
   if (!c.meta_dev) memcpy(p.meta, m.w, (size_t)m.n * sizeof(uint32_t));
-
   for (int64_t first = 0; !st && first < out->numel; first += GS_DISPATCH_MAX) {
     int64_t n = out->numel - first < GS_DISPATCH_MAX ? out->numel - first : GS_DISPATCH_MAX;
     p.first = (uint32_t)first;

@@ -17,9 +17,10 @@
 //     invocations share a task, reading consecutive units (16-byte vec4 loads
 //     when the reduced axis is contiguous and aligned), then a tree in
 //     workgroup memory;
-//   * lanes: a kept axis is innermost (e.g. a sum over axis 0): one
-//     invocation per task, neighbouring invocations on neighbouring outputs,
-//     each walking down its segment of the reduced axes.
+//   * lanes: a kept axis is innermost (e.g. a sum over axis 0): up to
+//     TFR_RED_RG_LANES invocations share a task, as rows of the workgroup;
+//     neighbouring invocations on neighbouring outputs, each walking down its
+//     share of the segment of the reduced axes, then the same tree.
 // A reduction longer than one segment writes partial results [segment][output]
 // to a temporary, which the next pass reduces the same way: the input is read
 // once, the partials (1/64 of it at most) once more. Each pass combines at
