@@ -137,12 +137,6 @@ fn store_result(k: u32, r: V, raw: bool) {
   {{STORE}};
 }
 
-// Stores the init value alone (an empty reduced range).
-fn store_init(k: u32) {
-  let val = init_value();
-  {{STORE}};
-}
-
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -218,7 +212,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     nl = NV;
   }
   for (var e = 0u; e < nl; e++) {
-    if (tpo > 1u) {
+    if (tpo > 1u && e > 0u) {
       workgroupBarrier();  // the previous lane's tree has read `partial`
     }
     if (lt < nv) {
@@ -232,8 +226,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     if (live && lt == 0u) {
       let kk = k + e * P.lane_stride;
-      if (nv == 0u) {
-        store_init(kk);
+      if (nv == 0u) {  // an empty reduced range: the init value alone
+        store_result(kk, init_value(), true);
       } else {
         store_result(kk, partial[lid], P.init_mode == 2u);
       }
