@@ -61,6 +61,12 @@ static tfr_status tfr_b_multiply(tfr_session *s, tfr_tensor *const *in, tfr_tens
 static tfr_status tfr_b_exp(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
   return tfr_exp(s, in[0], out);
 }
+static tfr_status tfr_b_divide(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  return tfr_divide(s, in[0], in[1], out);
+}
+static tfr_status tfr_b_sqrt(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
+  return tfr_sqrt(s, in[0], out);
+}
 static tfr_status tfr_b_sum_all(tfr_session *s, tfr_tensor *const *in, tfr_tensor **out) {
   int64_t axes[TFR_MAX_RANK];
   for (int k = 0; k < tfr_tensor_rank(in[0]); k++) axes[k] = k;
@@ -199,6 +205,8 @@ static const tfr_bench_op tfr_bench_ops[] = {
     {"add", "np.add(a, b)", 2, tfr_b_add, 2, 1, false},
     {"multiply", "np.multiply(a, b)", 2, tfr_b_multiply, 2, 1, false},
     {"exp", "np.exp(a)", 1, tfr_b_exp, 1, 1, false},
+    {"divide", "np.divide(a, b)", 2, tfr_b_divide, 2, 1, false},
+    {"sqrt", "np.sqrt(a)", 1, tfr_b_sqrt, 1, 1, false},
     {"sum_all", "a.sum()", 1, tfr_b_sum_all, 1, 0, false},
     {"sum_axis0", "a.sum(axis=0)", 1, tfr_b_sum_axis0, 1, 0, false},
     {"sum_last", "a.sum(axis=-1)", 1, tfr_b_sum_last, 1, 0, false},

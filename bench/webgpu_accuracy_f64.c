@@ -73,6 +73,8 @@ static const f64a_fn f64a_fns[] = {
     U("asin", TFR_ASIN, asinq, -0.5, 0.5, 0.69, 0.73, 0.999999, 1.0),
     U("acos", TFR_ACOS, acosq, -1.0, -0.999999, 0.69, 0.73, -0.73, -0.69),
     U("atan", TFR_ATAN, atanq, -0.3, 0.3, 0.9, 1.2, 7.0, 9.0),
+    U("erf", TFR_ERF, erfq, -1.5, 1.5, 0.9, 1.1, 5.5, 6.2),
+    U("erfc", TFR_ERFC, erfcq, -6.5, 0.6, 0.45, 4.0, 20.0, 28.5),
     {"divide", 2, 0, TFR_DIVIDE, NULL, div_q, {-2.0, 0.9, 1e-300}, {2.0, 1.1, 1e300}},
     {"atan2", 2, 0, TFR_ATAN2, NULL, atan2q, {-1.0, 0.1, 0.99}, {1.0, 0.4, 1.01}},
 };

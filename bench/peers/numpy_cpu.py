@@ -19,6 +19,8 @@ OPS = {
     "add": (2, lambda a, b: np.add(a, b)),
     "multiply": (2, lambda a, b: np.multiply(a, b)),
     "exp": (1, lambda a: np.exp(a)),
+    "divide": (2, lambda a, b: np.divide(a, b)),
+    "sqrt": (1, lambda a: np.sqrt(a)),
     "sum_all": (1, lambda a: a.sum()),
     "sum_axis0": (1, lambda a: a.sum(axis=0)),
     "sum_last": (1, lambda a: a.sum(axis=-1)),

@@ -33,6 +33,8 @@ OPS = {
     "add": (2, lambda a, b: torch.add(a, b)),
     "multiply": (2, lambda a, b: torch.mul(a, b)),
     "exp": (1, lambda a: torch.exp(a)),
+    "divide": (2, lambda a, b: torch.div(a, b)),
+    "sqrt": (1, lambda a: torch.sqrt(a)),
     "sum_all": (1, lambda a: a.sum()),
     "sum_axis0": (1, lambda a: a.sum(dim=0)),
     "sum_last": (1, lambda a: a.sum(dim=-1)),

@@ -13,15 +13,16 @@
 //     i8, i16, u8, u16 (as i32 / u32, wrapped to their width) and f16, bf16
 //     (in f32, each result rounded once: common/half.wgsl), exact but for
 //     the analytic functions. On c128 the op table has add, subtract,
-//     multiply, negate, conj, real, imag, complex, compare, maximum, minimum
-//     and select (not divide, abs, sign, sqrt, rsqrt nor the analytic
+//     multiply, divide, negate, conj, real, imag, complex, abs, sign, sqrt,
+//     rsqrt, compare, maximum, minimum and select (not the analytic
 //     functions yet); reductions add and multiply.
 //     An elementwise op runs where the op table (ew_table.c) has its
 //     expression: on f64 the exact ops (arithmetic, sqrt, rsqrt, remainder,
 //     comparisons, min/max, rounding, sign, select, clamp) and exp, expm1,
 //     log, log1p, tanh, sinh, cosh, logistic, sin, cos, tan, asin, acos,
-//     atan, atan2, asinh, acosh, atanh, cbrt (common/math_f64.wgsl), not
-//     the other analytic functions (pow, erf, ...). Reductions on f64: add,
+//     atan, atan2, asinh, acosh, atanh, cbrt (common/math_f64.wgsl), erf,
+//     erfc (common/math_f64_erf.wgsl), not the other analytic functions
+//     (pow, lgamma, ...). Reductions on f64: add,
 //     multiply, maximum, minimum (the combiners the registry has for f64);
 //     on i64/u64 every op and combiner the registry has for them;
 //   * dot_general (dot.c): f32, i32, c64, f64, i64, u64, c128, and the

@@ -26,12 +26,15 @@ static tfr_status tfr_ew_refuse_dtype(const char *what, tfr_dtype dt, const char
 static tfr_status tfr_ew_refuse_op(const char *what, tfr_dtype dt, const char *which) {
   return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE, "%s: dtype %s%s is not supported on the webgpu "
                    "backend%s", what, tfr_dtype_name(dt), which,
-                   dt == TFR_F64   ? " (f64 has the exact ops there and exp, expm1, log, "
-                                     "log1p, tanh, sinh, cosh, logistic; no other analytic "
-                                     "function yet)"
-                   : dt == TFR_C128 ? " (c128 has add, subtract, multiply, negate, conj, real, "
-                                      "imag, compare, maximum, minimum and select there; no "
-                                      "divide, abs, sign, sqrt or analytic functions yet)"
+                   dt == TFR_F64   ? " (f64 has the exact ops there and the analytic "
+                                     "functions exp, expm1, log, log1p, tanh, sinh, cosh, "
+                                     "logistic, sin, cos, tan, asin, acos, atan, atan2, "
+                                     "asinh, acosh, atanh, cbrt, erf, erfc; not the "
+                                     "others yet)"
+                   : dt == TFR_C128 ? " (c128 has add, subtract, multiply, divide, abs, "
+                                      "sign, sqrt, rsqrt, negate, conj, real, imag, compare, "
+                                      "maximum, minimum and select there; no analytic "
+                                      "functions yet)"
                                     : "");
 }
 

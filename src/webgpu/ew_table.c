@@ -7,17 +7,18 @@
 // fmod, comparisons, min/max, rounding, sign), bit for bit the cpu's, and
 // the analytic functions exp, expm1, log, log1p, tanh, sinh, cosh,
 // logistic, sin, cos, tan, asin, acos, atan, atan2, asinh, acosh, atanh
-// and cbrt
-// (common/math_f64.wgsl), each within 1 ulp of the correctly rounded result
+// and cbrt (common/math_f64.wgsl), erf and erfc (common/math_f64_erf.wgsl),
+// each within 1 ulp of the correctly rounded result
 // (measured max 1 ulp: docs/accuracy.md, "f64 on webgpu"); the other
-// analytic functions (the inverse hyperbolic functions, erf, power, ...)
-// have no f64 entry yet, so the capability table
+// analytic functions (power and the special functions) have no f64 entry
+// yet, so the capability table
 // (capability.c) refuses them. i64 and u64 run on the same words
 // (common/u64.wgsl): every op the core's table has for them, exact, with
 // the cpu's wrapping, division and shift rules. c128 runs on pairs of those
 // f64 (common/c128.wgsl): add, subtract, multiply (the textbook product),
 // negate, conj, real, imag, complex(f64, f64), compare EQ/NE, maximum,
-// minimum, select, bit for bit the cpu's. u32 is native; i8/i16 run
+// minimum, select, and (common/c128_steps.wgsl) divide (__divdc3), abs
+// (hypot), sign, sqrt (csqrt) and rsqrt, bit for bit the cpu's. u32 is native; i8/i16 run
 // as sign-extended i32 and u8/u16 as zero-extended u32 (wgsl_types.h), each
 // result wrapped back to the width (common/convert.wgsl's tfr_wrap_*),
 // with the width-dependent shift counts, logical shifts and popcnt spelled
@@ -93,14 +94,16 @@ typedef struct tfr_ew_row {
 #define D_(e) [TFR_EW_F64] = {e, TFR_EW_LIB_F64}
 // An analytic function of common/math_f64.wgsl on f64.
 #define DM(e) [TFR_EW_F64] = {e, TFR_EW_LIB_F64 | TFR_EW_LIB_MATH_F64}
+// erf and erfc, from common/math_f64_erf.wgsl (on math_f64.wgsl).
+#define DE(e) [TFR_EW_F64] = {e, TFR_EW_LIB_F64 | TFR_EW_LIB_MATH_F64 | TFR_EW_LIB_ERF_F64}
 // i64 / u64, from common/u64.wgsl; X_ is the same expression for both.
 #define L_(e) [TFR_EW_I64] = {e, TFR_EW_LIB_U64}
 #define U_(e) [TFR_EW_U64] = {e, TFR_EW_LIB_U64}
 #define X_(e) L_(e), U_(e)
-// c128, from common/c128.wgsl (on f64.wgsl): the exact ops whose kernels
-// compile in reasonable time (divide, abs, sign, sqrt, rsqrt are written in
-// c128.wgsl but not listed: see its header).
+// c128, from common/c128.wgsl (on f64.wgsl); ZS: divide, abs, sign, sqrt,
+// rsqrt, from the step machine of common/c128_steps.wgsl.
 #define Z_(e) [TFR_EW_C128] = {e, TFR_EW_LIB_C128}
+#define ZS(e) [TFR_EW_C128] = {e, TFR_EW_LIB_C128 | TFR_EW_LIB_C128_STEPS}
 // i8 / i16 (i32 values): SW_ wraps the i32 expression e to the width, SN_ is
 // e as it is (its result stays in range), SF_ calls f(a[, b], width).
 #define SW_(e) [TFR_EW_I8] = {"tfr_wrap_s(" e ", 8u)", 0}, \
@@ -130,9 +133,11 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
                    D_("tfr_f64_neg(a)"), X_("tfr_u64_neg(a)"), SW_("tfr_ew_neg_i32(a)"),
                    UW_("(0u - a)"), Z_("tfr_c128_neg(a)")}},
     [TFR_ABS] = {{FP_("tfr_ew_abs_f32(a)"), I_("tfr_ew_abs_i32(a)"), CM("tfr_abs_c64(a)"),
-                D_("tfr_f64_abs(a)"), L_("tfr_i64_abs(a)"), SW_("tfr_ew_abs_i32(a)")}},
+                ZS("tfr_c128_abs(a)"), D_("tfr_f64_abs(a)"), L_("tfr_i64_abs(a)"),
+                SW_("tfr_ew_abs_i32(a)")}},
     [TFR_SIGN] = {{F_("tfr_ew_sign_f32(a)"), I_("tfr_ew_sign_i32(a)"), CM("tfr_sign_c64(a)"),
-                 D_("tfr_f64_sign(a)"), L_("tfr_i64_sign(a)"), SN_("tfr_ew_sign_i32(a)")}},
+                 ZS("tfr_c128_sign(a)"), D_("tfr_f64_sign(a)"), L_("tfr_i64_sign(a)"),
+                 SN_("tfr_ew_sign_i32(a)")}},
     [TFR_CONJ] = {{FP_("a"), I_("a"), C_("tfr_ew_conj_c64(a)"), D_("a"), X_("a"), SN_("a"),
                  UN_("a"), Z_("tfr_c128_conj(a)")}},
     [TFR_NOT] = {{I_("~a"), B_("a ^ 1u"), X_("~a"), SN_("~a"), UW_("~a")}},
@@ -151,13 +156,15 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
     [TFR_COS] = FN_FCD("cos"),
     [TFR_TAN] = FN_FCD("tan"),
     [TFR_TANH] = FN_FCD("tanh"),
-    [TFR_SQRT] = {{FM("tfr_sqrt_f32(a)"), CM("tfr_sqrt_c64(a)"), D_("tfr_f64_sqrt(a)")}},
+    [TFR_SQRT] = {{FM("tfr_sqrt_f32(a)"), CM("tfr_sqrt_c64(a)"), D_("tfr_f64_sqrt(a)"),
+                  ZS("tfr_c128_sqrt(a)")}},
     // 1 / sqrt(a), two roundings as on the cpu.
-    [TFR_RSQRT] = {{FM("tfr_rsqrt_f32(a)"), CM("tfr_rsqrt_c64(a)"), D_("tfr_f64_rsqrt(a)")}},
+    [TFR_RSQRT] = {{FM("tfr_rsqrt_f32(a)"), CM("tfr_rsqrt_c64(a)"), D_("tfr_f64_rsqrt(a)"),
+                   ZS("tfr_c128_rsqrt(a)")}},
     [TFR_CBRT] = {{FM("tfr_cbrt_f32(a)"), DM("tfr_cbrt_f64(a)")}},
     [TFR_EXPM1] = FN_FCD("expm1"),
     [TFR_LOG1P] = FN_FCD("log1p"),
-    [TFR_ERF] = FN_F("erf"),
+    [TFR_ERF] = {{FM("tfr_erf_f32(a)"), DE("tfr_erf_f64(a)")}},
     [TFR_LOGISTIC] = FN_FCD("logistic"),
     [TFR_ASIN] = FN_FCD("asin"),
     [TFR_ACOS] = FN_FCD("acos"),
@@ -167,7 +174,7 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
     [TFR_ASINH] = FN_FCD("asinh"),
     [TFR_ACOSH] = FN_FCD("acosh"),
     [TFR_ATANH] = FN_FCD("atanh"),
-    [TFR_ERFC] = FN_F("erfc"),
+    [TFR_ERFC] = {{FM("tfr_erfc_f32(a)"), DE("tfr_erfc_f64(a)")}},
     [TFR_POPCNT] = {{I_("countOneBits(a)"), X_("tfr_u64_popcnt(a)"),
                      SF_("tfr_ew_popcnt_s", "a, "), UN_("countOneBits(a)")}},
     [TFR_LGAMMA] = FN_S("lgamma"),
@@ -189,6 +196,7 @@ static const tfr_ew_row tfr_ew_binary_rows[TFR_BINARY_OP_COUNT] = {
     // WGSL's f32 `/` is only within 2.5 ulp: the library's is correctly rounded.
     [TFR_DIVIDE] = {{FM("tfr_div_f32(a, b)"), I_("tfr_ew_div_i32(a, b)"),
                      CM("tfr_div_c64(a, b)"), D_("tfr_f64_div(a, b)"),
+                     ZS("tfr_c128_div(a, b)"),
                      L_("tfr_i64_div(a, b)"), U_("tfr_u64_div(a, b)"),
                      SW_("tfr_ew_div_i32(a, b)"), UW_("tfr_ew_div_u32(a, b)")}},
     [TFR_REMAINDER] = {{FM("tfr_fmod_f32(a, b)"), I_("tfr_ew_rem_i32(a, b)"),
@@ -337,7 +345,9 @@ int tfr_ew_lib_snippets(unsigned lib, const char **snippets) {
   if (lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
   if (lib & (TFR_EW_LIB_F64 | TFR_EW_LIB_C128)) snippets[ns++] = "common/f64.wgsl";
   if (lib & TFR_EW_LIB_MATH_F64) snippets[ns++] = "common/math_f64.wgsl";
+  if (lib & TFR_EW_LIB_ERF_F64) snippets[ns++] = "common/math_f64_erf.wgsl";
   if (lib & TFR_EW_LIB_C128) snippets[ns++] = "common/c128.wgsl";
+  if (lib & TFR_EW_LIB_C128_STEPS) snippets[ns++] = "common/c128_steps.wgsl";
   if (lib & TFR_EW_LIB_HALF) snippets[ns++] = "common/half.wgsl";
   return ns;
 }

@@ -1178,19 +1178,27 @@ static tfr_tensor *bo_exec(tfr_session *s, const tfr_op_info *info, const bo_cas
 }
 
 // The f64 analytic functions of the webgpu backend (software f64,
-// src/webgpu/kernels/common/math_f64.wgsl): each kernel compiles for seconds
-// on lavapipe, so they run in a ctest entry of their own
-// (test_backend_ops_f64math: BO_PART=f64math, below), and off the cpu in the
-// layouts of the compact kernel only (compact, rank 0, empty);
-// tests/unit/test_webgpu_math_f64.c runs the strided kernel.
+// src/webgpu/kernels/common/math_f64.wgsl, math_f64_erf.wgsl) and its c128
+// ops of many f64 steps (divide, abs, sign, sqrt, rsqrt:
+// common/c128_steps.wgsl): each kernel compiles for seconds on lavapipe, so
+// they run in a ctest entry of their own (test_backend_ops_f64math:
+// BO_PART=f64math, below), and off the cpu in the layouts of the compact
+// kernel only (compact, rank 0, empty); tests/unit/test_webgpu_math_f64.c
+// runs the strided kernel, test_webgpu_c128.c views.
 static bool bo_f64_math(const tfr_op_info *info, tfr_dtype dt) {
+  if (dt == TFR_C128) {
+    if (info->family == TFR_FAMILY_BINARY) return info->param == TFR_DIVIDE;
+    if (info->family != TFR_FAMILY_UNARY) return false;
+    return info->param == TFR_ABS || info->param == TFR_SIGN || info->param == TFR_SQRT ||
+           info->param == TFR_RSQRT;
+  }
   if (dt != TFR_F64) return false;
   if (info->family == TFR_FAMILY_BINARY) return info->param == TFR_ATAN2;
   if (info->family != TFR_FAMILY_UNARY) return false;
   switch (info->param) {
     case TFR_EXP: case TFR_EXPM1: case TFR_LOG: case TFR_LOG1P: case TFR_TANH: case TFR_SINH:
     case TFR_COSH: case TFR_LOGISTIC: case TFR_SIN: case TFR_COS: case TFR_TAN: case TFR_ATAN:
-    case TFR_ASIN: case TFR_ACOS: case TFR_CBRT:
+    case TFR_ASIN: case TFR_ACOS: case TFR_CBRT: case TFR_ERF: case TFR_ERFC:
       return true;
     default: return false;
   }

@@ -60,6 +60,8 @@ static const f64m_fn f64m_fns[] = {
     {"asinh", TFR_ASINH, asinhl, {-1.0, 0.3, 2.6e8}, {1.0, 3.0, 2.8e8}},
     {"acosh", TFR_ACOSH, acoshl, {1.0, 1.0, 2.6e8}, {1.000001, 30.0, 2.8e8}},
     {"atanh", TFR_ATANH, atanhl, {-0.5, 0.3, 0.999999}, {0.5, 0.37, 1.0}},
+    {"erf", TFR_ERF, erfl, {-1.5, 0.95, 5.5}, {1.5, 1.05, 6.2}},
+    {"erfc", TFR_ERFC, erfcl, {-6.5, 0.45, 25.0}, {0.6, 3.0, 28.5}},
     {"sin", TFR_SIN, sinl, {-4.0, 1e6, -1e22}, {4.0, 1e6 + 50.0, -1.0001e22}},
     {"cos", TFR_COS, cosl, {-4.0, 1e6, 1e300}, {4.0, 1e6 + 50.0, 1.0001e300}},
     {"tan", TFR_TAN, tanl, {-1.6, 1e6, 1e15}, {1.6, 1e6 + 50.0, 1e15 + 50.0}},
@@ -94,6 +96,13 @@ static const uint64_t f64m_specials[] = {
     UINT64_C(0x3e40000000000000), UINT64_C(0x3e3fffffffffffff),  // 2^-27 and below
     UINT64_C(0x7506ac5b262ca1ff),  // 6381956970095103 2^797: the double nearest a multiple of pi/2
     UINT64_C(0x7fe921fb54442d18), UINT64_C(0x4330000000000000),  // pi/4 2^1023, 2^52
+    UINT64_C(0x4018000000000000), UINT64_C(0x4017ffffffffffff),  // 6 and below (erf's +-1)
+    UINT64_C(0xc018000000000000), UINT64_C(0xc017ffffffffffff),
+    UINT64_C(0x403c000000000000), UINT64_C(0x403bffffffffffff),  // 28 and below
+    UINT64_C(0x403b63aeeca30bd6), UINT64_C(0x403b63aeeca30bd5),  // erfc's last nonzero
+    UINT64_C(0x3fdfffffffffffff), UINT64_C(0xbfdfffffffffffff),  // below +-1/2
+    UINT64_C(0x3fe8000000000000), UINT64_C(0x3ffc000000000000),  // 0.75, 1.75: interval edges
+    UINT64_C(0x4039ffffffffffff), UINT64_C(0x4026000000000000),  // below 26, 11
 };
 #define F64M_NSPECIAL ((int)(sizeof f64m_specials / sizeof f64m_specials[0]))
 

@@ -1,8 +1,10 @@
 // The f64 analytic functions of the webgpu backend, on the software f64 of
 // common/f64.wgsl (needs it and common/u64.wgsl): exp, expm1, log, log1p,
 // tanh, sinh, cosh, logistic, sin, cos, tan, asin, acos, atan, atan2, asinh,
-// acosh, atanh and cbrt, each within 1 ulp of the correctly rounded result (docs/accuracy.md), with
-// C99 Annex F's special values (the cpu backend's, src/cpu/scalar_math.h).
+// acosh, atanh and cbrt (and, in common/math_f64_erf.wgsl on these programs,
+// erf and erfc), each within 1 ulp of the correctly rounded result
+// (docs/accuracy.md), with C99 Annex F's special values (the cpu backend's,
+// src/cpu/scalar_math.h).
 //
 // Code size is the constraint: a driver inlines every call, and one software
 // fma is a few hundred u32 instructions, so straight-line code with a dozen
@@ -60,7 +62,7 @@
 //   op 4: d = 2^k, as op 2
 //   op 5: Horner: d = fma(K[a], x, K[a + 1]), then d = fma(d, x, K[j]) for
 //         j = a + 2 .. c, x = register b
-const TFR_M64_K = array<vec2<u32>, 115>(
+const TFR_M64_K = array<vec2<u32>, 135>(
   vec2<u32>(0x00000000u, 0x00000000u),  // 16: +0
   vec2<u32>(0x00000000u, 0x80000000u),  // 17: -0 (the addend of a product: keeps -0)
   vec2<u32>(0x00000000u, 0x3ff00000u),  // 18: 1
@@ -184,6 +186,27 @@ const TFR_M64_K = array<vec2<u32>, 115>(
   vec2<u32>(0x54442d18u, 0x400921fbu),
   vec2<u32>(0x33145c07u, 0x3ca1a626u),
   vec2<u32>(0x00000000u, 0x40080000u),  // 130: 3
+  vec2<u32>(0x50429b6du, 0x3ff20dd7u),  // 131: 2/sqrt(pi) (c)
+  vec2<u32>(0x914fed80u, 0x3c71ae3au),  // 132: 2/sqrt(pi) - c
+  // 133-150: erf's P, c (-1)^n / (n! (2n+1)) for n = 18 down to 1
+  vec2<u32>(0x9bc67b8cu, 0x3c55f791u),
+  vec2<u32>(0xaf3447f6u, 0xbc9a2007u),
+  vec2<u32>(0x537f4765u, 0x3cdd70b3u),
+  vec2<u32>(0x71a885cfu, 0xbd1f56f0u),
+  vec2<u32>(0xe4a97007u, 0x3d5f683au),
+  vec2<u32>(0xcb0c46eau, 0xbd9d8453u),
+  vec2<u32>(0x5e55a730u, 0x3dd9e6adu),
+  vec2<u32>(0x81c5d36du, 0xbe151d71u),
+  vec2<u32>(0x20624c1cu, 0x3e4fcc57u),
+  vec2<u32>(0xec43e71au, 0xbe85f742u),
+  vec2<u32>(0x9dc651a3u, 0x3ebb9e6cu),
+  vec2<u32>(0xc3e0c2ebu, 0xbeef4d25u),
+  vec2<u32>(0x6f9b89b7u, 0x3f1f9a32u),
+  vec2<u32>(0x40040b86u, 0xbf4c02dbu),
+  vec2<u32>(0xd0e6a53fu, 0x3f7565bcu),
+  vec2<u32>(0x31288b51u, 0xbf9b82ceu),
+  vec2<u32>(0x1a042be2u, 0x3fbce2f2u),
+  vec2<u32>(0x6b0379e7u, 0xbfd81274u),
 );
 
 // Registers: 0 the argument. The exp core: 1 t = 1.5 2^52 + k, 2 k, 3 r_hi,
@@ -208,12 +231,14 @@ const TFR_M64_K = array<vec2<u32>, 115>(
 // way) and divided as tan's are (u in 10), then atan(u) = u + t (1 z, 2
 // A(z), 3 t) and the result (P +- atan(c)) + s (u + t), summed in pairs
 // (12-15, 6, 7).
-const TFR_M64_PROG = array<vec4<u32>, 224>(
-  // 0-8 EXP_CORE: exp core: leaves expm1(r) in 9, 1.5 2^52 + k in 1
+const TFR_M64_PROG = array<vec4<u32>, 242>(
+  // 0-2 EXP_CORE_HEAD: exp core (EXP_CORE, 0-8): leaves expm1(r) in 9, 1.5 2^52 + k in 1
   vec4<u32>(1u, 0u, 21u, 22u),      // t = x / ln2 + 1.5 2^52: k in the low word
   vec4<u32>(2u, 1u, 18u, 23u),      // k = t - 1.5 2^52 (exact)
   vec4<u32>(3u, 2u, 25u, 0u),       // r_hi = x - k ln2_d (exact)
+  // 3 EXP_CORE_RLO
   vec4<u32>(4u, 2u, 27u, 17u),      // -r_lo = -k ln2_lo
+  // 4-8 EXP_CORE_REST
   vec4<u32>(5u, 4u, 18u, 3u),       // r = r_hi - r_lo
   vec4<u32>(0x506u, 28u, 5u, 39u),  // Q(r), Horner over 1/13! .. 1/2!
   vec4<u32>(7u, 5u, 5u, 17u),       // r^2
@@ -476,10 +501,36 @@ const TFR_M64_PROG = array<vec4<u32>, 224>(
   // 222-223 ATANH_AB_SMALL: a = 1, b = q_hi (q_hi <= 1)
   vec4<u32>(12u, 18u, 19u, 17u),    // -a
   vec4<u32>(13u, 0u, 18u, 17u),     // b
+  // 224-227 ERF_HEAD: erf(x) = x c + v for |x| < 1: z, P(z), v in 4
+  vec4<u32>(1u, 0u, 0u, 17u),       // z = x^2
+  vec4<u32>(0x502u, 133u, 1u, 150u),  // P(z), Horner over erf's P
+  vec4<u32>(3u, 1u, 2u, 132u),      // w = z P(z) + (2/sqrt(pi) - c)
+  vec4<u32>(4u, 0u, 3u, 17u),       // v = x w
+  // 228 ERF_SMALL: erf(x) in 10
+  vec4<u32>(10u, 0u, 131u, 4u),     // x c + v
+  // 229-237 ERFC_SMALL: erfc(x) = 1 - (x c + v) in 10, for |x| < 1/2
+  vec4<u32>(5u, 0u, 131u, 17u),     // p = x c
+  vec4<u32>(6u, 5u, 19u, 17u),      // -p
+  vec4<u32>(7u, 0u, 131u, 6u),      // p_lo = x c - p (exact)
+  vec4<u32>(8u, 5u, 19u, 18u),      // s = 1 - p
+  vec4<u32>(9u, 8u, 19u, 18u),      // 1 - s (exact)
+  vec4<u32>(9u, 5u, 19u, 9u),       // e = (1 - s) - p (exact: |p| < 1)
+  vec4<u32>(7u, 7u, 18u, 4u),       // p_lo + v
+  vec4<u32>(9u, 7u, 19u, 9u),       // e - that
+  vec4<u32>(10u, 8u, 18u, 9u),      // s + that
+  // 238-240 ERFC_SQUARE: -a^2 = -h - l for a in 13, -a in 14: -h into 0 (the
+  // exp core's argument), -l in 11 (then EXP_CORE_HEAD, ERFC_RLO, EXP_CORE_REST)
+  vec4<u32>(0u, 13u, 14u, 17u),     // -h = -a^2 rounded
+  vec4<u32>(10u, 0u, 19u, 17u),     // h
+  vec4<u32>(11u, 13u, 14u, 10u),    // -l = h - a^2 (exact)
+  // 241 ERFC_RLO: the exp core's -r_lo for exp(-h - l)
+  vec4<u32>(4u, 2u, 27u, 11u),      // -r_lo = -k ln2_lo - l
 );
 
 // Program segments [start, end): a function runs up to four in a row.
 const TFR_M64_EXP_CORE = vec2<u32>(0u, 9u);
+const TFR_M64_EXP_CORE_HEAD = vec2<u32>(0u, 3u);
+const TFR_M64_EXP_CORE_REST = vec2<u32>(4u, 9u);
 const TFR_M64_EXP_TAIL = vec2<u32>(9u, 10u);
 const TFR_M64_EXPM1_TAIL = vec2<u32>(10u, 17u);
 const TFR_M64_LOG_HEAD = vec2<u32>(17u, 19u);
@@ -517,6 +568,11 @@ const TFR_M64_AHYP = vec2<u32>(189u, 213u);
 const TFR_M64_ATANH_Q = vec2<u32>(213u, 220u);
 const TFR_M64_ATANH_AB_BIG = vec2<u32>(220u, 222u);
 const TFR_M64_ATANH_AB_SMALL = vec2<u32>(222u, 224u);
+const TFR_M64_ERF_HEAD = vec2<u32>(224u, 228u);
+const TFR_M64_ERF_SMALL = vec2<u32>(228u, 229u);
+const TFR_M64_ERFC_SMALL = vec2<u32>(229u, 238u);
+const TFR_M64_ERFC_SQUARE = vec2<u32>(238u, 241u);
+const TFR_M64_ERFC_RLO = vec2<u32>(241u, 242u);
 const TFR_M64_NONE = vec2<u32>(0u, 0u);
 
 fn tfr_m64_arg(reg: ptr<function, array<vec2<u32>, 16>>, i: u32) -> vec2<u32> {
