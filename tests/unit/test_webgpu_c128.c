@@ -329,7 +329,7 @@ static void test_views(void **state) {
   c128_values(n2, false, 0, 91, a);
   c128_values(n2, false, 0, 92, b);
   tfr_tensor *h[2] = {c128_host(n2, a), c128_host(n2, b)};
-  static const tfr_binary_op ops[] = {TFR_ADD, TFR_MULTIPLY, TFR_MAXIMUM};
+  static const tfr_binary_op ops[] = {TFR_ADD, TFR_MULTIPLY, TFR_MAXIMUM, TFR_DIVIDE};
   int64_t compared = 0;
   for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
     for (int layout = 0; layout < 2; layout++) {
