@@ -22,20 +22,14 @@ static tfr_status tfr_ew_refuse_dtype(const char *what, tfr_dtype dt, const char
 }
 
 // The refusal of an op the op table lacks on a dtype that has kernels
-// (f64's and c128's analytic functions).
+// (f64's and c128's analytic functions not written yet). Which ops run is
+// the op table's fact (ew_table.c), listed by `tenferro info --ops`, not
+// repeated here.
 static tfr_status tfr_ew_refuse_op(const char *what, tfr_dtype dt, const char *which) {
   return tfr_error(TFR_ERR_UNSUPPORTED_DTYPE, "%s: dtype %s%s is not supported on the webgpu "
-                   "backend%s", what, tfr_dtype_name(dt), which,
-                   dt == TFR_F64   ? " (f64 has the exact ops there and the analytic "
-                                     "functions exp, expm1, log, log1p, tanh, sinh, cosh, "
-                                     "logistic, sin, cos, tan, asin, acos, atan, atan2, "
-                                     "asinh, acosh, atanh, cbrt, erf, erfc; not the "
-                                     "others yet)"
-                   : dt == TFR_C128 ? " (c128 has add, subtract, multiply, divide, abs, "
-                                      "sign, sqrt, rsqrt, negate, conj, real, imag, compare, "
-                                      "maximum, minimum and select there; no analytic "
-                                      "functions yet)"
-                                    : "");
+                   "backend (no kernel of this analytic function for %s there yet; "
+                   "`tenferro info --ops` lists the ops that run)", what, tfr_dtype_name(dt),
+                   which, tfr_dtype_name(dt));
 }
 
 tfr_status tfr_wgpu_elementwise(tfr_backend *base, const tfr_elementwise_desc *d) {

@@ -18,8 +18,8 @@
 // f64 (common/c128.wgsl): add, subtract, multiply (the textbook product),
 // negate, conj, real, imag, complex(f64, f64), compare EQ/NE, maximum,
 // minimum, select, and (common/c128_steps.wgsl) divide (__divdc3), abs
-// (hypot), sign, sqrt (csqrt) and rsqrt, bit for bit the cpu's. u32 is native; i8/i16 run
-// as sign-extended i32 and u8/u16 as zero-extended u32 (wgsl_types.h), each
+// (hypot), sign, sqrt (csqrt) and rsqrt, bit for bit the cpu's. u32 is
+// native; i8/i16 run as sign-extended i32 and u8/u16 as zero-extended u32 (wgsl_types.h), each
 // result wrapped back to the width (common/convert.wgsl's tfr_wrap_*),
 // with the width-dependent shift counts, logical shifts and popcnt spelled
 // out. f16 and bf16 run the f32 expression and round its result once
