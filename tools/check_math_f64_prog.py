@@ -11,7 +11,7 @@ file and checks, without a device:
   * every segment constant TFR_M64_<NAME> = vec2<u32>(a, b) starts at a
     heading's first row and ends just past a heading's last row (a constant
     named like a heading spans exactly that heading);
-  * every instruction writes a register 0-15, has a known opcode (0-6) and
+  * every instruction writes a register 0-15, has a known opcode (0-7) and
     reads registers 0-15 or entries of TFR_M64_K (16 and up); a Horner
     instruction (op 5) runs over K entries that exist.
 
@@ -78,12 +78,14 @@ def main():
     kend = 16 + ksize
     for i, (x, a, b, c) in enumerate(rows):
         op, dst = x >> 8, x & 0xFF
-        if dst > 15 or op > 6:
+        if dst > 15 or op > 7:
             errors.append("row %d: destination %d or opcode %d out of range" % (i, dst, op))
         reads = [a, b] if op == 5 else [a, b, c]
         for r in reads:
             if r >= kend:
                 errors.append("row %d reads operand %d, past TFR_M64_K (16-%d)" % (i, r, kend - 1))
+        if op == 7 and c > 15:
+            errors.append("row %d: op 7 zeroes operand %d, not a register" % (i, c))
         if op == 5 and not (16 <= a < c < kend):
             errors.append("row %d: Horner over K entries %d..%d" % (i, a, c))
     for e in errors:

@@ -21,8 +21,9 @@
 //     comparisons, min/max, rounding, sign, select, clamp) and exp, expm1,
 //     log, log1p, tanh, sinh, cosh, logistic, sin, cos, tan, asin, acos,
 //     atan, atan2, asinh, acosh, atanh, cbrt (common/math_f64.wgsl), erf,
-//     erfc (common/math_f64_erf.wgsl), not the other analytic functions
-//     (pow, lgamma, ...). Reductions on f64: add,
+//     erfc (common/math_f64_erf.wgsl), power (common/math_f64_pow.wgsl),
+//     not the special functions (lgamma, digamma, erf_inv, bessel_i1e).
+//     Reductions on f64: add,
 //     multiply, maximum, minimum (the combiners the registry has for f64);
 //     on i64/u64 every op and combiner the registry has for them;
 //   * dot_general (dot.c): f32, i32, c64, f64, i64, u64, c128, and the

@@ -8,10 +8,10 @@
 // the analytic functions exp, expm1, log, log1p, tanh, sinh, cosh,
 // logistic, sin, cos, tan, asin, acos, atan, atan2, asinh, acosh, atanh
 // and cbrt (common/math_f64.wgsl), erf and erfc (common/math_f64_erf.wgsl),
-// each within 1 ulp of the correctly rounded result
-// (measured max 1 ulp: docs/accuracy.md, "f64 on webgpu"); the other
-// analytic functions (power and the special functions) have no f64 entry
-// yet, so the capability table
+// power (common/math_f64_pow.wgsl), each within 1 ulp of the correctly
+// rounded result (measured max 1 ulp: docs/accuracy.md, "f64 on webgpu");
+// the other analytic functions (the special functions lgamma, digamma,
+// erf_inv, bessel_i1e) have no f64 entry yet, so the capability table
 // (capability.c) refuses them. i64 and u64 run on the same words
 // (common/u64.wgsl): every op the core's table has for them, exact, with
 // the cpu's wrapping, division and shift rules. c128 runs on pairs of those
@@ -96,6 +96,8 @@ typedef struct tfr_ew_row {
 #define DM(e) [TFR_EW_F64] = {e, TFR_EW_LIB_F64 | TFR_EW_LIB_MATH_F64}
 // erf and erfc, from common/math_f64_erf.wgsl (on math_f64.wgsl).
 #define DE(e) [TFR_EW_F64] = {e, TFR_EW_LIB_F64 | TFR_EW_LIB_MATH_F64 | TFR_EW_LIB_ERF_F64}
+// power, from common/math_f64_pow.wgsl (on math_f64.wgsl).
+#define DP(e) [TFR_EW_F64] = {e, TFR_EW_LIB_F64 | TFR_EW_LIB_MATH_F64 | TFR_EW_LIB_POW_F64}
 // i64 / u64, from common/u64.wgsl; X_ is the same expression for both.
 #define L_(e) [TFR_EW_I64] = {e, TFR_EW_LIB_U64}
 #define U_(e) [TFR_EW_U64] = {e, TFR_EW_LIB_U64}
@@ -212,7 +214,7 @@ static const tfr_ew_row tfr_ew_binary_rows[TFR_BINARY_OP_COUNT] = {
                       L_("tfr_i64_min(a, b)"), U_("tfr_u64_min(a, b)"), SN_("min(a, b)"),
                       UN_("min(a, b)"), Z_("tfr_c128_min(a, b)")}},
     [TFR_POWER] = {{FM("tfr_pow_f32(a, b)"), I_("tfr_ew_pow_i32(a, b)"),
-                    CM("tfr_pow_c64(a, b)"), L_("tfr_i64_pow(a, b)"),
+                    CM("tfr_pow_c64(a, b)"), DP("tfr_pow_f64(a, b)"), L_("tfr_i64_pow(a, b)"),
                     U_("tfr_u64_pow(a, b)"), SW_("tfr_ew_pow_i32(a, b)"),
                     UW_("tfr_ew_pow_nonneg(a, b)")}},
     [TFR_AND] = {{I_("a & b"), B_("a & b"), X_("a & b"), SN_("a & b"), UN_("a & b")}},
@@ -346,6 +348,7 @@ int tfr_ew_lib_snippets(unsigned lib, const char **snippets) {
   if (lib & (TFR_EW_LIB_F64 | TFR_EW_LIB_C128)) snippets[ns++] = "common/f64.wgsl";
   if (lib & TFR_EW_LIB_MATH_F64) snippets[ns++] = "common/math_f64.wgsl";
   if (lib & TFR_EW_LIB_ERF_F64) snippets[ns++] = "common/math_f64_erf.wgsl";
+  if (lib & TFR_EW_LIB_POW_F64) snippets[ns++] = "common/math_f64_pow.wgsl";
   if (lib & TFR_EW_LIB_C128) snippets[ns++] = "common/c128.wgsl";
   if (lib & TFR_EW_LIB_C128_STEPS) snippets[ns++] = "common/c128_steps.wgsl";
   if (lib & TFR_EW_LIB_HALF) snippets[ns++] = "common/half.wgsl";

@@ -1,5 +1,6 @@
 // The f64 analytic functions of the webgpu backend
-// (src/webgpu/kernels/common/math_f64.wgsl) through the public elementwise
+// (src/webgpu/kernels/common/math_f64.wgsl, math_f64_erf.wgsl,
+// math_f64_pow.wgsl) through the public elementwise
 // ops, against glibc's long double functions rounded to double (a reference
 // within a small fraction of an ulp of the correctly rounded result).
 //
@@ -203,6 +204,63 @@ static void f64m_time_divide(const double *x, int64_t n) {
   tfr_tensor_release(dy);
 }
 
+// The reference of a binary function in long double, rounded to double.
+typedef double (*f64m_ref2)(double, double);
+
+static double f64m_atan2_ref(double y, double x) {
+  return (double)atan2l((long double)y, (long double)x);
+}
+
+// pow's special values are the cpu's (glibc's pow: pow(sNaN, 0) is NaN,
+// where powl sees the NaN quieted by the conversion and gives 1).
+static double f64m_pow_ref(double x, double y) {
+  if (isnan(x) || isnan(y)) return pow(x, y);
+  return (double)powl((long double)x, (long double)y);
+}
+
+// Runs `op` on the n pairs (a[k], b[k]) and compares each result with
+// ref(a[k], b[k]) (f64m_compare); prints the maximum ulp distance and the
+// time of the call with compilation, frees a and b (malloc'ed by the
+// caller), and fails the test on any mismatch.
+static void f64m_check_binary(const char *name, tfr_binary_op op, f64m_ref2 ref, double *a,
+                              double *b, int64_t n) {
+  tfr_tensor *ha = tfr_test_tensor(TFR_F64, 1, &n, a), *hb = tfr_test_tensor(TFR_F64, 1, &n, b);
+  tfr_session *s = tfr_test_begin(tfr_test_gpu);
+  tfr_tensor *da = tfr_test_upload(s, ha), *db = tfr_test_upload(s, hb), *dr = NULL;
+  double t0 = f64m_now();
+  TFR_ASSERT_OK(tfr_binary(s, op, da, db, &dr));
+  tfr_tensor *hr = tfr_test_download(s, dr);
+  double secs = f64m_now() - t0;
+  tfr_test_end(s);
+  void *rp = NULL;
+  TFR_ASSERT_OK(tfr_tensor_host_data(hr, &rp));
+  const double *got = rp;
+  int failures = 0;
+  int64_t max_ulp = 0, off = 0;
+  for (int64_t k = 0; k < n; k++) {
+    double want = ref(a[k], b[k]);
+    int64_t u = f64m_compare(want, got[k]);
+    off += u != 0;
+    if (u > max_ulp) max_ulp = u;
+    if (u < 0 && failures++ < 20)
+      print_error("MISMATCH %s(%.17g, %.17g): got %.17g (0x%016llx), want %.17g (0x%016llx)\n",
+                  name, a[k], b[k], got[k], (unsigned long long)tfr_test_f64_bits(got[k]), want,
+                  (unsigned long long)tfr_test_f64_bits(want));
+  }
+  printf("f64 %-8s %5lld inputs: max %lld ulp, %lld not correctly rounded, %.1f s with "
+         "compilation\n",
+         name, (long long)n, (long long)max_ulp, (long long)off, secs);
+  tfr_tensor_release(ha);
+  tfr_tensor_release(hb);
+  tfr_tensor_release(da);
+  tfr_tensor_release(db);
+  tfr_tensor_release(dr);
+  tfr_tensor_release(hr);
+  free(a);
+  free(b);
+  assert_int_equal(failures, 0);
+}
+
 // atan2(y, x) on every pair of the special values (signed zeros,
 // infinities, NaN, subnormals, the extremes: C99 Annex F's cases), random bit
 // patterns of both (exponents half raw, half within 2^+-40 of each other),
@@ -243,41 +301,70 @@ static void test_atan2(void **state) {
       y[i] = t;
     }
   }
-  tfr_tensor *hy = tfr_test_tensor(TFR_F64, 1, &n, y), *hx = tfr_test_tensor(TFR_F64, 1, &n, x);
-  tfr_session *s = tfr_test_begin(tfr_test_gpu);
-  tfr_tensor *dy = tfr_test_upload(s, hy), *dx = tfr_test_upload(s, hx), *dr = NULL;
-  double t0 = f64m_now();
-  TFR_ASSERT_OK(tfr_binary(s, TFR_ATAN2, dy, dx, &dr));
-  tfr_tensor *hr = tfr_test_download(s, dr);
-  double secs = f64m_now() - t0;
-  tfr_test_end(s);
-  void *rp = NULL;
-  TFR_ASSERT_OK(tfr_tensor_host_data(hr, &rp));
-  const double *got = rp;
-  int failures = 0;
-  int64_t max_ulp = 0, off = 0;
-  for (int64_t k = 0; k < n; k++) {
-    double want = (double)atan2l((long double)y[k], (long double)x[k]);
-    int64_t u = f64m_compare(want, got[k]);
-    off += u != 0;
-    if (u > max_ulp) max_ulp = u;
-    if (u < 0 && failures++ < 20)
-      print_error("MISMATCH atan2(%.17g, %.17g): got %.17g (0x%016llx), want %.17g (0x%016llx)\n",
-                  y[k], x[k], got[k], (unsigned long long)tfr_test_f64_bits(got[k]), want,
-                  (unsigned long long)tfr_test_f64_bits(want));
+  f64m_check_binary("atan2", TFR_ATAN2, f64m_atan2_ref, y, x, n);
+}
+
+// pow(x, y) on every pair of the special values (C99 Annex F's cases:
+// signed zeros, infinities, NaN (signalling too), +-1, integers odd and
+// even, subnormals), random bit patterns (x raw or near 1, y within 2^+-20),
+// and dense sets: results near overflow, near and below the normal range,
+// x within 2^-40 of 1 with y up to 2^50 (log x near 0 must keep its relative
+// accuracy), negative x with integer y, x on every 1/128 step of [1/2, 2]
+// (the table's grid points and midpoints), against glibc's powl.
+static void test_pow(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  const int64_t ns = F64M_NSPECIAL, n = ns * ns + F64M_NRANDOM + 3 * F64M_NDENSE;
+  double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+  assert_true(y && x);
+  int64_t i = 0;
+  for (int64_t a = 0; a < ns; a++)
+    for (int64_t b = 0; b < ns; b++, i++) {
+      x[i] = tfr_test_f64_of(f64m_specials[a]);
+      y[i] = tfr_test_f64_of(f64m_specials[b]);
+    }
+  uint64_t st = 0x90e5;
+  for (int k = 0; k < F64M_NRANDOM; k++, i++) {
+    uint64_t rx = tfr_test_rand_u64(&st), ry = tfr_test_rand_u64(&st);
+    if (k & 1)  // x within 2^-1 .. 2^1 of 1
+      rx = (rx & UINT64_C(0x800fffffffffffff)) | ((uint64_t)(1022 + (k & 2) / 2) << 52);
+    int e = 1023 + (int)(tfr_test_rand_u64(&st) % 40) - 20;
+    ry = (ry & UINT64_C(0x800fffffffffffff)) | ((uint64_t)e << 52);
+    x[i] = tfr_test_f64_of(rx);
+    y[i] = tfr_test_f64_of(ry);
   }
-  printf("f64 atan2    %5lld inputs: max %lld ulp, %lld not correctly rounded, %.1f s with "
-         "compilation\n",
-         (long long)n, (long long)max_ulp, (long long)off, secs);
-  tfr_tensor_release(hy);
-  tfr_tensor_release(hx);
-  tfr_tensor_release(dy);
-  tfr_tensor_release(dx);
-  tfr_tensor_release(dr);
-  tfr_tensor_release(hr);
-  free(y);
-  free(x);
-  assert_int_equal(failures, 0);
+  for (int k = 0; k < 3 * F64M_NDENSE; k++, i++) {
+    double xs = tfr_test_rand_uniform(&st, 1.01, 100.0), l = log(xs);
+    switch (k % 6) {
+      case 0:  // near overflow
+        x[i] = xs;
+        y[i] = 709.78 / l * tfr_test_rand_uniform(&st, 0.999, 1.001);
+        break;
+      case 1:  // near the normal range's end and in the subnormals
+        x[i] = xs;
+        y[i] = tfr_test_rand_uniform(&st, -745.2, -700.0) / l;
+        break;
+      case 2: {  // x near 1, y large: y log x in about [-700, 700]
+        double eps = ldexp(tfr_test_rand_uniform(&st, -1.0, 1.0), -(int)(k % 40) - 1);
+        x[i] = 1.0 + eps;
+        y[i] = tfr_test_rand_uniform(&st, -700.0, 700.0) / (eps != 0 ? eps : 1.0);
+        break;
+      }
+      case 3:  // negative x, integer y
+        x[i] = -tfr_test_rand_uniform(&st, 0.3, 3.0);
+        y[i] = floor(tfr_test_rand_uniform(&st, -300.0, 300.0));
+        break;
+      case 4:  // every grid point and midpoint of the table
+        x[i] = (64.0 + (double)((k / 6) % 257) / 2) / 128;
+        y[i] = tfr_test_rand_uniform(&st, -50.0, 50.0);
+        break;
+      default:  // moderate x and y
+        x[i] = ldexp(tfr_test_rand_uniform(&st, 0.5, 1.0), (int)(k % 200) - 100);
+        y[i] = tfr_test_rand_uniform(&st, -5.0, 5.0);
+        break;
+    }
+  }
+  f64m_check_binary("pow", TFR_POWER, f64m_pow_ref, x, y, n);
 }
 
 static void test_functions(void **state) {
@@ -319,6 +406,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_functions, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_atan2, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_pow, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);
 }

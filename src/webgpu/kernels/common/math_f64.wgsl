@@ -62,7 +62,10 @@
 //   op 4: d = 2^k, as op 2
 //   op 5: Horner: d = fma(K[a], x, K[a + 1]), then d = fma(d, x, K[j]) for
 //         j = a + 2 .. c, x = register b
-const TFR_M64_K = array<vec2<u32>, 135>(
+//   op 7: d = a clamped to [-750, 712] (exp's argument in pow: beyond,
+//         e^a is 0 or infinity all the same), register c = +0 where that
+//         moved a
+const TFR_M64_K = array<vec2<u32>, 137>(
   vec2<u32>(0x00000000u, 0x00000000u),  // 16: +0
   vec2<u32>(0x00000000u, 0x80000000u),  // 17: -0 (the addend of a product: keeps -0)
   vec2<u32>(0x00000000u, 0x3ff00000u),  // 18: 1
@@ -207,6 +210,8 @@ const TFR_M64_K = array<vec2<u32>, 135>(
   vec2<u32>(0x31288b51u, 0xbf9b82ceu),
   vec2<u32>(0x1a042be2u, 0x3fbce2f2u),
   vec2<u32>(0x6b0379e7u, 0xbfd81274u),
+  vec2<u32>(0xfefa3800u, 0x3fe62e42u),  // 151: ln2_hi, ln2 as a multiple of 2^-42 (pow)
+  vec2<u32>(0x93c76730u, 0x3d2ef357u),  // 152: ln2_lo = ln2 - ln2_hi
 );
 
 // Registers: 0 the argument. The exp core: 1 t = 1.5 2^52 + k, 2 k, 3 r_hi,
@@ -231,7 +236,7 @@ const TFR_M64_K = array<vec2<u32>, 135>(
 // way) and divided as tan's are (u in 10), then atan(u) = u + t (1 z, 2
 // A(z), 3 t) and the result (P +- atan(c)) + s (u + t), summed in pairs
 // (12-15, 6, 7).
-const TFR_M64_PROG = array<vec4<u32>, 242>(
+const TFR_M64_PROG = array<vec4<u32>, 267>(
   // 0-2 EXP_CORE_HEAD: exp core (EXP_CORE, 0-8): leaves expm1(r) in 9, 1.5 2^52 + k in 1
   vec4<u32>(1u, 0u, 21u, 22u),      // t = x / ln2 + 1.5 2^52: k in the low word
   vec4<u32>(2u, 1u, 18u, 23u),      // k = t - 1.5 2^52 (exact)
@@ -519,12 +524,40 @@ const TFR_M64_PROG = array<vec4<u32>, 242>(
   vec4<u32>(9u, 7u, 19u, 9u),       // e - that
   vec4<u32>(10u, 8u, 18u, 9u),      // s + that
   // 238-240 ERFC_SQUARE: -a^2 = -h - l for a in 13, -a in 14: -h into 0 (the
-  // exp core's argument), -l in 11 (then EXP_CORE_HEAD, ERFC_RLO, EXP_CORE_REST)
+  // exp core's argument), -l in 11 (then EXP_CORE_HEAD, EXP_PAIR_RLO, EXP_CORE_REST)
   vec4<u32>(0u, 13u, 14u, 17u),     // -h = -a^2 rounded
   vec4<u32>(10u, 0u, 19u, 17u),     // h
   vec4<u32>(11u, 13u, 14u, 10u),    // -l = h - a^2 (exact)
-  // 241 ERFC_RLO: the exp core's -r_lo for exp(-h - l)
-  vec4<u32>(4u, 2u, 27u, 11u),      // -r_lo = -k ln2_lo - l
+  // 241 EXP_PAIR_RLO: the exp core's -r_lo for e^(x + l), l in 11 (erfc: -l)
+  vec4<u32>(4u, 2u, 27u, 11u),      // -r_lo = -k ln2_lo + l
+  // 242-266 POW_LOG: y log(x) as p_hi + p_lo for 0 y, 1 m, 2 c, 3 k, 4 + 5
+  // log(c) (x = 2^k m, c = j/128 next to m): p_hi (clamped to [-750, 712])
+  // into 0, p_lo into 11 (then EXP_CORE_HEAD, EXP_PAIR_RLO, EXP_CORE_REST, EXP_TAIL)
+  vec4<u32>(6u, 2u, 19u, 1u),       // d = m - c (exact)
+  vec4<u32>(7u, 2u, 20u, 6u),       // u_hi = 2c + d
+  vec4<u32>(8u, 2u, 51u, 7u),       // u_hi - 2c (exact)
+  vec4<u32>(8u, 8u, 19u, 6u),       // u_lo = d - that (exact): u_hi + u_lo = 2c + d = m + c
+  vec4<u32>(0x109u, 6u, 7u, 16u),   // s_hi = d / u_hi
+  vec4<u32>(10u, 6u, 19u, 16u),     // -d
+  vec4<u32>(10u, 9u, 7u, 10u),      // s_hi u_hi - d (exact)
+  vec4<u32>(10u, 9u, 8u, 10u),      // s_hi u - d
+  vec4<u32>(0x10au, 10u, 7u, 16u),  // -s_lo = that / u_hi: s_hi + s_lo = d / (m + c)
+  vec4<u32>(11u, 9u, 9u, 17u),      // z = s_hi^2
+  vec4<u32>(0x50cu, 46u, 11u, 49u), // P(z), Horner over 2/9 .. 2/3
+  vec4<u32>(12u, 11u, 12u, 17u),    // R = z P(z): log(m / c) = 2 s + s R
+  vec4<u32>(13u, 10u, 51u, 5u),     // 2 s_lo + log(c)_lo
+  vec4<u32>(13u, 3u, 152u, 13u),    // + k ln2_lo
+  vec4<u32>(13u, 9u, 12u, 13u),     // + s_hi R
+  vec4<u32>(14u, 3u, 151u, 4u),     // A = k ln2_hi + log(c)_hi (exact)
+  vec4<u32>(15u, 9u, 20u, 14u),     // hi = A + 2 s_hi (|A| > |2 s_hi| unless A = 0)
+  vec4<u32>(6u, 15u, 19u, 14u),     // A - hi (exact)
+  vec4<u32>(6u, 9u, 20u, 6u),       // 2 s_hi + that: hi's rounding error (fast two-sum)
+  vec4<u32>(13u, 6u, 18u, 13u),     // lo: log(x) = hi + lo
+  vec4<u32>(1u, 0u, 15u, 17u),      // p_hi = y hi
+  vec4<u32>(2u, 1u, 19u, 17u),      // -p_hi
+  vec4<u32>(2u, 0u, 15u, 2u),       // y hi - p_hi (exact)
+  vec4<u32>(11u, 0u, 13u, 2u),      // p_lo = y lo + that
+  vec4<u32>(0x700u, 1u, 16u, 11u),  // the exp core's argument: p_hi clamped (p_lo 0 if it moved)
 );
 
 // Program segments [start, end): a function runs up to four in a row.
@@ -572,8 +605,30 @@ const TFR_M64_ERF_HEAD = vec2<u32>(224u, 228u);
 const TFR_M64_ERF_SMALL = vec2<u32>(228u, 229u);
 const TFR_M64_ERFC_SMALL = vec2<u32>(229u, 238u);
 const TFR_M64_ERFC_SQUARE = vec2<u32>(238u, 241u);
-const TFR_M64_ERFC_RLO = vec2<u32>(241u, 242u);
+const TFR_M64_EXP_PAIR_RLO = vec2<u32>(241u, 242u);
+const TFR_M64_POW_LOG = vec2<u32>(242u, 267u);
+const TFR_M64_EXP_REST_TAIL = vec2<u32>(4u, 10u);  // EXP_CORE_REST and EXP_TAIL
 const TFR_M64_NONE = vec2<u32>(0u, 0u);
+
+// Op 7's bounds.
+const TFR_M64_POW_MIN = vec2<u32>(0u, 0xc0877000u);  // -750
+const TFR_M64_POW_MAX = vec2<u32>(0u, 0x40864000u);  // 712
+
+struct tfr_m64_split_parts {
+  m: vec2<u32>,
+  k: i32,
+}
+
+// a = 2^k m with m in [sqrt(1/2), sqrt(2)), for a positive, finite and
+// non-zero (op 3, and pow's log).
+fn tfr_m64_split(a: vec2<u32>) -> tfr_m64_split_parts {
+  let p = tfr_f64_unpack(a);
+  // m >= sqrt(2) (0x3ff6a09e667f3bcd): halve it
+  let frac = vec2<u32>(p.m.x, p.m.y & 0xfffffu);
+  let big = !tfr_u64_lt(frac, vec2<u32>(0x667f3bcdu, 0x6a09eu));
+  return tfr_m64_split_parts(vec2<u32>(frac.x, frac.y | select(0x3ff00000u, 0x3fe00000u, big)),
+                             p.e - 1023 + select(0, 1, big));
+}
 
 fn tfr_m64_arg(reg: ptr<function, array<vec2<u32>, 16>>, i: u32) -> vec2<u32> {
   if (i < 16u) {
@@ -633,13 +688,15 @@ fn tfr_m64_run(reg: ptr<function, array<vec2<u32>, 16>>, segs: array<vec2<u32>, 
       let k = bitcast<i32>(a.x);
       let e = clamp(select(-k, k, op == 4u), -1022, 1023);
       r = vec2<u32>(0u, u32(1023 + e) << 20u);
+    } else if (op == 7u) {
+      r = tfr_f64_clamp(TFR_M64_POW_MIN, a, TFR_M64_POW_MAX);
+      if (any(r != a)) {
+        (*reg)[ic & 15u] = vec2<u32>(0u, 0u);
+      }
     } else {
-      let p = tfr_f64_unpack(a);
-      // m >= sqrt(2) (0x3ff6a09e667f3bcd): halve it
-      let frac = vec2<u32>(p.m.x, p.m.y & 0xfffffu);
-      let big = !tfr_u64_lt(frac, vec2<u32>(0x667f3bcdu, 0x6a09eu));
-      r = vec2<u32>(frac.x, frac.y | select(0x3ff00000u, 0x3fe00000u, big));
-      (*reg)[(d + 1u) & 15u] = tfr_f64_from_i32(p.e - 1023 + select(0, 1, big));
+      let sp = tfr_m64_split(a);
+      r = sp.m;
+      (*reg)[(d + 1u) & 15u] = tfr_f64_from_i32(sp.k);
     }
     (*reg)[d] = r;
     pc = next;

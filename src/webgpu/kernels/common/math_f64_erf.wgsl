@@ -10,7 +10,7 @@
 //     and the difference by a fast two-sum (ERFC_SMALL).
 //   * else erfc(a) = exp(-a^2) erfcx(a) for a = |x| in [1/2, 28): -a^2 = -h
 //     - l exactly (ERFC_SQUARE), the exp core on -h with l folded into its
-//     reduced argument's low part (ERFC_RLO): exp(-a^2) = 2^k e^r; erfcx(a)
+//     reduced argument's low part (EXP_PAIR_RLO): exp(-a^2) = 2^k e^r; erfcx(a)
 //     the polynomial of a's interval in u = a - c (the tables below, from
 //     `tools/fit_math_f64.py erfc`: Chebyshev fits, relative error below
 //     2^-60), its product with e^r summed so that only small terms round
@@ -520,7 +520,7 @@ fn tfr_m64_erfc_big(a: vec2<u32>, complement: bool, one: vec2<u32>) -> vec2<u32>
   var reg: array<vec2<u32>, 16>;
   reg[13] = a;
   reg[14] = tfr_f64_neg(a);
-  tfr_m64_run(&reg, array(TFR_M64_ERFC_SQUARE, TFR_M64_EXP_CORE_HEAD, TFR_M64_ERFC_RLO,
+  tfr_m64_run(&reg, array(TFR_M64_ERFC_SQUARE, TFR_M64_EXP_CORE_HEAD, TFR_M64_EXP_PAIR_RLO,
                           TFR_M64_EXP_CORE_REST), false, false);
   return tfr_m64_erfcx(a, reg[3], reg[8], reg[9], bitcast<i32>(reg[1].x), complement, one);
 }
