@@ -1,5 +1,6 @@
 // tenferro-bench-webgpu-accuracy-f64: the accuracy of the webgpu backend's
-// software f64 (src/webgpu/kernels/common/f64.wgsl, math_f64.wgsl; method and
+// software f64 (src/webgpu/kernels/common/f64.wgsl, math_f64.wgsl,
+// math_f64_erf.wgsl, math_f64_pow.wgsl; method and
 // results in docs/accuracy.md, section "f64 on webgpu").
 //
 // Every f64 function the webgpu backend computes runs through the public API
@@ -41,6 +42,12 @@ static __float128 logisticq(__float128 x) {
 
 static __float128 sqrt_q(__float128 x) { return sqrtq(x); }
 static __float128 div_q(__float128 y, __float128 x) { return y / x; }
+// pow's NaN cases are the cpu's (glibc's pow: pow(sNaN, 0) is NaN, where
+// powq would see the NaN quieted by the conversion and give 1).
+static __float128 pow_q(__float128 b, __float128 e) {
+  if (isnanq(b) || isnanq(e)) return pow((double)b, (double)e);
+  return powq(b, e);
+}
 
 typedef struct f64a_fn {
   const char *name;
@@ -77,6 +84,8 @@ static const f64a_fn f64a_fns[] = {
     U("erfc", TFR_ERFC, erfcq, -6.5, 0.6, 0.45, 4.0, 20.0, 28.5),
     {"divide", 2, 0, TFR_DIVIDE, NULL, div_q, {-2.0, 0.9, 1e-300}, {2.0, 1.1, 1e300}},
     {"atan2", 2, 0, TFR_ATAN2, NULL, atan2q, {-1.0, 0.1, 0.99}, {1.0, 0.4, 1.01}},
+    // pow's inputs come from pow_input (the ranges: of y log|base|)
+    {"pow", 2, 0, TFR_POWER, NULL, pow_q, {-745.2, -745.2, -745.2}, {709.8, 709.8, 709.8}},
 };
 #undef U
 #define F64A_NFNS ((int)(sizeof f64a_fns / sizeof f64a_fns[0]))
@@ -103,10 +112,48 @@ static uint64_t splitmix(uint64_t *s) {
   return z ^ (z >> 31);
 }
 
+// pow's input i of n, base b and exponent e: the first half a base of every
+// bit pattern (as below) with an exponent of random sign and magnitude in
+// 2^-20 .. 2^11 (a random exponent would give 0, infinity or NaN nearly
+// always); the second half y log|b| spread evenly over f's range (results
+// from the subnormals to overflow) for b on three ranges: [1/2, 2], within
+// 2^-1 .. 2^-52 of 1 (either side), and 2^-1000 .. 2^1000.
+static void pow_input(const f64a_fn *f, int64_t i, int64_t n, double *b, double *e) {
+  uint64_t st = (uint64_t)i * 0x2545f4914f6cdd1du + 91;
+  int64_t half = n / 2;
+  double u = (double)(splitmix(&st) >> 11) * 0x1p-53;
+  if (i < half) {
+    uint64_t stride = UINT64_MAX / (uint64_t)half;
+    *b = tfr_bench_f64_of((uint64_t)i * stride + splitmix(&st) % stride);
+    double m = ldexp(1.0 + u, (int)(splitmix(&st) % 32) - 20);
+    *e = (splitmix(&st) & 1) ? -m : m;
+    return;
+  }
+  int64_t k = i - half, m = n - half, r = k % 3, per = (m + 2) / 3;
+  double t = per > 1 ? (double)(k / 3) / (double)(per - 1) : 0.5;
+  double p = f->lo[r] + (f->hi[r] - f->lo[r]) * t;
+  double base;
+  if (r == 0) {
+    base = 0.5 + 1.5 * u;
+  } else if (r == 1) {
+    double eps = ldexp(1.0 + u, -1 - (int)(splitmix(&st) % 52));
+    base = (splitmix(&st) & 1) ? 1.0 + eps : 1.0 - eps / 2;
+  } else {
+    base = exp2(-1000.0 + 2000.0 * u);
+  }
+  double l = log(base);
+  *b = base;
+  *e = l != 0 ? p / l : p;
+}
+
 // Input i of n for one function: the first half bit patterns (evenly spaced,
 // each jittered within its stride), the second half the dense ranges. For
 // the binary functions x is the second operand.
 static void input(const f64a_fn *f, int64_t i, int64_t n, double *y, double *x) {
+  if (f->arity == 2 && f->op2 == TFR_POWER) {
+    pow_input(f, i, n, y, x);
+    return;
+  }
   uint64_t st = (uint64_t)i * 0x2545f4914f6cdd1du + 77;
   int64_t half = n / 2;
   if (i < half) {
