@@ -42,16 +42,25 @@
 //
 // Ops. Every op of ops.h runs here for bool, i32, f32 and c64: elementwise
 // and analytic functions (our own WGSL math library, accuracy in
-// docs/accuracy.md), fused elementwise plans, reductions, dot_general (f32,
-// i32, c64), gather/scatter and the indexing and window ops, and every data
-// movement op (copy, transpose, slice, pad, concatenate, ... and convert's
-// storage side) for every dtype; f64 (every op but the analytic functions),
-// i64 and u64 are computed exactly in software on u32 words, bit for bit the
-// cpu's (docs/webgpu.md). Ops that compute on c128 or narrow (i8, i16, u8,
-// u16, u32, f16, bf16) dtypes fail with TFR_ERR_UNSUPPORTED_DTYPE naming the
-// op, the dtype and "webgpu". Ask before
-// running: tfr_backend_supports (tenferro/registry.h) answers from the same
-// table the kernels check; `tenferro info --ops` prints it.
+// docs/accuracy.md), fused elementwise plans, reductions, dot_general,
+// gather/scatter and the indexing and window ops, and every data movement op
+// (copy, transpose, slice, pad, concatenate, ... and convert's storage side)
+// for every dtype. f64 is IEEE binary64 computed in software on u32 word
+// pairs: the exact operations bit for bit the cpu's, and the analytic
+// functions exp, expm1, log, log1p, sin, cos, tan, asin, acos, atan, atan2,
+// sinh, cosh, tanh, asinh, acosh, atanh, logistic, cbrt, erf, erfc and
+// power within 1 ulp of the correctly rounded result (not yet lgamma,
+// digamma, erf_inv, bessel_i1e). i64 and u64 are exact on u32 word pairs, bit
+// for bit the cpu's. c128 runs on pairs of those f64 (arithmetic, divide,
+// abs, sign, sqrt, rsqrt, comparisons, maximum/minimum, select, convert,
+// reductions add and multiply, scatter, dot_general; not its analytic
+// functions yet). The
+// narrow dtypes i8, i16, u8, u16, u32, f16 and bf16 are packed in u32 words
+// and computed as i32 / u32 / f32 (f16 and bf16 rounded once, as the cpu).
+// docs/webgpu.md has the details. An op without a kernel for its dtype here
+// fails with TFR_ERR_UNSUPPORTED_DTYPE naming the op, the dtype and "webgpu".
+// Ask before running: tfr_backend_supports (tenferro/registry.h) answers from
+// the same table the kernels check; `tenferro info --ops` prints it.
 //
 // Device loss. Once the device is lost, every later call on the backend fails
 // with TFR_ERR_DEVICE_LOST (the message has Dawn's reason); releasing tensors
