@@ -53,10 +53,10 @@
 // digamma, erf_inv, bessel_i1e). i64 and u64 are exact on u32 word pairs, bit
 // for bit the cpu's. c128 runs on pairs of those f64 (arithmetic, divide,
 // abs, sign, sqrt, rsqrt, comparisons, maximum/minimum, select, convert,
-// reductions add and multiply, scatter, dot_general; not its analytic
-// functions yet). The
-// narrow dtypes i8, i16, u8, u16, u32, f16 and bf16 are packed in u32 words
-// and computed as i32 / u32 / f32 (f16 and bf16 rounded once, as the cpu).
+// reductions add and multiply, scatter, dot_general, exp within a few ulp
+// per part; not its other analytic functions yet). The narrow dtypes i8,
+// i16, u8, u16, u32, f16 and bf16 are packed in u32 words and computed as
+// i32 / u32 / f32 (f16 and bf16 rounded once, as the cpu).
 // docs/webgpu.md has the details. An op without a kernel for its dtype here
 // fails with TFR_ERR_UNSUPPORTED_DTYPE naming the op, the dtype and "webgpu".
 // Ask before running: tfr_backend_supports (tenferro/registry.h) answers from

@@ -106,6 +106,10 @@ typedef struct tfr_ew_row {
 // rsqrt, from the step machine of common/c128_steps.wgsl.
 #define Z_(e) [TFR_EW_C128] = {e, TFR_EW_LIB_C128}
 #define ZS(e) [TFR_EW_C128] = {e, TFR_EW_LIB_C128 | TFR_EW_LIB_C128_STEPS}
+// ZM: an analytic function of common/math_c128.wgsl (on math_f64.wgsl).
+#define ZM(e)                                                                               \
+  [TFR_EW_C128] = {e, TFR_EW_LIB_C128 | TFR_EW_LIB_F64 | TFR_EW_LIB_MATH_F64 |              \
+                          TFR_EW_LIB_MATH_C128}
 // i8 / i16 (i32 values): SW_ wraps the i32 expression e to the width, SN_ is
 // e as it is (its result stays in range), SF_ calls f(a[, b], width).
 #define SW_(e) [TFR_EW_I8] = {"tfr_wrap_s(" e ", 8u)", 0}, \
@@ -152,7 +156,8 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
                       D_("select(0u, 1u, tfr_f64_is_finite(a))")}},
     [TFR_REAL] = {{FP_("a"), C_("a.x"), D_("a"), Z_("a.xy")}},
     [TFR_IMAG] = {{FP_("0.0"), C_("a.y"), D_("vec2<u32>(0u, 0u)"), Z_("a.zw")}},
-    [TFR_EXP] = FN_FCD("exp"),
+    [TFR_EXP] = {{FM("tfr_exp_f32(a)"), CM("tfr_exp_c64(a)"), DM("tfr_exp_f64(a)"),
+                  ZM("tfr_exp_c128(a)")}},
     [TFR_LOG] = FN_FCD("log"),
     [TFR_SIN] = FN_FCD("sin"),
     [TFR_COS] = FN_FCD("cos"),
@@ -351,6 +356,7 @@ int tfr_ew_lib_snippets(unsigned lib, const char **snippets) {
   if (lib & TFR_EW_LIB_POW_F64) snippets[ns++] = "common/math_f64_pow.wgsl";
   if (lib & TFR_EW_LIB_C128) snippets[ns++] = "common/c128.wgsl";
   if (lib & TFR_EW_LIB_C128_STEPS) snippets[ns++] = "common/c128_steps.wgsl";
+  if (lib & TFR_EW_LIB_MATH_C128) snippets[ns++] = "common/math_c128.wgsl";
   if (lib & TFR_EW_LIB_HALF) snippets[ns++] = "common/half.wgsl";
   return ns;
 }

@@ -48,9 +48,10 @@ enum {
   TFR_EW_LIB_C128_STEPS = 512,  // common/c128_steps.wgsl (with TFR_EW_LIB_C128)
   TFR_EW_LIB_ERF_F64 = 1024,    // common/math_f64_erf.wgsl (with TFR_EW_LIB_MATH_F64)
   TFR_EW_LIB_POW_F64 = 2048,    // common/math_f64_pow.wgsl (with TFR_EW_LIB_MATH_F64)
+  TFR_EW_LIB_MATH_C128 = 4096,  // common/math_c128.wgsl (with C128 and MATH_F64)
 };
 // At most this many snippets come from tfr_ew_lib_snippets.
-#define TFR_EW_MAX_LIB_SNIPPETS 14
+#define TFR_EW_MAX_LIB_SNIPPETS 15
 
 // Writes the snippets of an elementwise or fused kernel whose expressions need
 // `lib` (an OR of TFR_EW_LIB_*) into `snippets`, in dependency order, starting

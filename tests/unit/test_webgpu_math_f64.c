@@ -1,6 +1,6 @@
 // The f64 analytic functions of the webgpu backend
 // (src/webgpu/kernels/common/math_f64.wgsl, math_f64_erf.wgsl,
-// math_f64_pow.wgsl) through the public elementwise
+// math_f64_pow.wgsl; c128 exp of math_c128.wgsl) through the public elementwise
 // ops, against glibc's long double functions rounded to double (a reference
 // within a small fraction of an ulp of the correctly rounded result).
 //
@@ -12,6 +12,7 @@
 // sign of a zero exactly. The measured maximum is printed with the time of
 // the first call (the kernel's compilation included), and that of the f64
 // divide kernel for comparison.
+#include <complex.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -115,11 +116,38 @@ static double f64m_ref(const f64m_fn *f, double x) { return (double)f->ref((long
 // NaN for NaN, zeros bit for bit, and an infinity only for an infinity or
 // within F64M_MAX_ULP of it (the largest finite double). Returns the ulp
 // distance (0 for the exact cases) or -1 when wrong.
-static int64_t f64m_compare(double want, double got) {
+static int64_t f64m_compare_within(double want, double got, int64_t bound) {
   if (isnan(want) || isnan(got)) return isnan(want) && isnan(got) ? 0 : -1;
   if (want == 0 || got == 0) return tfr_test_f64_bits(want) == tfr_test_f64_bits(got) ? 0 : -1;
   int64_t u = tfr_test_ulp_f64(want, got);
-  return u <= F64M_MAX_ULP ? u : -1;
+  return u <= bound ? u : -1;
+}
+
+static int64_t f64m_compare(double want, double got) {
+  return f64m_compare_within(want, got, F64M_MAX_ULP);
+}
+
+// Runs a unary op (b NULL) or a binary one on n elements of dtype dt (a and
+// b hold their f64 parts) on webgpu; returns the downloaded result (for the
+// caller to release) and the call's time with compilation in *secs.
+static tfr_tensor *f64m_device(tfr_dtype dt, int op, const double *a, const double *b, int64_t n,
+                               double *secs) {
+  tfr_tensor *ha = tfr_test_tensor(dt, 1, &n, a);
+  tfr_tensor *hb = b ? tfr_test_tensor(dt, 1, &n, b) : NULL;
+  tfr_session *s = tfr_test_begin(tfr_test_gpu);
+  tfr_tensor *da = tfr_test_upload(s, ha), *db = hb ? tfr_test_upload(s, hb) : NULL, *dr = NULL;
+  double t0 = f64m_now();
+  if (db) TFR_ASSERT_OK(tfr_binary(s, (tfr_binary_op)op, da, db, &dr));
+  else TFR_ASSERT_OK(tfr_unary(s, (tfr_unary_op)op, da, &dr));
+  tfr_tensor *hr = tfr_test_download(s, dr);
+  *secs = f64m_now() - t0;
+  tfr_test_end(s);
+  tfr_tensor_release(ha);
+  tfr_tensor_release(hb);
+  tfr_tensor_release(da);
+  tfr_tensor_release(db);
+  tfr_tensor_release(dr);
+  return hr;
 }
 
 // Checks one function on n inputs; returns its maximum ulp distance over
@@ -224,14 +252,8 @@ static double f64m_pow_ref(double x, double y) {
 // caller), and fails the test on any mismatch.
 static void f64m_check_binary(const char *name, tfr_binary_op op, f64m_ref2 ref, double *a,
                               double *b, int64_t n) {
-  tfr_tensor *ha = tfr_test_tensor(TFR_F64, 1, &n, a), *hb = tfr_test_tensor(TFR_F64, 1, &n, b);
-  tfr_session *s = tfr_test_begin(tfr_test_gpu);
-  tfr_tensor *da = tfr_test_upload(s, ha), *db = tfr_test_upload(s, hb), *dr = NULL;
-  double t0 = f64m_now();
-  TFR_ASSERT_OK(tfr_binary(s, op, da, db, &dr));
-  tfr_tensor *hr = tfr_test_download(s, dr);
-  double secs = f64m_now() - t0;
-  tfr_test_end(s);
+  double secs = 0;
+  tfr_tensor *hr = f64m_device(TFR_F64, (int)op, a, b, n, &secs);
   void *rp = NULL;
   TFR_ASSERT_OK(tfr_tensor_host_data(hr, &rp));
   const double *got = rp;
@@ -250,15 +272,36 @@ static void f64m_check_binary(const char *name, tfr_binary_op op, f64m_ref2 ref,
   printf("f64 %-8s %5lld inputs: max %lld ulp, %lld not correctly rounded, %.1f s with "
          "compilation\n",
          name, (long long)n, (long long)max_ulp, (long long)off, secs);
-  tfr_tensor_release(ha);
-  tfr_tensor_release(hb);
-  tfr_tensor_release(da);
-  tfr_tensor_release(db);
-  tfr_tensor_release(dr);
   tfr_tensor_release(hr);
   free(a);
   free(b);
   assert_int_equal(failures, 0);
+}
+
+// Fills (a[i * stride], b[i * stride]) with every pair of the special values,
+// then F64M_NRANDOM random bit patterns, every other pair with exponents
+// within 2^+-(span_a / 2) and 2^+-(span_b / 2); returns how many pairs.
+static int64_t f64m_fill_pairs(double *a, double *b, int64_t stride, uint64_t seed, int span_a,
+                               int span_b) {
+  int64_t i = 0;
+  for (int64_t j = 0; j < F64M_NSPECIAL; j++)
+    for (int64_t k = 0; k < F64M_NSPECIAL; k++, i++) {
+      a[i * stride] = tfr_test_f64_of(f64m_specials[j]);
+      b[i * stride] = tfr_test_f64_of(f64m_specials[k]);
+    }
+  uint64_t st = seed;
+  for (int k = 0; k < F64M_NRANDOM; k++, i++) {
+    uint64_t ra = tfr_test_rand_u64(&st), rb = tfr_test_rand_u64(&st);
+    if (k & 1) {
+      int e = 1023 + (int)(tfr_test_rand_u64(&st) % (uint64_t)span_a) - span_a / 2;
+      ra = (ra & UINT64_C(0x800fffffffffffff)) | ((uint64_t)e << 52);
+      e = 1023 + (int)(tfr_test_rand_u64(&st) % (uint64_t)span_b) - span_b / 2;
+      rb = (rb & UINT64_C(0x800fffffffffffff)) | ((uint64_t)e << 52);
+    }
+    a[i * stride] = tfr_test_f64_of(ra);
+    b[i * stride] = tfr_test_f64_of(rb);
+  }
+  return i;
 }
 
 // atan2(y, x) on every pair of the special values (signed zeros,
@@ -271,24 +314,8 @@ static void test_atan2(void **state) {
   const int64_t ns = F64M_NSPECIAL, n = ns * ns + F64M_NRANDOM + F64M_NDENSE;
   double *y = malloc((size_t)n * sizeof *y), *x = malloc((size_t)n * sizeof *x);
   assert_true(y && x);
-  int64_t i = 0;
-  for (int64_t a = 0; a < ns; a++)
-    for (int64_t b = 0; b < ns; b++, i++) {
-      y[i] = tfr_test_f64_of(f64m_specials[a]);
-      x[i] = tfr_test_f64_of(f64m_specials[b]);
-    }
-  uint64_t st = 0xa7a2;
-  for (int k = 0; k < F64M_NRANDOM; k++, i++) {
-    uint64_t ry = tfr_test_rand_u64(&st), rx = tfr_test_rand_u64(&st);
-    if (k & 1) {
-      int e = 1023 + (int)(tfr_test_rand_u64(&st) % 80) - 40;
-      ry = (ry & UINT64_C(0x800fffffffffffff)) | ((uint64_t)e << 52);
-      e = 1023 + (int)(tfr_test_rand_u64(&st) % 80) - 40;
-      rx = (rx & UINT64_C(0x800fffffffffffff)) | ((uint64_t)e << 52);
-    }
-    y[i] = tfr_test_f64_of(ry);
-    x[i] = tfr_test_f64_of(rx);
-  }
+  int64_t i = f64m_fill_pairs(y, x, 1, 0xa7a2, 80, 80);
+  uint64_t st = 0xa7a3;
   for (int k = 0; k < F64M_NDENSE; k++, i++) {
     // y / x within 1/16 of j/8 (the reduction's boundaries), any signs
     double j = (double)(k % 9), r = j / 8 + tfr_test_rand_uniform(&st, -0.07, 0.07);
@@ -367,6 +394,58 @@ static void test_pow(void **state) {
   f64m_check_binary("pow", TFR_POWER, f64m_pow_ref, x, y, n);
 }
 
+// c128 exp (common/math_c128.wgsl) against glibc's cexpl, each part rounded
+// to double: every part within F64M_C128_MAX_ULP (the exp, sin and cos
+// parts within 1 ulp each and the product's rounding), NaN for NaN, zeros
+// and infinities with their signs (C11 Annex G). Inputs: every pair of the
+// special values as (re, im), random bit patterns (exponents of re within
+// 2^+-10, of im within 2^+-40, half of them), and dense sets: re over
+// [-760, 1460] (underflow, subnormal parts, overflow, the scaling past
+// 709.78), im near multiples of pi/2 (a part near 0) and large im.
+#define F64M_C128_MAX_ULP 3
+
+static void test_exp_c128(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  const int64_t ns = F64M_NSPECIAL, n = ns * ns + F64M_NRANDOM + F64M_NDENSE;
+  double *z = malloc((size_t)n * 2 * sizeof *z);
+  assert_non_null(z);
+  int64_t i = f64m_fill_pairs(z, z + 1, 2, 0xc128e, 20, 80);
+  uint64_t st = 0xc128f;
+  for (int k = 0; k < F64M_NDENSE; k++, i++) {
+    z[2 * i] = tfr_test_rand_uniform(&st, -760.0, 1460.0);
+    double q = (double)(k % 13 - 6) * 1.5707963267948966;
+    z[2 * i + 1] = (k & 1) ? q + tfr_test_rand_uniform(&st, -1e-6, 1e-6)
+                           : tfr_test_rand_uniform(&st, -1e7, 1e7);
+  }
+  double secs = 0;
+  tfr_tensor *hr = f64m_device(TFR_C128, (int)TFR_EXP, z, NULL, n, &secs);
+  void *rp = NULL;
+  TFR_ASSERT_OK(tfr_tensor_host_data(hr, &rp));
+  const double *got = rp;
+  int failures = 0;
+  int64_t max_ulp = 0, off = 0;
+  for (int64_t k = 0; k < n; k++) {
+    long double complex w = cexpl(CMPLXL((long double)z[2 * k], (long double)z[2 * k + 1]));
+    double want[2] = {(double)creall(w), (double)cimagl(w)};
+    for (int p = 0; p < 2; p++) {
+      double g = got[2 * k + p];
+      int64_t u = f64m_compare_within(want[p], g, F64M_C128_MAX_ULP);
+      off += u != 0;
+      if (u > max_ulp) max_ulp = u;
+      if (u < 0 && failures++ < 20)
+        print_error("MISMATCH exp(%.17g + %.17gi) part %d: got %.17g, want %.17g\n", z[2 * k],
+                    z[2 * k + 1], p, g, want[p]);
+    }
+  }
+  printf("c128 exp     %5lld inputs: max %lld ulp per part, %lld parts not correctly rounded, "
+         "%.1f s with compilation\n",
+         (long long)n, (long long)max_ulp, (long long)off, secs);
+  tfr_tensor_release(hr);
+  free(z);
+  assert_int_equal(failures, 0);
+}
+
 static void test_functions(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
@@ -407,6 +486,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_functions, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_atan2, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_pow, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_exp_c128, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);
 }

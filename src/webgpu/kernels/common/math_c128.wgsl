@@ -1,0 +1,97 @@
+// The c128 analytic functions of the webgpu backend, on the f64 math library
+// of common/math_f64.wgsl (its register machine) and common/c128.wgsl (which
+// this file needs, with common/u64.wgsl and common/f64.wgsl). They follow the
+// C99 complex functions the cpu backend calls (src/cpu/scalar_math.h:
+// glibc's cexp), including C11 Annex G's special values (infinite and NaN
+// parts, signed zeros); each finite part is within a few ulp of the exact
+// value (docs/accuracy.md, "c128 on webgpu"). Not bit for bit the cpu's: the
+// f64 functions underneath are ours.
+//
+// As in common/math_f64.wgsl, code size is the constraint on lavapipe: a
+// function runs all its programs through one call of tfr_m64_run inside a
+// loop (the driver does not unroll it), so that its kernel holds one copy
+// of the software fma.
+
+// exp(z) = e^x (cos y + i sin y), z = x + iy. For finite x and y: y reduced
+// once (tfr_m64_trig_reduce), then three programs through one call site:
+// sin y, cos y and the exp core's e^x = 2^k m (x clamped to [-1455, 1455],
+// where the core's reduction is still exact and every result has over- or
+// underflowed); each part 2^k (m cos y) or 2^k (m sin y), the product
+// rounded (sin y first scaled by 2^64 when it is below 2^-959), then the
+// scaling (rounded once more for a subnormal result, overflow to infinity:
+// no intermediate overflow). Annex G's special values, as glibc's cexp:
+//   * y = +-0: e^x + yi (NaN x: NaN + yi; +-inf x: +inf or +0);
+//   * x NaN, y not 0: NaN + NaN i;
+//   * y infinite or NaN: x = -inf gives 0 + 0i, the imaginary zero with y's
+//     sign; x = +inf gives +inf + NaN i; else NaN + NaN i;
+//   * x = +-inf, y finite and not 0: +inf (cos y + i sin y) or +0 (cos y +
+//     i sin y), each part with the sign of cos y or sin y.
+const TFR_C128_EXP_CLAMP = vec2<u32>(0u, 0x4096bc00u);  // 1455
+
+fn tfr_exp_c128(z: vec4<u32>) -> vec4<u32> {
+  let x = z.xy;
+  let y = z.zw;
+  let nan2 = tfr_c128(TFR_F64_DEFAULT_NAN, TFR_F64_DEFAULT_NAN);
+  let xnan = tfr_f64_is_nan(x);
+  let xinf = tfr_f64_is_inf(x);
+  let xneg = (x.y & TFR_F64_SIGN) != 0u;
+  if (tfr_f64_is_zero(y)) {
+    if (xnan) {
+      return tfr_c128(tfr_f64_quiet(x), y);
+    }
+    if (xinf) {
+      return tfr_c128(select(x, vec2<u32>(0u, 0u), xneg), y);
+    }
+  } else {
+    if (xnan) {
+      return nan2;
+    }
+    if (!tfr_f64_is_finite(y)) {
+      if (xinf && xneg) {
+        return tfr_c128(vec2<u32>(0u, 0u), vec2<u32>(0u, y.y & TFR_F64_SIGN));
+      }
+      if (xinf) {
+        return tfr_c128(x, TFR_F64_DEFAULT_NAN);
+      }
+      return nan2;
+    }
+  }
+  // finite y (a zero y runs too: sin 0 = 0 keeps the zero's sign, cos 0 = 1)
+  var reg: array<vec2<u32>, 16>;
+  let n = tfr_m64_trig_reduce(y, &reg);
+  let ra = reg[0];
+  let rb = reg[4];
+  let xc = tfr_f64_clamp(tfr_f64_neg(TFR_C128_EXP_CLAMP), x, TFR_C128_EXP_CLAMP);
+  var part: array<vec2<u32>, 3>;  // sin y, cos y, 2^-k e^x
+  for (var i = 0u; i < 3u; i++) {
+    var segs = array(TFR_M64_EXP_CORE, TFR_M64_EXP_TAIL, TFR_M64_NONE, TFR_M64_NONE);
+    let q = n + i;  // sin: the quadrant n; cos y = sin(|y| + pi/2)
+    if (i < 2u) {
+      reg[0] = ra;
+      reg[4] = rb;
+      segs = array(TFR_M64_TRIG_HEAD, TFR_M64_SIN_POLY, TFR_M64_SIN_TAIL, TFR_M64_NONE);
+      if ((q & 1u) != 0u) {
+        segs = array(TFR_M64_TRIG_HEAD, TFR_M64_COS_POLY, TFR_M64_COS_TAIL, TFR_M64_NONE);
+      }
+    } else {
+      reg[0] = xc;
+    }
+    tfr_m64_run(&reg, segs, false, false);
+    let flip = select(0u, TFR_F64_SIGN, i < 2u && (q & 2u) != 0u) ^
+               select(0u, y.y & TFR_F64_SIGN, i == 0u);
+    part[i] = vec2<u32>(reg[10].x, reg[10].y ^ flip);
+  }
+  let s = part[0];
+  let c = part[1];
+  if (xinf) {  // +inf or +0 times cos y and sin y
+    let m = select(x, vec2<u32>(0u, 0u), xneg);
+    return tfr_c128(tfr_f64_mul(m, c), tfr_f64_mul(m, s));
+  }
+  let k = bitcast<i32>(reg[1].x);
+  // sin y near the subnormals (y tiny): scaled by 2^64 first, so that the
+  // product keeps its bits (cos y is at least about 6e-17)
+  let tiny = (s.y & 0x7ff00000u) < 0x04000000u;  // |sin y| < 2^-959
+  let sv = select(s, tfr_m64_ldexp(s, 64), tiny);
+  let im = tfr_m64_ldexp(tfr_f64_mul(part[2], sv), k - select(0, 64, tiny));
+  return tfr_c128(tfr_m64_ldexp(tfr_f64_mul(part[2], c), k), select(im, y, tfr_f64_is_zero(y)));
+}
