@@ -53,8 +53,8 @@
 // digamma, erf_inv, bessel_i1e). i64 and u64 are exact on u32 word pairs, bit
 // for bit the cpu's. c128 runs on pairs of those f64 (arithmetic, divide,
 // abs, sign, sqrt, rsqrt, comparisons, maximum/minimum, select, convert,
-// reductions add and multiply, scatter, dot_general, exp within a few ulp
-// per part; not its other analytic functions yet). The narrow dtypes i8,
+// reductions add and multiply, scatter, dot_general, exp and log within a
+// few ulp per part; not its other analytic functions yet). The narrow dtypes i8,
 // i16, u8, u16, u32, f16 and bf16 are packed in u32 words and computed as
 // i32 / u32 / f32 (f16 and bf16 rounded once, as the cpu).
 // docs/webgpu.md has the details. An op without a kernel for its dtype here

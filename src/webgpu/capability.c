@@ -14,7 +14,7 @@
 //     (in f32, each result rounded once: common/half.wgsl), exact but for
 //     the analytic functions. On c128 the op table has add, subtract,
 //     multiply, divide, negate, conj, real, imag, complex, abs, sign, sqrt,
-//     rsqrt, compare, maximum, minimum, select and exp (common/math_c128.wgsl;
+//     rsqrt, compare, maximum, minimum, select, exp and log (common/math_c128.wgsl;
 //     not the other analytic functions yet); reductions add and multiply.
 //     An elementwise op runs where the op table (ew_table.c) has its
 //     expression: on f64 the exact ops (arithmetic, sqrt, rsqrt, remainder,

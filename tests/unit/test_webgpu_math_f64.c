@@ -1,6 +1,6 @@
 // The f64 analytic functions of the webgpu backend
 // (src/webgpu/kernels/common/math_f64.wgsl, math_f64_erf.wgsl,
-// math_f64_pow.wgsl; c128 exp of math_c128.wgsl) through the public elementwise
+// math_f64_pow.wgsl; c128 exp and log of math_c128.wgsl) through the public elementwise
 // ops, against glibc's long double functions rounded to double (a reference
 // within a small fraction of an ulp of the correctly rounded result).
 //
@@ -394,16 +394,49 @@ static void test_pow(void **state) {
   f64m_check_binary("pow", TFR_POWER, f64m_pow_ref, x, y, n);
 }
 
-// c128 exp (common/math_c128.wgsl) against glibc's cexpl, each part rounded
-// to double: every part within F64M_C128_MAX_ULP (the exp, sin and cos
-// parts within 1 ulp each and the product's rounding), NaN for NaN, zeros
-// and infinities with their signs (C11 Annex G). Inputs: every pair of the
-// special values as (re, im), random bit patterns (exponents of re within
-// 2^+-10, of im within 2^+-40, half of them), and dense sets: re over
-// [-760, 1460] (underflow, subnormal parts, overflow, the scaling past
-// 709.78), im near multiples of pi/2 (a part near 0) and large im.
+// A c128 function against glibc's long double one, each part rounded to
+// double: every part within F64M_C128_MAX_ULP (the f64 functions' 1 ulp and
+// the roundings that combine them), NaN for NaN, zeros and infinities with
+// their signs (C11 Annex G). z holds n values as (re, im) pairs; frees z
+// and fails the test on any mismatch.
 #define F64M_C128_MAX_ULP 3
+typedef long double complex (*f64m_cref)(long double complex);
 
+static void f64m_check_c128(const char *name, tfr_unary_op op, f64m_cref ref, double *z,
+                            int64_t n) {
+  double secs = 0;
+  tfr_tensor *hr = f64m_device(TFR_C128, (int)op, z, NULL, n, &secs);
+  void *rp = NULL;
+  TFR_ASSERT_OK(tfr_tensor_host_data(hr, &rp));
+  const double *got = rp;
+  int failures = 0;
+  int64_t max_ulp = 0, off = 0;
+  for (int64_t k = 0; k < n; k++) {
+    long double complex w = ref(CMPLXL((long double)z[2 * k], (long double)z[2 * k + 1]));
+    double want[2] = {(double)creall(w), (double)cimagl(w)};
+    for (int p = 0; p < 2; p++) {
+      double g = got[2 * k + p];
+      int64_t u = f64m_compare_within(want[p], g, F64M_C128_MAX_ULP);
+      off += u != 0;
+      if (u > max_ulp) max_ulp = u;
+      if (u < 0 && failures++ < 20)
+        print_error("MISMATCH %s(%.17g + %.17gi) part %d: got %.17g, want %.17g\n", name,
+                    z[2 * k], z[2 * k + 1], p, g, want[p]);
+    }
+  }
+  printf("c128 %-7s %5lld inputs: max %lld ulp per part, %lld parts not correctly rounded, "
+         "%.1f s with compilation\n",
+         name, (long long)n, (long long)max_ulp, (long long)off, secs);
+  tfr_tensor_release(hr);
+  free(z);
+  assert_int_equal(failures, 0);
+}
+
+// c128 exp (common/math_c128.wgsl) against cexpl. Inputs: every pair of the
+// special values as (re, im), random bit patterns (exponents of re within
+// 2^+-10, of im within 2^+-40, half of them), and dense sets: re over [-760,
+// 1460] (underflow, subnormal parts, overflow, the scaling past 709.78), im
+// near multiples of pi/2 (a part near 0) and large im.
 static void test_exp_c128(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
@@ -418,32 +451,40 @@ static void test_exp_c128(void **state) {
     z[2 * i + 1] = (k & 1) ? q + tfr_test_rand_uniform(&st, -1e-6, 1e-6)
                            : tfr_test_rand_uniform(&st, -1e7, 1e7);
   }
-  double secs = 0;
-  tfr_tensor *hr = f64m_device(TFR_C128, (int)TFR_EXP, z, NULL, n, &secs);
-  void *rp = NULL;
-  TFR_ASSERT_OK(tfr_tensor_host_data(hr, &rp));
-  const double *got = rp;
-  int failures = 0;
-  int64_t max_ulp = 0, off = 0;
-  for (int64_t k = 0; k < n; k++) {
-    long double complex w = cexpl(CMPLXL((long double)z[2 * k], (long double)z[2 * k + 1]));
-    double want[2] = {(double)creall(w), (double)cimagl(w)};
-    for (int p = 0; p < 2; p++) {
-      double g = got[2 * k + p];
-      int64_t u = f64m_compare_within(want[p], g, F64M_C128_MAX_ULP);
-      off += u != 0;
-      if (u > max_ulp) max_ulp = u;
-      if (u < 0 && failures++ < 20)
-        print_error("MISMATCH exp(%.17g + %.17gi) part %d: got %.17g, want %.17g\n", z[2 * k],
-                    z[2 * k + 1], p, g, want[p]);
+  f64m_check_c128("exp", TFR_EXP, cexpl, z, n);
+}
+
+// c128 log against clogl. Inputs: every pair of the special values, random
+// bit patterns (half with exponents within 2^+-40), and dense sets: |z|
+// within 2^-20 .. 2^-52 of 1 in every direction (log|z| near 0), parts
+// beyond 2^+-500 (the scaled path) and near the axes.
+static void test_log_c128(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  const int64_t ns = F64M_NSPECIAL, n = ns * ns + F64M_NRANDOM + F64M_NDENSE;
+  double *z = malloc((size_t)n * 2 * sizeof *z);
+  assert_non_null(z);
+  int64_t i = f64m_fill_pairs(z, z + 1, 2, 0x10c128, 80, 80);
+  uint64_t st = 0x10c129;
+  for (int k = 0; k < F64M_NDENSE; k++, i++) {
+    double t = tfr_test_rand_uniform(&st, -3.2, 3.2);
+    double r = 1.0 + ldexp(tfr_test_rand_uniform(&st, -1.0, 1.0), -20 - (k % 33));
+    switch (k % 3) {
+      case 0:  // |z| near 1
+        z[2 * i] = r * cos(t);
+        z[2 * i + 1] = r * sin(t);
+        break;
+      case 1:  // the scaled path: |z| beyond 2^+-500
+        z[2 * i] = ldexp(cos(t), (k & 4) ? 900 : -1000);
+        z[2 * i + 1] = ldexp(sin(t), (k & 4) ? 900 : -1000);
+        break;
+      default:  // near the real axis, either side
+        z[2 * i] = r * ((k & 8) ? -1.0 : 1.0);
+        z[2 * i + 1] = ldexp(t, -30 - (k % 20));
+        break;
     }
   }
-  printf("c128 exp     %5lld inputs: max %lld ulp per part, %lld parts not correctly rounded, "
-         "%.1f s with compilation\n",
-         (long long)n, (long long)max_ulp, (long long)off, secs);
-  tfr_tensor_release(hr);
-  free(z);
-  assert_int_equal(failures, 0);
+  f64m_check_c128("log", TFR_LOG, clogl, z, n);
 }
 
 static void test_functions(void **state) {
@@ -487,6 +528,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_atan2, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_pow, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_exp_c128, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_log_c128, tfr_test_teardown_session),
   };
   return TFR_TEST_RUN_WEBGPU(tests);
 }

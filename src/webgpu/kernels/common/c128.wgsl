@@ -30,7 +30,7 @@
 // inlines every call, took minutes for straight-line versions (abs alone,
 // one square root and a dozen multiplies and adds, was still compiling
 // after 4 minutes). The analytic functions are in common/math_c128.wgsl
-// (exp; log, pow, sin, ... not yet), on the f64 math library.
+// (exp, log; pow, sin, ... not yet), on the f64 math library.
 
 // Constants (f64 bits).
 const TFR_C128_HALF = vec2<u32>(0u, 0x3fe00000u);

@@ -2,7 +2,7 @@
 // of common/math_f64.wgsl (its register machine) and common/c128.wgsl (which
 // this file needs, with common/u64.wgsl and common/f64.wgsl). They follow the
 // C99 complex functions the cpu backend calls (src/cpu/scalar_math.h:
-// glibc's cexp), including C11 Annex G's special values (infinite and NaN
+// glibc's cexp and clog), including C11 Annex G's special values (infinite and NaN
 // parts, signed zeros); each finite part is within a few ulp of the exact
 // value (docs/accuracy.md, "c128 on webgpu"). Not bit for bit the cpu's: the
 // f64 functions underneath are ours.
@@ -94,4 +94,50 @@ fn tfr_exp_c128(z: vec4<u32>) -> vec4<u32> {
   let sv = select(s, tfr_m64_ldexp(s, 64), tiny);
   let im = tfr_m64_ldexp(tfr_f64_mul(part[2], sv), k - select(0, 64, tiny));
   return tfr_c128(tfr_m64_ldexp(tfr_f64_mul(part[2], c), k), select(im, y, tfr_f64_is_zero(y)));
+}
+
+// log(z) = log|z| + i atan2(y, x). log|z| = log(w) / 2 + e ln2 with w = a^2 +
+// b^2 as an exact pair (a >= b the parts' magnitudes; CLOG_W), log(w_hi) +
+// w_lo / w_hi (LOG_HEAD, LOG_TAIL) and the scaling e (CLOG_TAIL): a and b
+// are scaled by 2^-e, a into [1, 2), only where a lies outside [2^-500,
+// 2^500] (where |log|z|| > 340: no cancellation), so that near |z| = 1 the
+// pair keeps log|z|'s relative accuracy (glibc's clog computes log1p(x^2 +
+// y^2 - 1) there). Special values as glibc's clog: log(+-0 +- 0i) = -inf +
+// i atan2(y, x); an infinite part gives +inf + i atan2(y, x); a NaN part
+// NaN + NaN i, or +inf + NaN i when the other part is infinite.
+const TFR_C128_LOG_SCALE_LO = vec2<u32>(0u, 0x20b00000u);  // 2^-500
+const TFR_C128_LOG_SCALE_HI = vec2<u32>(0u, 0x5f300000u);  // 2^500
+
+fn tfr_log_c128(z: vec4<u32>) -> vec4<u32> {
+  let x = z.xy;
+  let y = z.zw;
+  let inf = tfr_f64_is_inf(x) || tfr_f64_is_inf(y);
+  if (tfr_f64_is_nan(x) || tfr_f64_is_nan(y)) {
+    return tfr_c128(select(TFR_F64_DEFAULT_NAN, tfr_f64_inf(0u), inf), TFR_F64_DEFAULT_NAN);
+  }
+  let im = tfr_atan2_f64(y, x);
+  if (inf) {
+    return tfr_c128(tfr_f64_inf(0u), im);
+  }
+  let ax = tfr_f64_abs(x);
+  let ay = tfr_f64_abs(y);
+  let swap = tfr_f64_lt(ax, ay);
+  var a = select(ax, ay, swap);
+  var b = select(ay, ax, swap);
+  if (tfr_f64_is_zero(a)) {
+    return tfr_c128(tfr_f64_inf(TFR_F64_SIGN), im);
+  }
+  var e = 0;
+  if (tfr_f64_lt(a, TFR_C128_LOG_SCALE_LO) || tfr_f64_lt(TFR_C128_LOG_SCALE_HI, a)) {
+    e = tfr_f64_unpack(a).e - 1023;
+    a = tfr_m64_ldexp(a, -e);
+    b = tfr_m64_ldexp(b, -e);
+  }
+  var reg: array<vec2<u32>, 16>;
+  reg[1] = tfr_f64_from_i32(e);
+  reg[8] = a;
+  reg[9] = b;
+  tfr_m64_run(&reg, array(TFR_M64_CLOG_W, TFR_M64_LOG_HEAD, TFR_M64_LOG_TAIL, TFR_M64_CLOG_TAIL),
+              true, false);
+  return tfr_c128(reg[10], im);
 }

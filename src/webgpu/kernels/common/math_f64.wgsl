@@ -236,7 +236,7 @@ const TFR_M64_K = array<vec2<u32>, 137>(
 // way) and divided as tan's are (u in 10), then atan(u) = u + t (1 z, 2
 // A(z), 3 t) and the result (P +- atan(c)) + s (u + t), summed in pairs
 // (12-15, 6, 7).
-const TFR_M64_PROG = array<vec4<u32>, 267>(
+const TFR_M64_PROG = array<vec4<u32>, 282>(
   // 0-2 EXP_CORE_HEAD: exp core (EXP_CORE, 0-8): leaves expm1(r) in 9, 1.5 2^52 + k in 1
   vec4<u32>(1u, 0u, 21u, 22u),      // t = x / ln2 + 1.5 2^52: k in the low word
   vec4<u32>(2u, 1u, 18u, 23u),      // k = t - 1.5 2^52 (exact)
@@ -558,6 +558,26 @@ const TFR_M64_PROG = array<vec4<u32>, 267>(
   vec4<u32>(2u, 0u, 15u, 2u),       // y hi - p_hi (exact)
   vec4<u32>(11u, 0u, 13u, 2u),      // p_lo = y lo + that
   vec4<u32>(0x700u, 1u, 16u, 11u),  // the exp core's argument: p_hi clamped (p_lo 0 if it moved)
+  // 267-278 CLOG_W: w = a^2 + b^2 as a pair for a in 8, b in 9 (a >= b >= 0):
+  // w_hi into 0, w_lo / w_hi into 6 (then LOG_HEAD, LOG_TAIL: log(w), and
+  // CLOG_TAIL)
+  vec4<u32>(10u, 8u, 8u, 17u),      // p = a^2
+  vec4<u32>(11u, 10u, 19u, 17u),    // -p
+  vec4<u32>(11u, 8u, 8u, 11u),      // a^2 - p (exact unless it underflows)
+  vec4<u32>(12u, 9u, 9u, 17u),      // q = b^2
+  vec4<u32>(13u, 12u, 19u, 17u),    // -q
+  vec4<u32>(13u, 9u, 9u, 13u),      // b^2 - q
+  vec4<u32>(0u, 10u, 18u, 12u),     // w_hi = p + q
+  vec4<u32>(14u, 10u, 19u, 0u),     // w_hi - p (exact: p >= q)
+  vec4<u32>(14u, 14u, 19u, 12u),    // q - that: w_hi's rounding error (fast two-sum)
+  vec4<u32>(14u, 14u, 18u, 11u),    // + (a^2 - p)
+  vec4<u32>(14u, 14u, 18u, 13u),    // + (b^2 - q): w_lo
+  vec4<u32>(0x106u, 14u, 0u, 16u),  // w_lo / w_hi (LOG_TAIL's correction term)
+  // 279-281 CLOG_TAIL: log|z| = log(w) / 2 + e ln2 for the scaling e in 1,
+  // log(w) in 5: the result in 10
+  vec4<u32>(4u, 1u, 26u, 17u),      // e ln2_lo
+  vec4<u32>(4u, 5u, 50u, 4u),       // + log(w) / 2
+  vec4<u32>(10u, 1u, 24u, 4u),      // + e ln2_d
 );
 
 // Program segments [start, end): a function runs up to four in a row.
@@ -607,6 +627,8 @@ const TFR_M64_ERFC_SMALL = vec2<u32>(229u, 238u);
 const TFR_M64_ERFC_SQUARE = vec2<u32>(238u, 241u);
 const TFR_M64_EXP_PAIR_RLO = vec2<u32>(241u, 242u);
 const TFR_M64_POW_LOG = vec2<u32>(242u, 267u);
+const TFR_M64_CLOG_W = vec2<u32>(267u, 279u);
+const TFR_M64_CLOG_TAIL = vec2<u32>(279u, 282u);
 const TFR_M64_EXP_REST_TAIL = vec2<u32>(4u, 10u);  // EXP_CORE_REST and EXP_TAIL
 const TFR_M64_NONE = vec2<u32>(0u, 0u);
 
