@@ -336,7 +336,7 @@ static void test_atan2(void **state) {
 // even, subnormals), random bit patterns (x raw or near 1, y within 2^+-20),
 // and dense sets: results near overflow, near and below the normal range,
 // x within 2^-40 of 1 with y up to 2^50 (log x near 0 must keep its relative
-// accuracy), negative x with integer y, x on every 1/128 step of [1/2, 2]
+// accuracy), negative x with integer y, x on every 1/256 step of [1/2, 3/2]
 // (the table's grid points and midpoints), against glibc's powl.
 static void test_pow(void **state) {
   (void)state;
@@ -432,6 +432,17 @@ static void f64m_check_c128(const char *name, tfr_unary_op op, f64m_cref ref, do
   assert_int_equal(failures, 0);
 }
 
+// n c128 values (re, im) for the test of a c128 function: every pair of the
+// special values and random ones (f64m_fill_pairs), the rest, from *filled
+// on, for the caller's dense sets. The caller frees the array.
+static double *f64m_c128_inputs(int64_t n, uint64_t seed, int span_re, int span_im,
+                                int64_t *filled) {
+  double *z = malloc((size_t)n * 2 * sizeof *z);
+  assert_non_null(z);
+  *filled = f64m_fill_pairs(z, z + 1, 2, seed, span_re, span_im);
+  return z;
+}
+
 // c128 exp (common/math_c128.wgsl) against cexpl. Inputs: every pair of the
 // special values as (re, im), random bit patterns (exponents of re within
 // 2^+-10, of im within 2^+-40, half of them), and dense sets: re over [-760,
@@ -441,9 +452,8 @@ static void test_exp_c128(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
   const int64_t ns = F64M_NSPECIAL, n = ns * ns + F64M_NRANDOM + F64M_NDENSE;
-  double *z = malloc((size_t)n * 2 * sizeof *z);
-  assert_non_null(z);
-  int64_t i = f64m_fill_pairs(z, z + 1, 2, 0xc128e, 20, 80);
+  int64_t i = 0;
+  double *z = f64m_c128_inputs(n, 0xc128e, 20, 80, &i);
   uint64_t st = 0xc128f;
   for (int k = 0; k < F64M_NDENSE; k++, i++) {
     z[2 * i] = tfr_test_rand_uniform(&st, -760.0, 1460.0);
@@ -462,9 +472,8 @@ static void test_log_c128(void **state) {
   (void)state;
   TFR_TEST_NEED_GPU();
   const int64_t ns = F64M_NSPECIAL, n = ns * ns + F64M_NRANDOM + F64M_NDENSE;
-  double *z = malloc((size_t)n * 2 * sizeof *z);
-  assert_non_null(z);
-  int64_t i = f64m_fill_pairs(z, z + 1, 2, 0x10c128, 80, 80);
+  int64_t i = 0;
+  double *z = f64m_c128_inputs(n, 0x10c128, 80, 80, &i);
   uint64_t st = 0x10c129;
   for (int k = 0; k < F64M_NDENSE; k++, i++) {
     double t = tfr_test_rand_uniform(&st, -3.2, 3.2);

@@ -51,10 +51,6 @@ fn tfr_c128_copysign(x: vec2<u32>, s: vec2<u32>) -> vec2<u32> {
   return vec2<u32>(x.x, (x.y & 0x7fffffffu) | (s.y & TFR_F64_SIGN));
 }
 
-fn tfr_c128_is_snan(a: vec2<u32>) -> bool {
-  return tfr_f64_is_nan(a) && (a.y & 0x00080000u) == 0u;
-}
-
 // ---- on the bits ----
 
 fn tfr_c128_neg(a: vec4<u32>) -> vec4<u32> {

@@ -310,8 +310,8 @@ fn tfr_c128_steps(first: u32, a: vec4<u32>, b: vec4<u32>) -> vec4<u32> {
         next = 41u;
         if (!tfr_f64_is_finite(r[0]) || !tfr_f64_is_finite(r[1])) {
           next = ret;
-          if ((tfr_f64_is_inf(r[0]) || tfr_f64_is_inf(r[1])) && !tfr_c128_is_snan(r[0]) &&
-              !tfr_c128_is_snan(r[1])) {
+          if ((tfr_f64_is_inf(r[0]) || tfr_f64_is_inf(r[1])) && !tfr_f64_is_snan(r[0]) &&
+              !tfr_f64_is_snan(r[1])) {
             r[2] = TFR_C128_INF;
           } else {
             op = TFR_C128_OP_ADD;

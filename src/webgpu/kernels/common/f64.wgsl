@@ -54,6 +54,11 @@ fn tfr_f64_is_finite(a: vec2<u32>) -> bool {
   return (a.y & 0x7ff00000u) != 0x7ff00000u;
 }
 
+// A NaN with its quiet bit clear (signalling).
+fn tfr_f64_is_snan(a: vec2<u32>) -> bool {
+  return tfr_f64_is_nan(a) && (a.y & 0x00080000u) == 0u;
+}
+
 // The NaN with its quiet bit set.
 fn tfr_f64_quiet(a: vec2<u32>) -> vec2<u32> {
   return vec2<u32>(a.x, a.y | 0x00080000u);

@@ -7,10 +7,10 @@
 // value (docs/accuracy.md, "c128 on webgpu"). Not bit for bit the cpu's: the
 // f64 functions underneath are ours.
 //
-// As in common/math_f64.wgsl, code size is the constraint on lavapipe: a
-// function runs all its programs through one call of tfr_m64_run inside a
-// loop (the driver does not unroll it), so that its kernel holds one copy
-// of the software fma.
+// As in common/math_f64.wgsl, code size is the constraint on lavapipe: exp
+// runs its three programs through one call of tfr_m64_run inside a loop
+// (the driver does not unroll it), so that its kernel holds one copy of the
+// software fma; log has two (its own call and tfr_atan2_f64's).
 
 // exp(z) = e^x (cos y + i sin y), z = x + iy. For finite x and y: y reduced
 // once (tfr_m64_trig_reduce), then three programs through one call site:
