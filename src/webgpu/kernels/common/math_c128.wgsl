@@ -23,7 +23,10 @@
 //   * y = +-0: e^x + yi (NaN x: NaN + yi; +-inf x: +inf or +0);
 //   * x NaN, y not 0: NaN + NaN i;
 //   * y infinite or NaN: x = -inf gives 0 + 0i, the imaginary zero with y's
-//     sign; x = +inf gives +inf + NaN i; else NaN + NaN i;
+//     sign; x = +inf gives +inf + (y - y) i (a NaN y quieted, the default
+//     NaN for an infinite y); else NaN + NaN i;
+//   * every other NaN part is C's NAN (positive, quiet, no payload), as
+//     glibc writes it, whatever the operand's NaN was.
 //   * x = +-inf, y finite and not 0: +inf (cos y + i sin y) or +0 (cos y +
 //     i sin y), each part with the sign of cos y or sin y.
 const TFR_C128_EXP_CLAMP = vec2<u32>(0u, 0x4096bc00u);  // 1455
@@ -31,13 +34,13 @@ const TFR_C128_EXP_CLAMP = vec2<u32>(0u, 0x4096bc00u);  // 1455
 fn tfr_exp_c128(z: vec4<u32>) -> vec4<u32> {
   let x = z.xy;
   let y = z.zw;
-  let nan2 = tfr_c128(TFR_F64_DEFAULT_NAN, TFR_F64_DEFAULT_NAN);
+  let nan2 = tfr_c128(TFR_C128_NAN, TFR_C128_NAN);
   let xnan = tfr_f64_is_nan(x);
   let xinf = tfr_f64_is_inf(x);
   let xneg = (x.y & TFR_F64_SIGN) != 0u;
   if (tfr_f64_is_zero(y)) {
     if (xnan) {
-      return tfr_c128(tfr_f64_quiet(x), y);
+      return tfr_c128(TFR_C128_NAN, y);
     }
     if (xinf) {
       return tfr_c128(select(x, vec2<u32>(0u, 0u), xneg), y);
@@ -51,7 +54,7 @@ fn tfr_exp_c128(z: vec4<u32>) -> vec4<u32> {
         return tfr_c128(vec2<u32>(0u, 0u), vec2<u32>(0u, y.y & TFR_F64_SIGN));
       }
       if (xinf) {
-        return tfr_c128(x, TFR_F64_DEFAULT_NAN);
+        return tfr_c128(x, select(TFR_F64_DEFAULT_NAN, tfr_f64_quiet(y), tfr_f64_is_nan(y)));
       }
       return nan2;
     }
@@ -104,7 +107,8 @@ fn tfr_exp_c128(z: vec4<u32>) -> vec4<u32> {
 // pair keeps log|z|'s relative accuracy (glibc's clog computes log1p(x^2 +
 // y^2 - 1) there). Special values as glibc's clog: log(+-0 +- 0i) = -inf +
 // i atan2(y, x); an infinite part gives +inf + i atan2(y, x); a NaN part
-// NaN + NaN i, or +inf + NaN i when the other part is infinite.
+// NaN + NaN i, or +inf + NaN i when the other part is infinite (C's NAN:
+// positive, quiet, no payload, as glibc writes it).
 const TFR_C128_LOG_SCALE_LO = vec2<u32>(0u, 0x20b00000u);  // 2^-500
 const TFR_C128_LOG_SCALE_HI = vec2<u32>(0u, 0x5f300000u);  // 2^500
 
@@ -113,7 +117,7 @@ fn tfr_log_c128(z: vec4<u32>) -> vec4<u32> {
   let y = z.zw;
   let inf = tfr_f64_is_inf(x) || tfr_f64_is_inf(y);
   if (tfr_f64_is_nan(x) || tfr_f64_is_nan(y)) {
-    return tfr_c128(select(TFR_F64_DEFAULT_NAN, tfr_f64_inf(0u), inf), TFR_F64_DEFAULT_NAN);
+    return tfr_c128(select(TFR_C128_NAN, tfr_f64_inf(0u), inf), TFR_C128_NAN);
   }
   let im = tfr_atan2_f64(y, x);
   if (inf) {

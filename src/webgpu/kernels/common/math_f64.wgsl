@@ -1165,13 +1165,14 @@ fn tfr_m64_atan_base(reg: ptr<function, array<vec2<u32>, 16>>, j: u32, flip: u32
 // = 0 (|y| <= |x|, x positive), pi (|y| <= |x|, x negative) or pi/2. theta
 // = atan(c) + atan(u) for c = j/8 nearest a / b, u = (a - c b) / (b + c a),
 // formed from exact pairs (a and b scaled so that b is in [1, 2)); below
-// a / b = 2^-62 theta = a / b, one division.
+// a / b = 2^-62 theta = a / b, one division. A NaN operand gives glibc's
+// x + y: x's NaN quieted when both are NaN.
 fn tfr_atan2_f64(y: vec2<u32>, x: vec2<u32>) -> vec2<u32> {
-  if (tfr_f64_is_nan(y)) {
-    return tfr_f64_quiet(y);
-  }
   if (tfr_f64_is_nan(x)) {
     return tfr_f64_quiet(x);
+  }
+  if (tfr_f64_is_nan(y)) {
+    return tfr_f64_quiet(y);
   }
   var ay = tfr_f64_abs(y);
   var ax = tfr_f64_abs(x);

@@ -3,7 +3,8 @@
 // 1 ulp of the correctly rounded x^y (docs/accuracy.md, "f64 on webgpu"),
 // with C99 Annex F's special values as glibc's pow gives them (the cpu
 // backend's): x^+-0 = 1 and 1^y = 1 even for a quiet NaN, a signalling one
-// giving NaN; NaN operands give the first NaN quieted; (-1)^+-inf = 1;
+// giving NaN; NaN operands give the first NaN quieted (a negative NaN x
+// to an odd integer power negated: glibc's x * x, then -x2); (-1)^+-inf = 1;
 // +-0 and +-inf to a power by their limits, an odd integer power keeping
 // the sign; a negative x to a non-integer power the default NaN.
 //
@@ -241,7 +242,9 @@ fn tfr_pow_f64(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
     return select(TFR_F64_ONE, tfr_f64_quiet(y), tfr_f64_is_snan(y));
   }
   if (tfr_f64_is_nan(x)) {
-    return tfr_f64_quiet(x);
+    // glibc: x * x, negated for a negative x and an odd integer y
+    let odd = (x.y & TFR_F64_SIGN) != 0u && tfr_f64_is_finite(y) && tfr_m64_int_kind(y) == 1u;
+    return tfr_f64_quiet(x) ^ vec2<u32>(0u, select(0u, TFR_F64_SIGN, odd));
   }
   if (tfr_f64_is_nan(y)) {
     return tfr_f64_quiet(y);
