@@ -35,6 +35,7 @@ typedef struct tfr_storage {
   size_t nbytes;    // usable bytes
   void *device;     // the backend's buffer object (device storages)
   size_t capacity;  // bytes actually reserved (a pool bucket), >= nbytes
+  uint64_t serial;  // webgpu: the buffer's creation number (its pool's order)
   bool wrapped;            // a user buffer (tfr_tensor_wrap_host): never freed by us
   tfr_release_fn release;  // wrapped user buffers: called at the end (may be NULL)
   void *release_ctx;

@@ -578,14 +578,14 @@ static tfr_status tfr_dot_run_gemm(tfr_wgpu_backend *b, const tfr_dot_desc *d,
   snprintf(variant, sizeof variant, "gemm[%s,%dx%dx%d:%dx%d,a%c%c,b%c%c]", ty->tag, cfg.bm,
            cfg.bn, cfg.bk, cfg.tm, cfg.tn, sa.fcontig ? 'm' : 'k', sa.vec ? 'v' : 's',
            sb.fcontig ? 'n' : 'k', sb.vec ? 'v' : 's');
-  char arr_a[32], arr_b[32];
-  snprintf(arr_a, sizeof arr_a, "array<%s>", sa.vec ? ty->v : ty->t);
-  snprintf(arr_b, sizeof arr_b, "array<%s>", sb.vec ? ty->v : ty->t);
   // The variant name determines the generated code: generate (tens of KiB
   // of text) only when the pipeline is not cached yet.
   tfr_wgsl_variant v = {variant, "gemm.wgsl", NULL, NULL, 0, NULL, 0, 2, 1};
   WGPUComputePipeline pipeline = tfr_wgpu_pipeline_cached(b, &v);
   if (!pipeline) {
+    char arr_a[32], arr_b[32];
+    snprintf(arr_a, sizeof arr_a, "array<%s>", sa.vec ? ty->v : ty->t);
+    snprintf(arr_b, sizeof arr_b, "array<%s>", sb.vec ? ty->v : ty->t);
     tfr_gemm_gen g;
     if (!tfr_gemm_generate(ty, &cfg, &sa, &sb, &g)) {
       tfr_gemm_gen_free(&g);

@@ -34,16 +34,52 @@ static int tfr_wgpu_size_class(uint64_t nbytes, uint64_t *class_bytes) {
   return lg * 4 + sub;
 }
 
-static bool tfr_wgpu_list_push(tfr_wgpu_buffer_list *l, WGPUBuffer buf) {
+// A list is a binary min-heap by creation number (serial): the pool takes
+// the free buffer of a class that was made first (tfr_wgpu_list_pop).
+static void tfr_wgpu_list_swap(tfr_wgpu_buffer_list *l, int i, int j) {
+  WGPUBuffer b = l->items[i];
+  uint64_t s = l->serials[i];
+  l->items[i] = l->items[j], l->serials[i] = l->serials[j];
+  l->items[j] = b, l->serials[j] = s;
+}
+
+static bool tfr_wgpu_list_push(tfr_wgpu_buffer_list *l, WGPUBuffer buf, uint64_t serial) {
   if (l->count == l->capacity) {
     int cap = l->capacity ? 2 * l->capacity : 8;
     WGPUBuffer *items = tfr_realloc(l->items, (size_t)cap * sizeof *items);
     if (!items) return false;
     l->items = items;
+    uint64_t *serials = tfr_realloc(l->serials, (size_t)cap * sizeof *serials);
+    if (!serials) return false;  // items grew: harmless, capacity stays
+    l->serials = serials;
     l->capacity = cap;
   }
-  l->items[l->count++] = buf;
+  int i = l->count++;
+  l->items[i] = buf;
+  l->serials[i] = serial;
+  while (i > 0 && l->serials[(i - 1) / 2] > l->serials[i]) {
+    tfr_wgpu_list_swap(l, i, (i - 1) / 2);
+    i = (i - 1) / 2;
+  }
   return true;
+}
+
+// Takes the buffer with the lowest serial (count > 0).
+static WGPUBuffer tfr_wgpu_list_pop(tfr_wgpu_buffer_list *l, uint64_t *serial) {
+  WGPUBuffer buf = l->items[0];
+  *serial = l->serials[0];
+  l->count--;
+  l->items[0] = l->items[l->count];
+  l->serials[0] = l->serials[l->count];
+  for (int i = 0;;) {
+    int c = 2 * i + 1;
+    if (c >= l->count) break;
+    if (c + 1 < l->count && l->serials[c + 1] < l->serials[c]) c++;
+    if (l->serials[i] <= l->serials[c]) break;
+    tfr_wgpu_list_swap(l, i, c);
+    i = c;
+  }
+  return buf;
 }
 
 // True on the thread that holds the session of `b`: the only one that may
@@ -64,6 +100,7 @@ static void tfr_wgpu_buffer_release(tfr_wgpu_backend *b, WGPUBuffer buf) {
 static void tfr_wgpu_buffers_release(tfr_wgpu_backend *b, tfr_wgpu_buffer_list *l) {
   for (int i = 0; i < l->count; i++) tfr_wgpu_buffer_release(b, l->items[i]);
   tfr_free(l->items);
+  tfr_free(l->serials);
 }
 
 // Releases every pooled buffer (session thread only); returns whether there
@@ -93,6 +130,7 @@ tfr_status tfr_wgpu_storage_alloc(tfr_backend *base, size_t nbytes, bool zero, t
   out->data = NULL;
   out->device = NULL;
   out->capacity = 0;
+  out->serial = 0;
   if (nbytes == 0) return TFR_OK;  // an empty tensor needs no buffer
   if (!tfr_wgpu_on_session_thread(b))
     return tfr_error(TFR_ERR_NO_SESSION,
@@ -110,9 +148,15 @@ tfr_status tfr_wgpu_storage_alloc(tfr_backend *base, size_t nbytes, bool zero, t
     cap = ((uint64_t)nbytes + 3) & ~(uint64_t)3;
   }
   WGPUBuffer buf = NULL;
+  uint64_t serial = 0;
   pthread_mutex_lock(&b->pool.lock);
   if (cls >= 0 && b->pool.classes[cls].count > 0) {
-    buf = b->pool.classes[cls].items[--b->pool.classes[cls].count];
+    // The free buffer of the class made first, not the last one freed (record
+    // once, replay): an allocation then gets the buffer that a new one would
+    // have been in the first run, whatever order the buffers came back in,
+    // so a plan executed again binds the buffers of its first execution and
+    // its dispatches find their bind groups cached (docs/webgpu.md).
+    buf = tfr_wgpu_list_pop(&b->pool.classes[cls], &serial);
     b->pool.bytes -= cap;
     b->pool.hits++;
   }
@@ -124,6 +168,9 @@ tfr_status tfr_wgpu_storage_alloc(tfr_backend *base, size_t nbytes, bool zero, t
     if (st == TFR_ERR_OUT_OF_MEMORY && tfr_wgpu_pool_trim(b))  // the pool's memory first
       st = tfr_wgpu_buffer_create(b, cap, usage, "tensor", &buf);
     if (st) return st;
+    pthread_mutex_lock(&b->pool.lock);
+    serial = ++b->pool.tensor_serial;
+    pthread_mutex_unlock(&b->pool.lock);
   }
   if (zero) {
     // Recorded, not immediate: a pooled buffer may still be read by recorded
@@ -141,6 +188,7 @@ tfr_status tfr_wgpu_storage_alloc(tfr_backend *base, size_t nbytes, bool zero, t
   pthread_mutex_unlock(&b->pool.lock);
   out->device = buf;
   out->capacity = (size_t)cap;
+  out->serial = serial;
   return TFR_OK;
 }
 
@@ -154,10 +202,10 @@ void tfr_wgpu_storage_free(tfr_backend *base, tfr_storage *s) {
   pthread_mutex_lock(&b->pool.lock);
   b->pool.tensor_bytes -= cap;
   if (b->pool.enabled && class_bytes == cap && b->pool.bytes + cap <= b->pool.cap &&
-      tfr_wgpu_list_push(&b->pool.classes[cls], buf)) {
+      tfr_wgpu_list_push(&b->pool.classes[cls], buf, s->serial)) {
     b->pool.bytes += cap;
     buf = NULL;
-  } else if (!session_thread && tfr_wgpu_list_push(&b->pool.deferred, buf)) {
+  } else if (!session_thread && tfr_wgpu_list_push(&b->pool.deferred, buf, 0)) {
     // Another thread may be using the device right now: the session thread
     // releases it at its next begin, end or download.
     b->pool.deferred_bytes += cap;

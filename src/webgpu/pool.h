@@ -12,8 +12,11 @@
 // Buffer size classes: four per power of two, from 256 bytes.
 #define TFR_WGPU_POOL_CLASSES 256
 
+// A size class's free buffers: a binary min-heap by creation number
+// (memory.c); the deferred list uses it as a plain list.
 typedef struct tfr_wgpu_buffer_list {
   WGPUBuffer *items;
+  uint64_t *serials;  // [capacity]: each item's creation number (0: not known)
   int count;
   int capacity;
 } tfr_wgpu_buffer_list;
@@ -30,6 +33,7 @@ typedef struct tfr_wgpu_pool {
   uint64_t tensor_bytes;
   uint64_t other_bytes;           // staging + uniform arena
   uint64_t buffers_created;
+  uint64_t tensor_serial;  // creation number of the last tensor buffer made
   uint64_t hits;
 } tfr_wgpu_pool;
 

@@ -24,8 +24,8 @@
 // least recently used replaced; an entry holds a reference to its bind group,
 // hence to its buffers, so every buffer the backend releases has its entries
 // dropped first (tfr_wgpu_bind_groups_drop_buffer).
-#define TFR_WGPU_BG_SETS 64
-#define TFR_WGPU_BG_WAYS 4
+#define TFR_WGPU_BG_SETS 512
+#define TFR_WGPU_BG_WAYS 8
 
 // A buffer range bound to a kernel.
 typedef struct tfr_wgpu_binding {

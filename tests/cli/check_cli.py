@@ -32,7 +32,8 @@ usage: check_cli.py TENFERRO_BINARY REPO_ROOT [--webgpu]
   (software binary64 there) within 1e-12 relative of numpy's f64 along the
   instance's path, among them one whose values leave f32's range (a chain
   of 200 matrices), --dtype c128 within 1e-12 of numpy's complex128, and
-  --dtype f32 at single-precision tolerance.
+  --dtype f32 at single-precision tolerance; --repeat's host line and a
+  repeat after --warmup creating no pipeline, bind group or buffer (replay).
 Exits 0 when every check passes; prints each failure.
 """
 import json
@@ -695,6 +696,26 @@ def info_ops(binary, root, webgpu):
     check(rc == 2 and "--json needs --ops" in err, f"info --json without --ops: {rc} {err!r}")
 
 
+def replay_case(binary, root):
+    """contract --backend webgpu --repeat: the host line, and a plan executed
+    again (after --warmup) creating no pipeline, bind group or buffer."""
+    inst = os.path.join(root, "examples", "instances", "lm_batch_likelihood_brackets_4_4d.json")
+    rc, out, err = run(binary, "contract", inst, "--backend", "webgpu", "--dtype", "f32",
+                       "--path", "opt_flops", "--repeat", "2", "--warmup", "1")
+    check(rc == 0, f"contract --backend webgpu --repeat 2: rc {rc}: {err}")
+    host = re.search(r"^host +recording ([0-9.]+) us per step .* over 83 steps", out, re.M)
+    check(host is not None and float(host.group(1)) > 0, f"contract webgpu: no host line: {out}")
+    rep = re.search(r"^replay +the last repeat created (\d+) pipelines, (\d+) bind groups, "
+                    r"(\d+) buffers \((\d+) dispatches, (\d+) bind groups reused", out, re.M)
+    check(rep is not None and rep.group(1) == rep.group(2) == rep.group(3) == "0" and
+          int(rep.group(4)) >= 83 and rep.group(4) == rep.group(5),
+          f"contract webgpu: a repeat created something: {rep and rep.group(0)}")
+    rc, out, _ = run(binary, "contract", inst, "--backend", "webgpu", "--dtype", "f32",
+                     "--path", "opt_flops")
+    check(rc == 0 and "\nhost " in out and "\nreplay " not in out,
+          "contract webgpu, one run: a host line and no replay line expected")
+
+
 def main():
     binary, root = sys.argv[1], sys.argv[2]
     webgpu = "--webgpu" in sys.argv[3:]
@@ -742,6 +763,7 @@ def main():
                           "c128")
             einsum_cases(binary, tmp, "webgpu", 2e-5)
             einsum_cases(binary, tmp, "webgpu", 1e-12, np.float64)
+            replay_case(binary, root)
     if FAILURES:
         print(f"{len(FAILURES)} check(s) failed")
         return 1

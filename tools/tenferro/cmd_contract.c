@@ -59,7 +59,11 @@ static void tfr_contract_usage(FILE *f) {
           "                 the instance's, on webgpu too: it computes every dtype, f64\n"
           "                 and c128 in software (exact IEEE binary64); --dtype f32 runs\n"
           "                 an f64 instance in single precision\n"
-          "  --repeat N     timed repeats (default 1); the median is reported\n"
+          "  --repeat N     timed repeats (default 1); the median is reported; on webgpu\n"
+          "                 also the host's time recording them (per step, before the\n"
+          "                 wait) and, when the plan ran before (--warmup or a repeat),\n"
+          "                 what its last repeat created: 0 pipelines, bind groups and\n"
+          "                 buffers is a replay of what the first run made\n"
           "  --threads N    cpu backend threads, 0 to 1024 (0, the default: OpenMP's,\n"
           "                 i.e. OMP_NUM_THREADS or every core)\n"
           "  --warmup N     untimed runs before them (default 0): the first runs of a\n"
@@ -164,6 +168,28 @@ static int tfr_make_operand(tfr_session *hs, tfr_dtype dtype, int rank,
 static int tfr_cmp_d(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
+}
+
+// webgpu: the host's cost of recording the timed repeats (tfr_einsum_plan_execute
+// up to its return, before the wait: the calling thread's CPU time and the wall
+// time, medians, per step) and what the last repeat created (replay: NULL when
+// there was no earlier run of the plan).
+static void tfr_contract_print_host(int repeat, double *cpu, double *wall, int64_t steps,
+                                    const tfr_webgpu_stats *before, const tfr_webgpu_stats *after) {
+  qsort(cpu, (size_t)repeat, sizeof(double), tfr_cmp_d);
+  qsort(wall, (size_t)repeat, sizeof(double), tfr_cmp_d);
+  double per = steps > 0 ? 1e6 / (double)steps : 0;
+  printf("host      recording %.2f us per step (thread CPU time; wall %.2f us) over %" PRId64
+         " steps, median of %d\n",
+         cpu[repeat / 2] * per, wall[repeat / 2] * per, steps, repeat);
+  if (before)
+    printf("replay    the last repeat created %" PRIu64 " pipelines, %" PRIu64
+           " bind groups, %" PRIu64 " buffers (%" PRIu64 " dispatches, %" PRIu64
+           " bind groups reused, %" PRIu64 " submits)\n",
+           after->pipelines - before->pipelines,
+           after->bind_groups_created - before->bind_groups_created,
+           after->buffers_created - before->buffers_created, after->dispatches - before->dispatches,
+           after->bind_group_hits - before->bind_group_hits, after->submits - before->submits);
 }
 
 typedef struct tfr_contract_args {
@@ -336,7 +362,9 @@ static int tfr_contract_body(const tfr_contract_args *a, bool mpi) {
   tfr_session *hs = NULL, *hs_own = NULL;
   tfr_tensor **ops = NULL, *result = NULL, *host_result = NULL, *wide_result = NULL;
   tfr_tensor **saved = NULL;  // --save-inputs: the host operands (cpu: ops' own)
-  double *times = NULL;
+  double *times = NULL, *record_cpu = NULL, *record_wall = NULL;
+  tfr_webgpu_stats stats0 = {0}, stats1 = {0};
+  bool have_replay = false;
   double t0 = tfr_cli_seconds();
   tfr_cli_network net = {in.subscripts, in.n, in.ranks, (const int64_t *const *)in.shapes};
   double max_memory = a->io.max_memory > 0 ? a->io.max_memory : tfr_cli_default_max_memory();
@@ -428,7 +456,9 @@ static int tfr_contract_body(const tfr_contract_args *a, bool mpi) {
   ops = calloc((size_t)in.n, sizeof *ops);
   saved = calloc((size_t)in.n, sizeof *saved);
   times = calloc((size_t)a->repeat, sizeof *times);
-  if (!ops || !saved || !times) goto done;
+  record_cpu = calloc((size_t)a->repeat, sizeof *record_cpu);
+  record_wall = calloc((size_t)a->repeat, sizeof *record_wall);
+  if (!ops || !saved || !times || !record_cpu || !record_wall) goto done;
   for (int i = 0; i < in.n; i++) {
     if (tfr_make_operand(hs, dtype, in.ranks[i], in.shapes[i], a->search.seed + (uint64_t)i,
                          &ops[i]) != 0)
@@ -463,15 +493,24 @@ static int tfr_contract_body(const tfr_contract_args *a, bool mpi) {
     tfr_tensor_release(result);
     result = NULL;
     tfr_cli_progress_begin(&prog, plan);
-    double start = tfr_cli_seconds();
+    // webgpu: what the repeat after the first costs the host and creates
+    // (the plan's replay; the report's "replay" line).
+    bool replay_probe = device && r == a->repeat - 1 && r + a->warmup > 0;
+    if (replay_probe && tfr_webgpu_get_stats(backend, &stats0) != TFR_OK) replay_probe = false;
+    double start = tfr_cli_seconds(), cpu0 = tfr_cli_thread_seconds();
     bool ok;
     if (mpi) {
       ok = tfr_cli_mpi_execute(s, plan, (const tfr_tensor *const *)ops, &a->mpi, &result) == 0;
       tfr_cli_progress_end(&prog);
       if (!ok) goto done;  // rank 0 printed the failure every rank agreed on
     } else {
-      ok = tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &result) == TFR_OK &&
-           tfr_session_synchronize(s) == TFR_OK;
+      ok = tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &result) == TFR_OK;
+      if (ok && r >= 0 && device) {
+        record_cpu[r] = tfr_cli_thread_seconds() - cpu0;
+        record_wall[r] = tfr_cli_seconds() - start;
+      }
+      ok = ok && tfr_session_synchronize(s) == TFR_OK;
+      if (ok && replay_probe && tfr_webgpu_get_stats(backend, &stats1) == TFR_OK) have_replay = true;
       tfr_cli_progress_end(&prog);
       if (!ok) {
         rc = tfr_cli_fail("contract");
@@ -509,6 +548,10 @@ static int tfr_contract_body(const tfr_contract_args *a, bool mpi) {
       printf(", device memory now %.1f MiB", (double)ws.device_bytes / 1048576.0);
   }
   printf("\n");
+  if (device && !mpi)
+    tfr_contract_print_host(a->repeat, record_cpu, record_wall,
+                            (int64_t)info->num_steps * (info->num_slices > 0 ? info->num_slices : 1),
+                            have_replay ? &stats0 : NULL, &stats1);
   if (a->profile) {
     // One more run, every op timed; its result replaces the timed runs'.
     tfr_einsum_profile *prof = NULL;
@@ -590,6 +633,8 @@ done:
   free(ops);
   free(saved);
   free(times);
+  free(record_cpu);
+  free(record_wall);
   tfr_tensor_release(result);
   tfr_tensor_release(host_result);
   tfr_tensor_release(wide_result);

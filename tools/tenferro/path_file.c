@@ -446,6 +446,12 @@ double tfr_cli_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double tfr_cli_thread_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void tfr_progress_draw(void *ctx, int done, int total, double flops) {
   tfr_cli_progress *p = ctx;
   double now = tfr_cli_seconds();

@@ -65,6 +65,8 @@ typedef struct tfr_cli_progress {
 
 // Seconds on a monotonic clock.
 double tfr_cli_seconds(void);
+// The calling thread's CPU time, seconds (CLOCK_THREAD_CPUTIME_ID).
+double tfr_cli_thread_seconds(void);
 
 // The memory this machine has available (MemAvailable), in bytes, or 0 when
 // unknown.
