@@ -180,7 +180,7 @@ typedef struct tfr_webgpu_stats {
   uint64_t bind_groups_created;  // bind groups made (a dispatch whose buffer ranges
                                  // were bound before reuses the cached one)
   uint64_t bind_group_hits;      // dispatches served by a cached bind group
-  uint64_t bind_groups_cached;   // bind groups in the cache now (at most 2048; those
+  uint64_t bind_groups_cached;   // bind groups in the cache now (at most 4096; those
                                  // of a buffer go when the backend releases it)
 } tfr_webgpu_stats;
 

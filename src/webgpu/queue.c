@@ -50,14 +50,22 @@ tfr_status tfr_wgpu_queue_init(tfr_wgpu_backend *b) {
   b->rec.slot_batch = tfr_calloc(b->rec.nslots, sizeof *b->rec.slot_batch);
   b->rec.slot_size = tfr_calloc(b->rec.nslots, sizeof *b->rec.slot_size);
   b->rec.bind_groups = tfr_calloc(TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS, sizeof *b->rec.bind_groups);
-  if (!b->rec.arena || !b->rec.slot_batch || !b->rec.slot_size || !b->rec.bind_groups)
+  b->rec.bind_sigs = tfr_calloc(TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS, sizeof *b->rec.bind_sigs);
+  if (!b->rec.arena || !b->rec.slot_batch || !b->rec.slot_size || !b->rec.bind_groups ||
+      !b->rec.bind_sigs)
     return tfr_error(TFR_ERR_OUT_OF_MEMORY, "backend_create_webgpu: out of host memory");
   b->rec.batch = 1;
   return TFR_OK;
 }
 
+// One of 64 bits for a buffer (its entries' signature bit).
+static uint64_t tfr_wgpu_bg_bit(WGPUBuffer buf) {
+  return UINT64_C(1) << (((uint64_t)(uintptr_t)buf * UINT64_C(0x9e3779b97f4a7c15)) >> 58);
+}
+
 static void tfr_wgpu_bg_evict(tfr_wgpu_backend *b, tfr_wgpu_bg_entry *e) {
   if (!e->used) return;
+  b->rec.bind_sigs[e - b->rec.bind_groups] = 0;
   // The pass keeps what it recorded; forget it as bound, since a new bind
   // group could be made at the same address.
   if (b->rec.bound_group == e->group) b->rec.bound_group = NULL;
@@ -68,8 +76,10 @@ static void tfr_wgpu_bg_evict(tfr_wgpu_backend *b, tfr_wgpu_bg_entry *e) {
 }
 
 void tfr_wgpu_bind_groups_drop_buffer(tfr_wgpu_backend *b, WGPUBuffer buf) {
-  if (!b->rec.bind_groups || !buf) return;
+  if (!b->rec.bind_groups || !b->rec.bind_sigs || !buf) return;
+  uint64_t bit = tfr_wgpu_bg_bit(buf);
   for (int i = 0; i < TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS; i++) {
+    if (!(b->rec.bind_sigs[i] & bit)) continue;  // binds no buffer of this bit
     tfr_wgpu_bg_entry *e = &b->rec.bind_groups[i];
     if (!e->used) continue;
     for (int k = 0; k < e->nread + e->nwrite; k++)
@@ -87,6 +97,8 @@ void tfr_wgpu_queue_release(tfr_wgpu_backend *b) {
       tfr_wgpu_bg_evict(b, &b->rec.bind_groups[i]);
   tfr_free(b->rec.bind_groups);
   b->rec.bind_groups = NULL;
+  tfr_free(b->rec.bind_sigs);
+  b->rec.bind_sigs = NULL;
   tfr_free(b->rec.slot_batch);
   tfr_free(b->rec.slot_size);
   b->rec.slot_batch = NULL;
@@ -218,6 +230,9 @@ static tfr_status tfr_wgpu_bind_group(tfr_wgpu_backend *b, WGPUBindGroupLayout l
   victim->param_offset = param_offset;
   victim->param_size = param_size;
   memcpy(victim->bind, bind, (size_t)n * sizeof *bind);
+  uint64_t sig = 0;
+  for (int i = 0; i < n; i++) sig |= tfr_wgpu_bg_bit(bind[i].buffer);
+  b->rec.bind_sigs[victim - b->rec.bind_groups] = sig;
   atomic_fetch_add(&b->rec.bind_groups_cached, 1);
   *out = group;
   return TFR_OK;

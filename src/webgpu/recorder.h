@@ -23,7 +23,10 @@
 // (buffer, offset, size). TFR_WGPU_BG_SETS sets of TFR_WGPU_BG_WAYS entries,
 // least recently used replaced; an entry holds a reference to its bind group,
 // hence to its buffers, so every buffer the backend releases has its entries
-// dropped first (tfr_wgpu_bind_groups_drop_buffer).
+// dropped first (tfr_wgpu_bind_groups_drop_buffer). 4096 entries (about 600
+// bytes each): a plan of about a thousand dispatches replays with every bind
+// group cached (docs/webgpu.md, "Record once, replay"); 256 entries, the size
+// before, made a network of 368 dispatches create ~180 bind groups per run.
 #define TFR_WGPU_BG_SETS 512
 #define TFR_WGPU_BG_WAYS 8
 
@@ -63,6 +66,10 @@ typedef struct tfr_wgpu_recorder {
   WGPUComputePipeline bound_pipeline;
   WGPUBindGroup bound_group;
   tfr_wgpu_bg_entry *bind_groups;  // [TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS]
+  // [TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS], dense: bit tfr_wgpu_bg_bit(buffer)
+  // of every buffer entry i binds (0: empty), so that releasing a buffer
+  // looks only at the entries that may bind it.
+  uint64_t *bind_sigs;
   uint64_t bg_clock;
   atomic_uint_fast64_t dispatches;  // atomics: tfr_webgpu_get_stats reads them anywhere
   atomic_uint_fast64_t submits;

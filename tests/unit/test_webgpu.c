@@ -1087,10 +1087,11 @@ static void test_bind_group_cache(void **state) {
   tfr_webgpu_stats st0 = tfr_stats(b);
   assert_true(st0.bind_groups_created >= 1);
   assert_true(st0.bind_groups_cached >= 1);
-  // Back to the pool, which hands out the free buffer made first: the next
-  // upload gets y's buffer, the next add's output r's.
-  tfr_tensor_release(r);
+  // Back to the pool, y's buffer first: the pool hands out the free buffer
+  // made first, not the last one freed, so the next upload gets y's buffer
+  // again and the next add's output r's (the bind group of the first add).
   tfr_tensor_release(y);
+  tfr_tensor_release(r);
   y = tfr_up(s, h2);
   TFR_ASSERT_OK(tfr_add(s, y, y, &r));
   tfr_webgpu_stats st1 = tfr_stats(b);

@@ -72,7 +72,7 @@ static void test_numpy_random_expressions(void **state) {
   assert_int_equal(count, 300);
 }
 
-// The chain of replay_test's operands, near the identity so that 300
+// The chain of test_plan_replay's operands, near the identity so that 300
 // products stay within f32's range: operand i is d_i x d_(i+1) (odd i stored
 // transposed, so that steps read operands both ways), values I + 0.25 (u -
 // 1/2) from the seed.

@@ -493,8 +493,8 @@ static int tfr_contract_body(const tfr_contract_args *a, bool mpi) {
     tfr_tensor_release(result);
     result = NULL;
     tfr_cli_progress_begin(&prog, plan);
-    // webgpu: what the repeat after the first costs the host and creates
-    // (the plan's replay; the report's "replay" line).
+    // webgpu: what the last repeat creates, when the plan ran before it (a
+    // replay; the report's "replay" line).
     bool replay_probe = device && r == a->repeat - 1 && r + a->warmup > 0;
     if (replay_probe && tfr_webgpu_get_stats(backend, &stats0) != TFR_OK) replay_probe = false;
     double start = tfr_cli_seconds(), cpu0 = tfr_cli_thread_seconds();
@@ -503,6 +503,7 @@ static int tfr_contract_body(const tfr_contract_args *a, bool mpi) {
       ok = tfr_cli_mpi_execute(s, plan, (const tfr_tensor *const *)ops, &a->mpi, &result) == 0;
       tfr_cli_progress_end(&prog);
       if (!ok) goto done;  // rank 0 printed the failure every rank agreed on
+      if (r >= 0) times[r] = tfr_cli_seconds() - start;
     } else {
       ok = tfr_einsum_plan_execute(s, plan, (const tfr_tensor *const *)ops, &result) == TFR_OK;
       if (ok && r >= 0 && device) {
@@ -510,6 +511,7 @@ static int tfr_contract_body(const tfr_contract_args *a, bool mpi) {
         record_wall[r] = tfr_cli_seconds() - start;
       }
       ok = ok && tfr_session_synchronize(s) == TFR_OK;
+      if (ok && r >= 0) times[r] = tfr_cli_seconds() - start;
       if (ok && replay_probe && tfr_webgpu_get_stats(backend, &stats1) == TFR_OK) have_replay = true;
       tfr_cli_progress_end(&prog);
       if (!ok) {
@@ -517,7 +519,6 @@ static int tfr_contract_body(const tfr_contract_args *a, bool mpi) {
         goto done;
       }
     }
-    if (r >= 0) times[r] = tfr_cli_seconds() - start;
   }
   if (!root) {  // the result, the report and the outputs are rank 0's
     rc = 0;

@@ -4,8 +4,9 @@
 // C99 complex functions the cpu backend calls (src/cpu/scalar_math.h:
 // glibc's cexp and clog), including C11 Annex G's special values (infinite and NaN
 // parts, signed zeros); each finite part is within a few ulp of the exact
-// value (docs/accuracy.md, "c128 on webgpu"). Not bit for bit the cpu's: the
-// f64 functions underneath are ours.
+// value (docs/accuracy.md, "c128 on webgpu"). Not bit for bit the cpu's, NaN
+// parts excepted (those are glibc's bits): the f64 functions underneath are
+// ours.
 //
 // As in common/math_f64.wgsl, code size is the constraint on lavapipe: exp
 // runs its three programs through one call of tfr_m64_run inside a loop
@@ -23,12 +24,12 @@
 //   * y = +-0: e^x + yi (NaN x: NaN + yi; +-inf x: +inf or +0);
 //   * x NaN, y not 0: NaN + NaN i;
 //   * y infinite or NaN: x = -inf gives 0 + 0i, the imaginary zero with y's
-//     sign; x = +inf gives +inf + (y - y) i (a NaN y quieted, the default
-//     NaN for an infinite y); else NaN + NaN i;
+//     sign; x = +inf gives +inf + (y - y) i (a NaN y quieted, x86's default
+//     NaN 0xfff8... for an infinite y); else NaN + NaN i;
+//   * x = +-inf, y finite and not 0: +inf (cos y + i sin y) or +0 (cos y +
+//     i sin y), each part with the sign of cos y or sin y;
 //   * every other NaN part is C's NAN (positive, quiet, no payload), as
 //     glibc writes it, whatever the operand's NaN was.
-//   * x = +-inf, y finite and not 0: +inf (cos y + i sin y) or +0 (cos y +
-//     i sin y), each part with the sign of cos y or sin y.
 const TFR_C128_EXP_CLAMP = vec2<u32>(0u, 0x4096bc00u);  // 1455
 
 fn tfr_exp_c128(z: vec4<u32>) -> vec4<u32> {
