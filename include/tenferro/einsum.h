@@ -322,7 +322,8 @@ TFR_API const char *tfr_einsum_minimize_name(tfr_einsum_minimize minimize);
 //         differs from an operand's rank, an output label that appears in no
 //         operand or twice), extents of one label that differ between axes
 //         (other than 1 against n across operands; within one operand they
-//         must be equal),
+//         must be equal), an output of more than TFR_MAX_RANK axes (an
+//         implicit output of many operands' single labels),
 //         a path that does not cover every operand exactly once, too many
 //         operands for the optimal search or in one component for dp, an
 //         unknown path kind or cost, negative trials, max_time,

@@ -52,6 +52,12 @@ static tfr_status tfr_einsum_alloc(tfr_einsum_expr *e, int n, const int *ranks,
 }
 
 tfr_status tfr_einsum_check_extents(tfr_einsum_expr *e) {
+  // The result is a tensor: at most TFR_MAX_RANK axes (an implicit output
+  // of several operands' single labels can have more).
+  if (e->num_out > TFR_MAX_RANK)
+    return tfr_error(TFR_ERR_INVALID_ARGUMENT,
+                     "einsum: the output would have %d axes (at most %d)", e->num_out,
+                     TFR_MAX_RANK);
   e->extent = tfr_calloc((size_t)e->num_labels + 1, sizeof(int64_t));
   if (!e->extent) return tfr_error(TFR_ERR_OUT_OF_MEMORY, "einsum: out of host memory");
   for (int l = 0; l < e->num_labels; l++) e->extent[l] = -1;

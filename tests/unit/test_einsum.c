@@ -238,6 +238,43 @@ static void test_errors(void **state) {
   const tfr_tensor *mf[2] = {m, vf};
   TFR_ASSERT_ERROR(tfr_einsum(env->session, "ij,j->i", 2, mf, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
                    "f32", "f64");
+  // An implicit output of 70 single labels (two operands of 35 each: the
+  // letters, then Greek ones) would exceed TFR_MAX_RANK axes (a fuzzer's
+  // finding: the plan was made and its output shape overflowed a caller's
+  // TFR_MAX_RANK array). The same through explicit integer labels.
+  {
+    char expr[512];
+    int len = 0, ranks[2] = {35, 35};
+    int64_t ones[35];
+    int32_t lab[2][35], out[70];
+    for (int k = 0; k < 70; k++) {
+      unsigned cp = k < 52 ? (unsigned)(k < 26 ? 'a' + k : 'A' + k - 26) : 0x3b1u + (unsigned)(k - 52);
+      if (k == 35) expr[len++] = ',';
+      if (cp < 0x80) {
+        expr[len++] = (char)cp;
+      } else {
+        expr[len++] = (char)(0xc0 | (cp >> 6));
+        expr[len++] = (char)(0x80 | (cp & 0x3f));
+      }
+      lab[k / 35][k % 35] = k;
+      out[k] = k;
+    }
+    expr[len] = '\0';
+    for (int k = 0; k < 35; k++) ones[k] = 1;
+    const int64_t *shapes[2] = {ones, ones};
+    const int32_t *labels[2] = {lab[0], lab[1]};
+    tfr_einsum_plan *p = NULL;
+    TFR_ASSERT_ERROR(tfr_einsum_plan_create(expr, 2, ranks, shapes, NULL, &p),
+                     TFR_ERR_INVALID_ARGUMENT, "output would have 70 axes");
+    assert_null(p);
+    TFR_ASSERT_ERROR(tfr_einsum_plan_create_labels(2, ranks, shapes, labels, 70, out, NULL, &p),
+                     TFR_ERR_INVALID_ARGUMENT, "output would have 70 axes");
+    assert_null(p);
+    // 64 axes are a tensor's limit and still a plan.
+    TFR_ASSERT_OK(tfr_einsum_plan_create_labels(2, ranks, shapes, labels, 64, out, NULL, &p));
+    assert_int_equal(tfr_einsum_plan_output_shape(p, NULL), 64);
+    tfr_einsum_plan_release(p);
+  }
   TFR_ASSERT_ERROR(tfr_einsum(env->session, NULL, 2, mv, NULL, &r), TFR_ERR_INVALID_ARGUMENT,
                    "subscripts");
   // A label repeated within one operand needs equal extents: extent 1 does
