@@ -168,9 +168,6 @@ tfr_status tfr_wgpu_storage_alloc(tfr_backend *base, size_t nbytes, bool zero, t
     if (st == TFR_ERR_OUT_OF_MEMORY && tfr_wgpu_pool_trim(b))  // the pool's memory first
       st = tfr_wgpu_buffer_create(b, cap, usage, "tensor", &buf);
     if (st) return st;
-    pthread_mutex_lock(&b->pool.lock);
-    serial = ++b->pool.tensor_serial;
-    pthread_mutex_unlock(&b->pool.lock);
   }
   if (zero) {
     // Recorded, not immediate: a pooled buffer may still be read by recorded
@@ -185,6 +182,7 @@ tfr_status tfr_wgpu_storage_alloc(tfr_backend *base, size_t nbytes, bool zero, t
   }
   pthread_mutex_lock(&b->pool.lock);
   b->pool.tensor_bytes += cap;
+  if (serial == 0) serial = ++b->pool.tensor_serial;  // a buffer made just now
   pthread_mutex_unlock(&b->pool.lock);
   out->device = buf;
   out->capacity = (size_t)cap;

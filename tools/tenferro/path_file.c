@@ -440,17 +440,15 @@ static int tfr_path_write_call(void *ctx) {
 // Planning and progress
 // ---------------------------------------------------------------------------
 
-double tfr_cli_seconds(void) {
+static double tfr_cli_clock(clockid_t id) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(id, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double tfr_cli_thread_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+double tfr_cli_seconds(void) { return tfr_cli_clock(CLOCK_MONOTONIC); }
+
+double tfr_cli_thread_seconds(void) { return tfr_cli_clock(CLOCK_THREAD_CPUTIME_ID); }
 
 static void tfr_progress_draw(void *ctx, int done, int total, double flops) {
   tfr_cli_progress *p = ctx;

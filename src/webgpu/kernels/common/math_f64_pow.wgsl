@@ -13,8 +13,9 @@
 // p_lo folded into its reduced argument's low part (EXP_PAIR_RLO), the
 // result 2^k e^r rounded once (subnormal results included):
 //   * |x| = 2^k m with m in [sqrt(1/2), sqrt(2)), c = j/128 the grid point
-//     nearest m (j = 91 .. 181, the table from 90; c = 1 around 1, so that log(x) near 0 keeps
-//     its relative accuracy), d = m - c exact, |d| <= 2^-8;
+//     nearest m (j = 91 .. 181, the table from 90; c = 1 around 1, so
+//     that log(x) near 0 keeps its relative accuracy), d = m - c exact,
+//     |d| <= 2^-8;
 //   * log(m / c) = 2 atanh(s) = 2 s + s R(s^2), s = d / (m + c), |s| <= 2^-9,
 //     with s = s_hi + s_lo from the exact residual of the division and R
 //     the series to s^8 (the P of log's, from 2/9 on);
