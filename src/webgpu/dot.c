@@ -110,29 +110,30 @@ static bool tfr_gemm_cfg_parse(const char *s, tfr_gemm_cfg *c) {
   return s && sscanf(s, "%dx%dx%d:%dx%d%c", &c->bm, &c->bn, &c->bk, &c->tm, &c->tn, &tail) == 5;
 }
 
-// Whether `c` is a valid configuration for `ty` on `b` (else a message).
+// Whether `c` is a valid configuration for `ty` on `b` (else a message in
+// why[cap], unless why is NULL).
 static bool tfr_gemm_cfg_valid(const tfr_wgpu_backend *b, const tfr_dot_type *ty,
                                const tfr_gemm_cfg *c, char *why, size_t cap) {
   int e = ty->epv;
   if (c->tm <= 0 || c->tn <= 0 || c->bk <= 0 || c->bm <= 0 || c->bn <= 0 || c->tm % e ||
       c->tn % e || c->bk % e || c->bm % c->tm || c->bn % c->tn || c->tm * c->tn > 128 ||
       c->bk > 64) {
-    snprintf(why, cap, "register tiles must be multiples of %d dividing the block tile", e);
+    if (why) snprintf(why, cap, "register tiles must be multiples of %d dividing the block tile", e);
     return false;
   }
   long wg = (long)(c->bm / c->tm) * (c->bn / c->tn);
   if (wg > (long)b->limits.maxComputeInvocationsPerWorkgroup || wg < 32) {
-    snprintf(why, cap, "%ld invocations per workgroup (32..%u)", wg,
+    if (why) snprintf(why, cap, "%ld invocations per workgroup (32..%u)", wg,
              b->limits.maxComputeInvocationsPerWorkgroup);
     return false;
   }
   if ((long)c->bm * c->bk / e > 8 * wg || (long)c->bn * c->bk / e > 8 * wg) {
-    snprintf(why, cap, "more than 8 16-byte loads per invocation and tile");
+    if (why) snprintf(why, cap, "more than 8 16-byte loads per invocation and tile");
     return false;
   }
   long shared = 2L * (c->bm + c->bn) * c->bk * 16 / e;
   if (shared > (long)b->limits.maxComputeWorkgroupStorageSize) {
-    snprintf(why, cap, "%ld bytes of workgroup memory (the device has %u)", shared,
+    if (why) snprintf(why, cap, "%ld bytes of workgroup memory (the device has %u)", shared,
              b->limits.maxComputeWorkgroupStorageSize);
     return false;
   }
@@ -175,7 +176,7 @@ static tfr_status tfr_gemm_pick(const tfr_wgpu_backend *b, const tfr_dot_type *t
     int pick = -1;
     int64_t pick_split = 1;
     for (int i = 0; i < n; i++) {
-      if (!tfr_gemm_cfg_valid(b, ty, &table[i], why, sizeof why)) continue;
+      if (!tfr_gemm_cfg_valid(b, ty, &table[i], NULL, 0)) continue;
       pick = i;
       int64_t tiles = nbatch * ((M + table[i].bm - 1) / table[i].bm) *
                       ((N + table[i].bn - 1) / table[i].bn);
@@ -574,16 +575,18 @@ static tfr_status tfr_dot_run_gemm(tfr_wgpu_backend *b, const tfr_dot_desc *d,
     sb.vec = tfr_dot_vec_ok(ty, p.b, p.nb, p.bb, sb.fcontig, p.N, p.sbn, p.K, p.sbk);
   }
 
-  char variant[160];
-  snprintf(variant, sizeof variant, "gemm[%s,%dx%dx%d:%dx%d,a%c%c,b%c%c]", ty->tag, cfg.bm,
-           cfg.bn, cfg.bk, cfg.tm, cfg.tn, sa.fcontig ? 'm' : 'k', sa.vec ? 'v' : 's',
-           sb.fcontig ? 'n' : 'k', sb.vec ? 'v' : 's');
-  // The variant name determines the generated code: generate (tens of KiB
-  // of text) only when the pipeline is not cached yet.
-  tfr_wgsl_variant v = {variant, "gemm.wgsl", NULL, NULL, 0, NULL, 0, 2, 1};
-  WGPUComputePipeline pipeline = tfr_wgpu_pipeline_cached(b, &v);
+  // The pipeline's key: what determines the generated code, as integers
+  // (looked up on every dispatch; the variant name is formatted only when
+  // the kernel is generated).
+  const int32_t key[] = {(int32_t)ty->dtype, cfg.bm, cfg.bn, cfg.bk, cfg.tm, cfg.tn,
+                         (sa.fcontig ? 1 : 0) | (sa.vec ? 2 : 0) | (sb.fcontig ? 4 : 0) |
+                             (sb.vec ? 8 : 0)};
+  WGPUComputePipeline pipeline = tfr_wgpu_kernel_find(b, TFR_WGPU_KERNELS_GEMM, key, sizeof key);
   if (!pipeline) {
-    char arr_a[32], arr_b[32];
+    char variant[160], arr_a[32], arr_b[32];
+    snprintf(variant, sizeof variant, "gemm[%s,%dx%dx%d:%dx%d,a%c%c,b%c%c]", ty->tag, cfg.bm,
+             cfg.bn, cfg.bk, cfg.tm, cfg.tn, sa.fcontig ? 'm' : 'k', sa.vec ? 'v' : 's',
+             sb.fcontig ? 'n' : 'k', sb.vec ? 'v' : 's');
     snprintf(arr_a, sizeof arr_a, "array<%s>", sa.vec ? ty->v : ty->t);
     snprintf(arr_b, sizeof arr_b, "array<%s>", sb.vec ? ty->v : ty->t);
     tfr_gemm_gen g;
@@ -605,9 +608,10 @@ static tfr_status tfr_dot_run_gemm(tfr_wgpu_backend *b, const tfr_dot_desc *d,
         {"COMPUTE", g.compute.buf},
         {"EPILOGUE", g.epilogue.buf},
     };
-    v.subst = subst;
-    v.nsubst = (int)(sizeof subst / sizeof subst[0]);
-    tfr_status st = tfr_wgpu_pipeline_get(b, &v, &pipeline);
+    tfr_wgsl_variant v = {variant, "gemm.wgsl", NULL, subst, (int)(sizeof subst / sizeof subst[0]),
+                          NULL, 0, 2, 1};
+    tfr_status st =
+        tfr_wgpu_kernel_build(b, TFR_WGPU_KERNELS_GEMM, key, sizeof key, &v, &pipeline);
     tfr_gemm_gen_free(&g);
     TFR_RETURN_IF_ERROR(st);
   }
@@ -799,30 +803,37 @@ static tfr_status tfr_dot_run_gemv(tfr_wgpu_backend *b, const tfr_dot_desc *d,
 
   char variant[96];
   snprintf(variant, sizeof variant, "gemv[%s]", ty->tag);
-  tfr_wgsl_text mad = {0}, epit = {0};
-  if (ty->complex)
-    tfr_wgsl_put(&mad,
+  tfr_wgsl_override ov[] = {{"WG", WG}, {"L", L}, {"ROWS", rows ? 1u : 0u}};
+  tfr_wgsl_variant v = {variant, "gemv.wgsl", NULL, NULL, 0, ov, 3, 2, 1};
+  // The variant name and overrides determine the code: generate the
+  // functions only when the pipeline is not cached yet.
+  WGPUComputePipeline pipeline = tfr_wgpu_pipeline_cached(b, &v);
+  if (!pipeline) {
+    tfr_wgsl_text mad = {0}, epit = {0};
+    if (ty->complex)
+      tfr_wgsl_put(&mad,
                    "fn mad(a0: vec2<f32>, x0: vec2<f32>, acc: vec2<f32>) -> vec2<f32> {\n"
                    "  let a = a0 * P.sign_a;\n  let x = x0 * P.sign_x;\n"
                    "  return acc + vec2<f32>(a.x * x.x - a.y * x.y, a.x * x.y + a.y * x.x);\n}\n");
-  else if (ty->integer)
-    tfr_wgsl_put(&mad, "fn mad(a: i32, x: i32, acc: i32) -> i32 {\n  return acc + a * x;\n}\n");
-  else
-    tfr_wgsl_put(&mad, "fn mad(a: f32, x: f32, acc: f32) -> f32 {\n  return fma(a, x, acc);\n}\n");
-  tfr_dot_gen_epi(&epit, ty);
-  if (mad.failed || epit.failed) {
+    else if (ty->integer)
+      tfr_wgsl_put(&mad, "fn mad(a: i32, x: i32, acc: i32) -> i32 {\n  return acc + a * x;\n}\n");
+    else
+      tfr_wgsl_put(&mad,
+                   "fn mad(a: f32, x: f32, acc: f32) -> f32 {\n  return fma(a, x, acc);\n}\n");
+    tfr_dot_gen_epi(&epit, ty);
+    if (mad.failed || epit.failed) {
+      tfr_free(mad.buf);
+      tfr_free(epit.buf);
+      return tfr_error(TFR_ERR_OUT_OF_MEMORY, "dot_general: webgpu: out of host memory");
+    }
+    tfr_wgsl_subst subst[] = {{"T", ty->t}, {"MAD_FN", mad.buf}, {"EPI_FN", epit.buf}};
+    v.subst = subst;
+    v.nsubst = 3;
+    tfr_status st = tfr_wgpu_pipeline_get(b, &v, &pipeline);
     tfr_free(mad.buf);
     tfr_free(epit.buf);
-    return tfr_error(TFR_ERR_OUT_OF_MEMORY, "dot_general: webgpu: out of host memory");
+    TFR_RETURN_IF_ERROR(st);
   }
-  tfr_wgsl_subst subst[] = {{"T", ty->t}, {"MAD_FN", mad.buf}, {"EPI_FN", epit.buf}};
-  tfr_wgsl_override ov[] = {{"WG", WG}, {"L", L}, {"ROWS", rows ? 1u : 0u}};
-  tfr_wgsl_variant v = {variant, "gemv.wgsl", NULL, subst, 3, ov, 3, 2, 1};
-  WGPUComputePipeline pipeline;
-  tfr_status st = tfr_wgpu_pipeline_get(b, &v, &pipeline);
-  tfr_free(mad.buf);
-  tfr_free(epit.buf);
-  TFR_RETURN_IF_ERROR(st);
 
   int64_t nbatch = 1;
   for (int i = 0; i < p->nb; i++) nbatch *= p->bshape[i];

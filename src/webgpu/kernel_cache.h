@@ -29,7 +29,10 @@ typedef enum tfr_wgpu_kernel_family {
   // Generated elementwise kernels, single ops and fused plans (ew_kernel.c):
   // the plan's structure.
   TFR_WGPU_KERNELS_ELEMENTWISE = 1,
-  TFR_WGPU_KERNEL_FAMILIES = 2,
+  // GEMM kernels (dot.c): the dtype, the tile configuration and the operand
+  // sides, as a struct of integers (no text formatted per dispatch).
+  TFR_WGPU_KERNELS_GEMM = 2,
+  TFR_WGPU_KERNEL_FAMILIES = 3,
 } tfr_wgpu_kernel_family;
 
 typedef struct tfr_wgpu_kernel_entry {

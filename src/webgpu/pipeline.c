@@ -311,16 +311,46 @@ void tfr_wgpu_pipelines_release(tfr_wgpu_backend *b) {
       c->bind_layout[r][w] = NULL;
     }
 }
-// The cache key of `v` into key[512] (variant, overrides, signature); false
-// when it does not fit.
-static bool tfr_wgpu_pipeline_key(const tfr_wgsl_variant *v, char *key, size_t cap) {
-  int n = snprintf(key, cap, "%s", v->variant);
-  for (int i = 0; i < v->noverrides && n < (int)cap; i++)
-    n += snprintf(key + n, cap - (size_t)n, " %s=%u", v->overrides[i].name,
-                  v->overrides[i].value);
-  if ((v->nread || v->nwrite) && n < (int)cap)
-    n += snprintf(key + n, cap - (size_t)n, " %dr%dw", v->nread, v->nwrite);
-  return n < (int)cap;
+// Appends s[n] to key[*len] within cap; false when it does not fit.
+static bool tfr_wgpu_key_put(char *key, size_t cap, size_t *len, const char *s, size_t n) {
+  if (n >= cap - *len) return false;
+  memcpy(key + *len, s, n);
+  *len += n;
+  key[*len] = '\0';
+  return true;
+}
+
+// Appends u in decimal.
+static bool tfr_wgpu_key_put_u32(char *key, size_t cap, size_t *len, uint32_t u) {
+  char digits[10];
+  size_t n = 0;
+  do digits[sizeof digits - ++n] = (char)('0' + u % 10);
+  while ((u /= 10) != 0);
+  return tfr_wgpu_key_put(key, cap, len, digits + sizeof digits - n, n);
+}
+
+// The cache key of `v` into key[cap] (variant, then " NAME=value" per
+// override, then " <nread>r<nwrite>w"); false when it does not fit. Built
+// without printf: it runs on every dispatch of a named kernel.
+static bool tfr_wgpu_pipeline_key(const tfr_wgsl_variant *v, char *key, size_t cap,
+                                  size_t *len) {
+  *len = 0;
+  key[0] = '\0';
+  bool ok = tfr_wgpu_key_put(key, cap, len, v->variant, strlen(v->variant));
+  for (int i = 0; ok && i < v->noverrides; i++) {
+    const char *name = v->overrides[i].name;
+    ok = tfr_wgpu_key_put(key, cap, len, " ", 1) &&
+         tfr_wgpu_key_put(key, cap, len, name, strlen(name)) &&
+         tfr_wgpu_key_put(key, cap, len, "=", 1) &&
+         tfr_wgpu_key_put_u32(key, cap, len, v->overrides[i].value);
+  }
+  if (ok && (v->nread || v->nwrite))
+    ok = tfr_wgpu_key_put(key, cap, len, " ", 1) &&
+         tfr_wgpu_key_put_u32(key, cap, len, (uint32_t)v->nread) &&
+         tfr_wgpu_key_put(key, cap, len, "r", 1) &&
+         tfr_wgpu_key_put_u32(key, cap, len, (uint32_t)v->nwrite) &&
+         tfr_wgpu_key_put(key, cap, len, "w", 1);
+  return ok;
 }
 
 WGPUComputePipeline tfr_wgpu_kernel_find(tfr_wgpu_backend *b, tfr_wgpu_kernel_family family,
@@ -330,18 +360,20 @@ WGPUComputePipeline tfr_wgpu_kernel_find(tfr_wgpu_backend *b, tfr_wgpu_kernel_fa
 
 WGPUComputePipeline tfr_wgpu_pipeline_cached(tfr_wgpu_backend *b, const tfr_wgsl_variant *v) {
   char key[512];
-  if (!tfr_wgpu_pipeline_key(v, key, sizeof key)) return NULL;
-  return tfr_wgpu_kernel_find(b, TFR_WGPU_KERNELS_NAMED, key, strlen(key));
+  size_t len;
+  if (!tfr_wgpu_pipeline_key(v, key, sizeof key, &len)) return NULL;
+  return tfr_wgpu_kernel_find(b, TFR_WGPU_KERNELS_NAMED, key, len);
 }
 
 tfr_status tfr_wgpu_pipeline_get(tfr_wgpu_backend *b, const tfr_wgsl_variant *v,
                                  WGPUComputePipeline *out) {
   char key[512];
-  if (!tfr_wgpu_pipeline_key(v, key, sizeof key))
+  size_t len;
+  if (!tfr_wgpu_pipeline_key(v, key, sizeof key, &len))
     return tfr_error(TFR_ERR_INTERNAL, "webgpu: kernel %s: the cache key is too long", v->variant);
-  *out = tfr_wgpu_kernel_find(b, TFR_WGPU_KERNELS_NAMED, key, strlen(key));
+  *out = tfr_wgpu_kernel_find(b, TFR_WGPU_KERNELS_NAMED, key, len);
   if (*out) return TFR_OK;
-  return tfr_wgpu_kernel_build(b, TFR_WGPU_KERNELS_NAMED, key, strlen(key), v, out);
+  return tfr_wgpu_kernel_build(b, TFR_WGPU_KERNELS_NAMED, key, len, v, out);
 }
 
 tfr_status tfr_wgpu_kernel_build(tfr_wgpu_backend *b, tfr_wgpu_kernel_family family,

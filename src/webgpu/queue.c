@@ -51,8 +51,10 @@ tfr_status tfr_wgpu_queue_init(tfr_wgpu_backend *b) {
   b->rec.slot_size = tfr_calloc(b->rec.nslots, sizeof *b->rec.slot_size);
   b->rec.bind_groups = tfr_calloc(TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS, sizeof *b->rec.bind_groups);
   b->rec.bind_sigs = tfr_calloc(TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS, sizeof *b->rec.bind_sigs);
+  b->rec.bind_hashes =
+      tfr_calloc(TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS, sizeof *b->rec.bind_hashes);
   if (!b->rec.arena || !b->rec.slot_batch || !b->rec.slot_size || !b->rec.bind_groups ||
-      !b->rec.bind_sigs)
+      !b->rec.bind_sigs || !b->rec.bind_hashes)
     return tfr_error(TFR_ERR_OUT_OF_MEMORY, "backend_create_webgpu: out of host memory");
   b->rec.batch = 1;
   return TFR_OK;
@@ -66,6 +68,7 @@ static uint64_t tfr_wgpu_bg_bit(WGPUBuffer buf) {
 static void tfr_wgpu_bg_evict(tfr_wgpu_backend *b, tfr_wgpu_bg_entry *e) {
   if (!e->used) return;
   b->rec.bind_sigs[e - b->rec.bind_groups] = 0;
+  b->rec.bind_hashes[e - b->rec.bind_groups] = 0;
   // The pass keeps what it recorded; forget it as bound, since a new bind
   // group could be made at the same address.
   if (b->rec.bound_group == e->group) b->rec.bound_group = NULL;
@@ -99,6 +102,8 @@ void tfr_wgpu_queue_release(tfr_wgpu_backend *b) {
   b->rec.bind_groups = NULL;
   tfr_free(b->rec.bind_sigs);
   b->rec.bind_sigs = NULL;
+  tfr_free(b->rec.bind_hashes);
+  b->rec.bind_hashes = NULL;
   tfr_free(b->rec.slot_batch);
   tfr_free(b->rec.slot_size);
   b->rec.slot_batch = NULL;
@@ -179,20 +184,25 @@ static tfr_status tfr_wgpu_bind_group(tfr_wgpu_backend *b, WGPUBindGroupLayout l
                                       WGPUBindGroup *out) {
   int n = nread + nwrite;
   uint64_t h = tfr_wgpu_bg_hash(nread, nwrite, param_offset, param_size, bind);
-  tfr_wgpu_bg_entry *set = &b->rec.bind_groups[(h % TFR_WGPU_BG_SETS) * TFR_WGPU_BG_WAYS];
-  tfr_wgpu_bg_entry *victim = &set[0];
+  if (h == 0) h = 1;  // 0 marks an empty way
+  size_t first = (size_t)(h % TFR_WGPU_BG_SETS) * TFR_WGPU_BG_WAYS;
+  tfr_wgpu_bg_entry *set = &b->rec.bind_groups[first];
+  const uint64_t *hashes = &b->rec.bind_hashes[first];
   for (int w = 0; w < TFR_WGPU_BG_WAYS; w++) {
+    if (hashes[w] != h) continue;
     tfr_wgpu_bg_entry *e = &set[w];
-    if (e->used && e->hash == h && e->nread == nread && e->nwrite == nwrite &&
-        e->param_offset == param_offset && e->param_size == param_size &&
-        memcmp(e->bind, bind, (size_t)n * sizeof *bind) == 0) {
+    if (e->nread == nread && e->nwrite == nwrite && e->param_offset == param_offset &&
+        e->param_size == param_size && memcmp(e->bind, bind, (size_t)n * sizeof *bind) == 0) {
       e->used = ++b->rec.bg_clock;
       atomic_fetch_add(&b->rec.bind_group_hits, 1);
       *out = e->group;
       return TFR_OK;
     }
-    if (e->used < victim->used) victim = e;  // an empty way (0) first, else the oldest
   }
+  // A miss: an empty way first, else the least recently used.
+  tfr_wgpu_bg_entry *victim = &set[0];
+  for (int w = 1; w < TFR_WGPU_BG_WAYS; w++)
+    if (set[w].used < victim->used) victim = &set[w];
   WGPUBindGroupEntry entries[1 + TFR_WGPU_MAX_READ + TFR_WGPU_MAX_WRITE];
   memset(entries, 0, (size_t)(1 + n) * sizeof entries[0]);
   entries[0].binding = 0;
@@ -222,7 +232,6 @@ static tfr_status tfr_wgpu_bind_group(tfr_wgpu_backend *b, WGPUBindGroupLayout l
   }
   atomic_fetch_add(&b->rec.bind_groups_created, 1);
   tfr_wgpu_bg_evict(b, victim);
-  victim->hash = h;
   victim->used = ++b->rec.bg_clock;
   victim->group = group;
   victim->nread = nread;
@@ -233,6 +242,7 @@ static tfr_status tfr_wgpu_bind_group(tfr_wgpu_backend *b, WGPUBindGroupLayout l
   uint64_t sig = 0;
   for (int i = 0; i < n; i++) sig |= tfr_wgpu_bg_bit(bind[i].buffer);
   b->rec.bind_sigs[victim - b->rec.bind_groups] = sig;
+  b->rec.bind_hashes[victim - b->rec.bind_groups] = h;
   atomic_fetch_add(&b->rec.bind_groups_cached, 1);
   *out = group;
   return TFR_OK;

@@ -37,8 +37,8 @@ typedef struct tfr_wgpu_binding {
   uint64_t size;    // bytes, a multiple of 4
 } tfr_wgpu_binding;
 
+// (Its hash is in tfr_wgpu_recorder.bind_hashes.)
 typedef struct tfr_wgpu_bg_entry {
-  uint64_t hash;        // of the key below
   uint64_t used;        // clock of the last use; 0: empty
   WGPUBindGroup group;  // owned
   int nread, nwrite;
@@ -70,6 +70,10 @@ typedef struct tfr_wgpu_recorder {
   // of every buffer entry i binds (0: empty), so that releasing a buffer
   // looks only at the entries that may bind it.
   uint64_t *bind_sigs;
+  // [TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS], dense: entry i's hash (0: empty;
+  // a key's hash is never 0), so that a lookup reads one cache line per set
+  // and touches only the entry whose hash matches.
+  uint64_t *bind_hashes;
   uint64_t bg_clock;
   atomic_uint_fast64_t dispatches;  // atomics: tfr_webgpu_get_stats reads them anywhere
   atomic_uint_fast64_t submits;
