@@ -153,25 +153,31 @@ fn tfr_f64_add(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
   let swap = tfr_u64_lt(tfr_f64_abs(a), tfr_f64_abs(b));
   let x = select(a, b, swap);
   let y = select(b, a, swap);
-  let px = tfr_f64_unpack(x);
-  let py = tfr_f64_unpack(y);
-  let sx = tfr_u64_shl(px.m, 10u);
-  // A gap of 63 or more leaves only the jammed bit of y (its leading bit is
-  // at 62).
-  let sy = tfr_u64_shr_jam_any(tfr_u64_shl(py.m, 10u), min(u32(px.e - py.e), 63u));
-  // Same signs: sx + sy in [2^62, 2^64). Opposite: sx - sy in [0, 2^63),
-  // exact below a gap of 2; beyond, at most one bit cancels and the jammed
-  // bit stays below the round bits.
+  // Significands with the leading bit at 61 (value sig * 2^(e - 1084)),
+  // read from the bits without normalising: a subnormal has exponent 1 and
+  // no implicit bit, which the normalisation below absorbs (a subnormal x
+  // makes y subnormal too, and their sum exact).
+  let fx = (x.y >> 20u) & 0x7ffu;
+  let fy = (y.y >> 20u) & 0x7ffu;
+  let ex = max(i32(fx), 1);
+  let ey = max(i32(fy), 1);
+  let hx = (x.y & 0xfffffu) | select(0u, 0x100000u, fx != 0u);
+  let hy = (y.y & 0xfffffu) | select(0u, 0x100000u, fy != 0u);
+  let sx = vec2<u32>(x.x << 9u, (hx << 9u) | (x.x >> 23u));
+  // A gap of 63 or more leaves only the jammed bit of y.
+  let sy = tfr_u64_shr_jam_any(vec2<u32>(y.x << 9u, (hy << 9u) | (y.x >> 23u)),
+                               min(u32(ex - ey), 63u));
+  // Same signs: sx + sy < 2^63 (no carry out). Opposite: sx - sy, exact
+  // below a gap of 2; beyond, at most one bit cancels and the jammed bit
+  // stays below the round bits.
   let same = ((x.y ^ y.y) & TFR_F64_SIGN) == 0u;
   let s = select(tfr_u64_sub(sx, sy), tfr_u64_add(sx, sy), same);
   if (tfr_u64_is_zero(s)) {
     return vec2<u32>(0u, 0u);  // x - x = +0
   }
-  // Leading bit to 62: one right (jamming) after a carry, else c - 1 left.
+  // Leading bit to 62: c - 1 left (c >= 1).
   let c = tfr_u64_clz(s);
-  let right = vec2<u32>((s.x >> 1u) | (s.y << 31u) | (s.x & 1u), s.y >> 1u);
-  let norm = select(tfr_u64_shl_any(s, max(c, 1u) - 1u), right, c == 0u);
-  return tfr_f64_round_pack(x.y & TFR_F64_SIGN, px.e + 1 - i32(c), norm);
+  return tfr_f64_round_pack(x.y & TFR_F64_SIGN, ex + 2 - i32(c), tfr_u64_shl_any(s, c - 1u));
 }
 
 fn tfr_f64_sub(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
