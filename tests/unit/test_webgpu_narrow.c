@@ -606,6 +606,7 @@ static void test_half_analytic(void **state) {
   static const tfr_unary_op fns[] = {TFR_EXP, TFR_LOG, TFR_SIN, TFR_TANH, TFR_LOGISTIC,
                                      TFR_RSQRT};
   static const tfr_dtype halves[2] = {TFR_F16, TFR_BF16};
+  bool flush = tfr_test_gpu_flushes_subnormals();
   for (int d = 0; d < 2; d++) {
     tfr_dtype dt = halves[d];
     uint64_t *a, *b;
@@ -629,7 +630,13 @@ static void test_half_analytic(void **state) {
         // Order keys of the patterns: one apart = one ulp.
         int32_t kw = (w[i] & 0x8000u) ? -(int32_t)(w[i] & 0x7fffu) : (int32_t)w[i];
         int32_t kg = (g[i] & 0x8000u) ? -(int32_t)(g[i] & 0x7fffu) : (int32_t)g[i];
-        if (nw != ng || (!nw && abs(kw - kg) > 1)) {
+        // bf16 has f32's exponent range: on a device that flushes f32
+        // subnormals (an NVIDIA GPU; not lavapipe) a result whose f32 value
+        // is subnormal (a bf16 subnormal, or a value below FLT_MIN that
+        // rounds up to it) comes out as zero.
+        bool flushed = dt == TFR_BF16 && flush && (w[i] & 0x7fffu) <= 0x0080u &&
+                       (g[i] & 0x7fffu) == 0;
+        if (nw != ng || (!nw && !flushed && abs(kw - kg) > 1)) {
           if (bad++ < 4)
             print_error("MISMATCH: %s %s: element %lld: cpu 0x%04x, webgpu 0x%04x\n", o.name,
                         tfr_dtype_name(dt), (long long)i, w[i], g[i]);
