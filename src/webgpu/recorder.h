@@ -71,7 +71,7 @@ typedef struct tfr_wgpu_recorder {
   // looks only at the entries that may bind it.
   uint64_t *bind_sigs;
   // [TFR_WGPU_BG_SETS * TFR_WGPU_BG_WAYS], dense: entry i's hash (0: empty;
-  // a key's hash is never 0), so that a lookup reads one cache line per set
+  // a key's hash is never 0), so that a lookup reads a set's 8 hashes (64 bytes)
   // and touches only the entry whose hash matches.
   uint64_t *bind_hashes;
   uint64_t bg_clock;
