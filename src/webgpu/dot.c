@@ -118,13 +118,15 @@ static bool tfr_gemm_cfg_valid(const tfr_wgpu_backend *b, const tfr_dot_type *ty
   if (c->tm <= 0 || c->tn <= 0 || c->bk <= 0 || c->bm <= 0 || c->bn <= 0 || c->tm % e ||
       c->tn % e || c->bk % e || c->bm % c->tm || c->bn % c->tn || c->tm * c->tn > 128 ||
       c->bk > 64) {
-    if (why) snprintf(why, cap, "register tiles must be multiples of %d dividing the block tile", e);
+    if (why)
+      snprintf(why, cap, "register tiles must be multiples of %d dividing the block tile", e);
     return false;
   }
   long wg = (long)(c->bm / c->tm) * (c->bn / c->tn);
   if (wg > (long)b->limits.maxComputeInvocationsPerWorkgroup || wg < 32) {
-    if (why) snprintf(why, cap, "%ld invocations per workgroup (32..%u)", wg,
-             b->limits.maxComputeInvocationsPerWorkgroup);
+    if (why)
+      snprintf(why, cap, "%ld invocations per workgroup (32..%u)", wg,
+               b->limits.maxComputeInvocationsPerWorkgroup);
     return false;
   }
   if ((long)c->bm * c->bk / e > 8 * wg || (long)c->bn * c->bk / e > 8 * wg) {
@@ -133,8 +135,9 @@ static bool tfr_gemm_cfg_valid(const tfr_wgpu_backend *b, const tfr_dot_type *ty
   }
   long shared = 2L * (c->bm + c->bn) * c->bk * 16 / e;
   if (shared > (long)b->limits.maxComputeWorkgroupStorageSize) {
-    if (why) snprintf(why, cap, "%ld bytes of workgroup memory (the device has %u)", shared,
-             b->limits.maxComputeWorkgroupStorageSize);
+    if (why)
+      snprintf(why, cap, "%ld bytes of workgroup memory (the device has %u)", shared,
+               b->limits.maxComputeWorkgroupStorageSize);
     return false;
   }
   return true;
