@@ -160,6 +160,31 @@ bool tfr_dot_operand_direct(const tfr_dot_desc *d, int which, const int64_t *sha
 // merge into one stride when some order allows it (else so that one does).
 void tfr_dot_order_contracting(tfr_dot_desc *d, const int64_t *lshape, const int64_t *lstrides,
                                const int64_t *rshape, const int64_t *rstrides);
+// Looped products (a loop over GEMMs, "LoG" in Di Napoli et al., 2014):
+// when the contracting axes merge into one stride in no order but their
+// innermost ones do in both operands (str_mps_varying_inner_product_200:
+// T[p, l, r] . B[p, l', r] over (p, r), the bond r contiguous in both, the
+// physical p outermost), the cpu backend adds one small GEMM per index of
+// the outer contracting axes into the result, every operand read in place,
+// instead of packing copies. tfr_dot_loop_contracting reorders d's
+// contracting pairs (the looped ones first) and returns how many are looped,
+// or 0 when d is not a looped product: its free groups must each merge into
+// one stride, its contracting pairs must not all merge, and the inner
+// product (M x N x the inner K) must pass tfr_dot_loop_gemm. Einsum's layout
+// planning asks the same question so that it copies no operand the cpu
+// reads in place. lshape/lstrides and rshape/rstrides: the operands'
+// geometry (d's tensors are not read).
+int tfr_dot_loop_contracting(tfr_dot_desc *d, const int64_t *lshape, const int64_t *lstrides,
+                             const int64_t *rshape, const int64_t *rstrides);
+#define TFR_DOT_LOOP_MIN_MNK 1024
+// Whether the cpu backend runs a looped product whose inner product per
+// looped index is M x N x K of `dtype`: sides up to
+// TFR_DOT_SMALL_GEMM_MAX_SIDE, at least TFR_DOT_LOOP_MIN_MNK multiply-adds
+// (a call's fixed cost) and at most a per-dtype limit (beyond it packing for
+// BLAS is faster); f32, f64, c64 and c128 only.
+bool tfr_dot_loop_gemm(tfr_dtype dtype, int64_t M, int64_t N, int64_t K);
+int tfr_dot_loop_contracting(tfr_dot_desc *d, const int64_t *lshape, const int64_t *lstrides,
+                              const int64_t *rshape, const int64_t *rstrides);
 // The axis permutation of the packed (compact) copy of operand `which`:
 // lhs [batch..., free..., contracting...], rhs [batch..., contracting...,
 // free...], batching and contracting axes in d's pair order.

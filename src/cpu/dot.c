@@ -717,11 +717,14 @@ static void tfr_dot_run_blas(tfr_cpu_backend *cpu, const tfr_dot_desc *d) {
 // temporary) as long as each of its axis groups merges into one stride.
 // ---------------------------------------------------------------------------
 
-// A small product's run: the problem, its kernel and the batch walk.
+// A small product's run: the problem, its kernel, the batch walk and, for a
+// looped product (tfr_dot_loop_contracting), the walk of the looped
+// contracting axes: the first outer index in g's form, each further one
+// added with `more` (alpha times its sum plus 1 times out).
 typedef struct tfr_dot_small {
-  tfr_small_gemm g;
+  tfr_small_gemm g, more;
   tfr_small_gemm_fn fn;
-  tfr_dot_walk bw;
+  tfr_dot_walk bw, kw;
   const char *L, *R;
   char *O;
   int64_t es;
@@ -730,26 +733,37 @@ typedef struct tfr_dot_small {
 // Batch elements [begin, end) of a small product.
 static void tfr_dot_small_range(const void *vc, int64_t begin, int64_t end) {
   const tfr_dot_small *c = vc;
-  tfr_dot_cursor cur;
+  tfr_dot_cursor cur, kc;
   tfr_dot_cursor_init(&c->bw, &cur, begin);
   for (int64_t i = begin; i < end; i++) {
-    c->fn(&c->g, c->L + cur.off[0] * c->es, c->R + cur.off[1] * c->es, c->O + cur.off[2] * c->es);
+    const char *l = c->L + cur.off[0] * c->es, *r = c->R + cur.off[1] * c->es;
+    char *o = c->O + cur.off[2] * c->es;
+    c->fn(&c->g, l, r, o);
+    if (c->kw.total > 1) {
+      tfr_dot_cursor_init(&c->kw, &kc, 1);
+      for (int64_t k = 1; k < c->kw.total; k++) {
+        c->fn(&c->more, l + kc.off[0] * c->es, r + kc.off[1] * c->es, o);
+        tfr_dot_cursor_next(&c->kw, &kc);
+      }
+    }
     tfr_dot_cursor_next(&c->bw, &cur);
   }
 }
 
-// Runs d through the small kernels when every group merges (false: nothing
+// Runs d through the small kernels when every group merges, the first
+// `outer` contracting pairs excepted, which are walked (false: nothing
 // done, the caller packs).
-static bool tfr_dot_run_small(tfr_cpu_backend *cpu, const tfr_dot_desc *d) {
+static bool tfr_dot_run_small(tfr_cpu_backend *cpu, const tfr_dot_desc *d, int outer) {
   int64_t oax_m[TFR_MAX_RANK], oax_n[TFR_MAX_RANK];
   tfr_dot_iota(d->nlhs_free, d->nbatch, oax_m);
   tfr_dot_iota(d->nrhs_free, d->nbatch + d->nlhs_free, oax_n);
   const tfr_tensor *l = d->lhs, *r = d->rhs, *o = d->out;
   tfr_dot_small c = {.g = {.a_conj = d->lhs_conj, .b_conj = d->rhs_conj}};
   tfr_small_gemm *g = &c.g;
+  int nk = d->ncontract - outer;
   if (!tfr_dot_merge_axes(d->nlhs_free, d->lhs_free, l->shape, l->strides, &g->M, &g->lsm) ||
-      !tfr_dot_merge_axes(d->ncontract, d->lhs_contract, l->shape, l->strides, &g->K, &g->lsk) ||
-      !tfr_dot_merge_axes(d->ncontract, d->rhs_contract, r->shape, r->strides, &g->K, &g->rsk) ||
+      !tfr_dot_merge_axes(nk, d->lhs_contract + outer, l->shape, l->strides, &g->K, &g->lsk) ||
+      !tfr_dot_merge_axes(nk, d->rhs_contract + outer, r->shape, r->strides, &g->K, &g->rsk) ||
       !tfr_dot_merge_axes(d->nrhs_free, d->rhs_free, r->shape, r->strides, &g->N, &g->rsn) ||
       !tfr_dot_merge_axes(d->nlhs_free, oax_m, o->shape, o->strides, &g->M, &g->osm) ||
       !tfr_dot_merge_axes(d->nrhs_free, oax_n, o->shape, o->strides, &g->N, &g->osn))
@@ -759,6 +773,10 @@ static bool tfr_dot_run_small(tfr_cpu_backend *cpu, const tfr_dot_desc *d) {
                            : TFR_SMALL_GEMM_ALPHA_BETA;
   memcpy(g->alpha, d->alpha, sizeof g->alpha);
   memcpy(g->beta, d->beta, sizeof g->beta);
+  c.more = *g;
+  c.more.form = TFR_SMALL_GEMM_ALPHA_BETA;
+  tfr_scalar_set(d->dtype, 1.0, 1, c.more.beta);
+  tfr_dot_walk_init(&c.kw, outer, l, d->lhs_contract, r, d->rhs_contract, NULL, NULL);
   c.fn = tfr_small_gemm_kernel(d->dtype);
   tfr_dot_batch_walk(d, &c.bw);
   c.L = tfr_tensor_host_ptr(l);
@@ -768,7 +786,8 @@ static bool tfr_dot_run_small(tfr_cpu_backend *cpu, const tfr_dot_desc *d) {
   // One thread per 32768 multiply-adds up to TFR_CPU_NARROW_TEAM, wider
   // teams only for more (one per 32768 woke 15 threads for 0.2 ms of work,
   // which on the GPU machine's 16 threads took up to 7 ms).
-  int nt = tfr_dot_threads(cpu, tfr_dot_mul_sat(c.bw.total, g->M * g->N * g->K));
+  int64_t per = tfr_dot_mul_sat(c.kw.total, g->M * g->N * g->K);
+  int nt = tfr_dot_threads(cpu, tfr_dot_mul_sat(c.bw.total, per));
   tfr_dot_split(nt, c.bw.total, tfr_dot_small_range, &c);
   return true;
 }
@@ -817,7 +836,7 @@ static tfr_status tfr_dot_run_general(tfr_cpu_backend *cpu, const tfr_dot_desc *
     }
   }
   if (!st) {
-    if (blas && tfr_dot_small_gemm(d->dtype, M, N, K) && tfr_dot_run_small(cpu, &w)) {
+    if (blas && tfr_dot_small_gemm(d->dtype, M, N, K) && tfr_dot_run_small(cpu, &w, 0)) {
       // done (the packed operands and a temporary out merge)
     } else if (blas) {
       tfr_dot_run_blas(cpu, &w);
@@ -902,6 +921,12 @@ tfr_status tfr_cpu_dot_general(tfr_backend *b, const tfr_dot_desc *d) {
   bool ints = kind == TFR_KIND_INT || kind == TFR_KIND_UINT;
   bool blas_fits = M <= INT_MAX && N <= INT_MAX && K <= INT_MAX;
   if (mnk <= TFR_DOT_SMALL_MNK || (!ints && !blas_fits)) return tfr_dot_run_naive(cpu, d);
-  if (!ints && tfr_dot_small_gemm(d->dtype, M, N, K) && tfr_dot_run_small(cpu, d)) return TFR_OK;
+  if (!ints && tfr_dot_small_gemm(d->dtype, M, N, K) && tfr_dot_run_small(cpu, d, 0)) return TFR_OK;
+  if (!ints) {  // a looped product: small GEMMs over the outer contracting axes
+    tfr_dot_desc w = *d;
+    int outer = tfr_dot_loop_contracting(&w, d->lhs->shape, d->lhs->strides, d->rhs->shape,
+                                          d->rhs->strides);
+    if (outer > 0 && tfr_dot_run_small(cpu, &w, outer)) return TFR_OK;
+  }
   return tfr_dot_run_general(cpu, d, !ints, M, N, K);
 }

@@ -1087,6 +1087,17 @@ static tfr_tensor *tfr_small_reference(const tfr_tensor *l, const tfr_tensor *r,
   return w;
 }
 
+// One value of dtype dt (re, im) into bytes[16].
+static void tfr_loop_scalar(tfr_dtype dt, long double re, long double im, unsigned char *b) {
+  memset(b, 0, 16);
+  switch (dt) {
+    case TFR_F32: ((float *)b)[0] = (float)re; break;
+    case TFR_F64: ((double *)b)[0] = (double)re; break;
+    case TFR_C64: ((float *)b)[0] = (float)re, ((float *)b)[1] = (float)im; break;
+    default: ((double *)b)[0] = (double)re, ((double *)b)[1] = (double)im; break;
+  }
+}
+
 static void test_small_gemm(void **state) {
   (void)state;
   const int64_t cases[][4] = {  // b, m, n, k
@@ -1128,18 +1139,8 @@ static void test_small_gemm(void **state) {
           tfr_tensor *w = tfr_small_reference(l, r, conj, rconj, acc ? got : NULL, al, bt);
           if (acc) {
             unsigned char a8[16], b8[16];
-            switch (dt) {
-              case TFR_F32: ((float *)a8)[0] = (float)al[0], ((float *)b8)[0] = (float)bt[0]; break;
-              case TFR_F64: ((double *)a8)[0] = (double)al[0], ((double *)b8)[0] = (double)bt[0]; break;
-              case TFR_C64:
-                ((float *)a8)[0] = (float)al[0], ((float *)a8)[1] = (float)al[1];
-                ((float *)b8)[0] = (float)bt[0], ((float *)b8)[1] = (float)bt[1];
-                break;
-              default:
-                ((double *)a8)[0] = (double)al[0], ((double *)a8)[1] = (double)al[1];
-                ((double *)b8)[0] = (double)bt[0], ((double *)b8)[1] = (double)bt[1];
-                break;
-            }
+            tfr_loop_scalar(dt, al[0], al[1], a8);
+            tfr_loop_scalar(dt, bt[0], bt[1], b8);
             TFR_ASSERT_OK(tfr_dot_general_accumulate(s, l, r, &cfg, a8, b8, got));
           } else {
             TFR_ASSERT_OK(tfr_dot_general(s, l, r, &cfg, &got));
@@ -1211,6 +1212,218 @@ static void test_small_gemm_exact_buffers(void **state) {
   }
 }
 
+// Looped products (validate.h, tfr_dot_loop_contracting): contracting axes
+// that merge in no order, their innermost ones in both operands, summed as
+// one small GEMM per index of the outer ones. Against a long double
+// reference read through the views' strides, on 1 and 3 threads, every
+// float and complex dtype: batch axes outermost and in the middle, reversed
+// axes, the looped axis innermost in one operand, two looped axes, an inner
+// K of two merged axes, the accumulating form into a transposed out, and
+// conjugation. The accumulating form also runs with every host allocation
+// failing: a looped product reads and writes in place.
+
+// Element idx[0..rank) of a host tensor or view as long double re/im.
+static void tfr_view_get_at(const tfr_tensor *t, const int64_t *idx, long double *re,
+                            long double *im) {
+  void *p = NULL;
+  TFR_ASSERT_OK(tfr_tensor_host_data(t, &p));
+  const int64_t *st = tfr_tensor_strides(t);
+  int64_t off = 0;
+  for (int k = 0; k < tfr_tensor_rank(t); k++) off += idx[k] * st[k];
+  tfr_split_get(p, tfr_tensor_dtype(t), off, re, im);
+}
+
+// A random view with logical shape `shape` stored in the axis order `store`
+// (stored axis k is logical axis store[k]), then the logical axes with a bit
+// set in `rev` reversed.
+static tfr_tensor *tfr_loop_operand(tfr_dtype dt, int rank, const int64_t *shape,
+                                    const int *store, unsigned rev, uint64_t seed) {
+  int64_t sshape[TFR_MAX_RANK] = {0}, perm[TFR_MAX_RANK] = {0}, raxes[TFR_MAX_RANK];
+  for (int k = 0; k < rank; k++) {
+    sshape[k] = shape[store[k]];
+    perm[store[k]] = k;
+  }
+  tfr_tensor *base = tfr_test_random_tensor(dt, rank, sshape, seed), *t = NULL, *v = NULL;
+  TFR_ASSERT_OK(tfr_tensor_view_transpose(base, perm, &t));
+  int nr = 0;
+  for (int k = 0; k < rank; k++)
+    if (rev & (1u << k)) raxes[nr++] = k;
+  if (nr) {
+    TFR_ASSERT_OK(tfr_tensor_view_reverse(t, nr, raxes, &v));
+    tfr_tensor_release(t);
+    t = v;
+  }
+  tfr_tensor_release(base);
+  return t;
+}
+
+// The reference of a contraction written with one letter per axis: lhs
+// labels ll, rhs labels rl, result labels ol (a compact tensor of l's dtype);
+// every label not in ol is summed. With `old`: alpha * sum + beta * old.
+static tfr_tensor *tfr_label_reference(const char *ll, const tfr_tensor *l, const char *rl,
+                                       const tfr_tensor *r, const char *ol, bool lconj,
+                                       bool rconj, const tfr_tensor *old, const long double *al,
+                                       const long double *bt) {
+  tfr_dtype dt = tfr_tensor_dtype(l);
+  char labels[16];
+  int64_t ext[16];
+  int nl = 0;
+  const char *srcs[2] = {ll, rl};
+  const tfr_tensor *ts[2] = {l, r};
+  for (int i = 0; i < 2; i++)
+    for (int k = 0; srcs[i][k]; k++)
+      if (!memchr(labels, srcs[i][k], (size_t)nl)) {
+        labels[nl] = srcs[i][k];
+        ext[nl++] = tfr_tensor_shape(ts[i])[k];
+      }
+  int no = (int)strlen(ol);
+  int64_t oshape[TFR_MAX_RANK], onum = 1, total = 1;
+  for (int k = 0; k < no; k++) {
+    oshape[k] = ext[(const char *)memchr(labels, ol[k], (size_t)nl) - labels];
+    onum *= oshape[k];
+  }
+  for (int k = 0; k < nl; k++) total *= ext[k];
+  long double *acc = calloc((size_t)(2 * onum), sizeof *acc);
+  assert_non_null(acc);
+  int64_t val[16] = {0};
+  for (int64_t it = 0; it < total; it++) {
+    int64_t rem = it;
+    for (int k = nl - 1; k >= 0; k--) {
+      val[k] = rem % ext[k];
+      rem /= ext[k];
+    }
+    int64_t li[TFR_MAX_RANK], ri[TFR_MAX_RANK], o = 0;
+    for (int k = 0; ll[k]; k++) li[k] = val[(const char *)memchr(labels, ll[k], (size_t)nl) - labels];
+    for (int k = 0; rl[k]; k++) ri[k] = val[(const char *)memchr(labels, rl[k], (size_t)nl) - labels];
+    for (int k = 0; k < no; k++)
+      o = o * oshape[k] + val[(const char *)memchr(labels, ol[k], (size_t)nl) - labels];
+    long double ar, ai, br, bim;
+    tfr_view_get_at(l, li, &ar, &ai);
+    tfr_view_get_at(r, ri, &br, &bim);
+    if (lconj) ai = -ai;
+    if (rconj) bim = -bim;
+    acc[2 * o] += ar * br - ai * bim;
+    acc[2 * o + 1] += ar * bim + ai * br;
+  }
+  unsigned char *want = malloc((size_t)onum * tfr_dtype_size(dt));
+  assert_non_null(want);
+  for (int64_t o = 0; o < onum; o++) {
+    long double sr = acc[2 * o], si = acc[2 * o + 1];
+    if (old) {
+      int64_t idx[TFR_MAX_RANK], rem = o;
+      for (int k = no - 1; k >= 0; k--) {
+        idx[k] = rem % oshape[k];
+        rem /= oshape[k];
+      }
+      long double cr, cim;
+      tfr_view_get_at(old, idx, &cr, &cim);
+      long double tr = al[0] * sr - al[1] * si + bt[0] * cr - bt[1] * cim;
+      long double ti = al[0] * si + al[1] * sr + bt[0] * cim + bt[1] * cr;
+      sr = tr;
+      si = ti;
+    }
+    switch (dt) {
+      case TFR_F32: ((float *)want)[o] = (float)sr; break;
+      case TFR_F64: ((double *)want)[o] = (double)sr; break;
+      case TFR_C64: ((float *)want)[2 * o] = (float)sr, ((float *)want)[2 * o + 1] = (float)si; break;
+      default: ((double *)want)[2 * o] = (double)sr, ((double *)want)[2 * o + 1] = (double)si; break;
+    }
+  }
+  tfr_tensor *w = tfr_test_tensor(dt, no, oshape, want);
+  free(want);
+  free(acc);
+  return w;
+}
+
+typedef struct tfr_loop_case {
+  const char *ll, *rl, *ol;   // labels: lhs, rhs, result (batch labels first)
+  int64_t ext[8];             // extents of labels 'a' + i
+  int lstore[5], rstore[5];   // storage orders
+  unsigned lrev, rrev;        // reversed logical axes
+  bool acc;                   // accumulating form into a transposed out
+} tfr_loop_case;
+
+static void test_looped_products(void **state) {
+  (void)state;
+  // labels: a batch (3), b looped (5), c lhs free (9), d rhs free (11),
+  // e inner (13), f a second looped or inner axis (2)
+  const tfr_loop_case cases[] = {
+      {"abce", "abde", "acd", {3, 5, 9, 11, 13}, {0, 1, 2, 3}, {0, 1, 2, 3}, 0, 0, false},
+      {"abce", "abde", "acd", {3, 5, 9, 11, 13}, {1, 0, 2, 3}, {0, 1, 2, 3}, 0, 0, false},
+      {"abce", "abde", "acd", {3, 5, 9, 11, 13}, {0, 1, 2, 3}, {0, 1, 2, 3}, 0xc, 0x8, false},
+      {"abce", "abde", "acd", {3, 5, 9, 11, 13}, {0, 1, 2, 3}, {0, 3, 2, 1}, 0, 0, false},
+      {"abce", "abde", "acd", {3, 5, 9, 11, 13}, {0, 1, 2, 3}, {0, 1, 2, 3}, 0, 0, true},
+      {"bcfe", "fdbe", "cd", {1, 5, 9, 11, 13, 2}, {0, 1, 2, 3}, {0, 1, 2, 3}, 0, 0, false},
+      {"bcfe", "bdfe", "cd", {1, 5, 9, 11, 7, 2}, {0, 1, 2, 3}, {0, 1, 2, 3}, 0, 0, true},
+  };
+  const tfr_dtype dts[] = {TFR_F32, TFR_F64, TFR_C64, TFR_C128};
+  uint64_t seed = 7100;
+  for (int threads = 1; threads <= 3; threads += 2) {
+    tfr_backend *be = NULL;
+    TFR_ASSERT_OK(tfr_backend_create_cpu(&(tfr_cpu_options){.num_threads = threads}, &be));
+    tfr_session *s = tfr_test_begin(be);
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+      const tfr_loop_case *c = &cases[ci];
+      int lr = (int)strlen(c->ll), rr = (int)strlen(c->rl), orr = (int)strlen(c->ol);
+      int64_t ls[TFR_MAX_RANK], rs[TFR_MAX_RANK], os[TFR_MAX_RANK];
+      for (int k = 0; k < lr; k++) ls[k] = c->ext[c->ll[k] - 'a'];
+      for (int k = 0; k < rr; k++) rs[k] = c->ext[c->rl[k] - 'a'];
+      for (int k = 0; k < orr; k++) os[k] = c->ext[c->ol[k] - 'a'];
+      // The config: labels in both operands are batch when the result
+      // keeps them, else contracting.
+      int64_t lb[4], rb[4], lc[4], rc[4];
+      int nb = 0, nc = 0;
+      for (int k = 0; k < lr; k++) {
+        const char *q = strchr(c->rl, c->ll[k]);
+        if (!q) continue;
+        if (strchr(c->ol, c->ll[k])) lb[nb] = k, rb[nb++] = q - c->rl;
+        else lc[nc] = k, rc[nc++] = q - c->rl;
+      }
+      for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+        tfr_dtype dt = dts[di];
+        bool cplx = dt == TFR_C64 || dt == TFR_C128;
+        bool lconj = cplx && (ci & 1), rconj = cplx && (ci % 3 == 0);
+        tfr_tensor *l = tfr_loop_operand(dt, lr, ls, c->lstore, c->lrev, seed++);
+        tfr_tensor *r = tfr_loop_operand(dt, rr, rs, c->rstore, c->rrev, seed++);
+        tfr_dot_config cfg = {nb, lb, rb, nc, lc, rc, lconj, rconj};
+        long double al[2] = {0.5L, cplx ? 0.25L : 0}, bt[2] = {-2, cplx ? 0.5L : 0};
+        tfr_tensor *got = NULL, *obase = NULL;
+        if (c->acc) {  // out stored with its axes reversed
+          int64_t rev_shape[TFR_MAX_RANK], perm[TFR_MAX_RANK];
+          for (int k = 0; k < orr; k++) {
+            rev_shape[k] = os[orr - 1 - k];
+            perm[k] = orr - 1 - k;
+          }
+          obase = tfr_test_random_tensor(dt, orr, rev_shape, seed++);
+          TFR_ASSERT_OK(tfr_tensor_view_transpose(obase, perm, &got));
+        }
+        tfr_tensor *w = tfr_label_reference(c->ll, l, c->rl, r, c->ol, lconj, rconj,
+                                            c->acc ? got : NULL, al, bt);
+        if (c->acc) {
+          unsigned char a8[16], b8[16];
+          tfr_loop_scalar(dt, al[0], al[1], a8);
+          tfr_loop_scalar(dt, bt[0], bt[1], b8);
+          // In place: no host allocation at all.
+          tfr_alloc_fail_after(0);
+          tfr_status st = tfr_dot_general_accumulate(s, l, r, &cfg, a8, b8, got);
+          tfr_alloc_fail_after(-1);
+          TFR_ASSERT_OK(st);
+        } else {
+          TFR_ASSERT_OK(tfr_dot_general(s, l, r, &cfg, &got));
+        }
+        char what[128];
+        snprintf(what, sizeof what, "looped product %s,%s->%s case %zu %s on %d thread(s)",
+                 c->ll, c->rl, c->ol, ci, tfr_dtype_name(dt), threads);
+        tfr_test_expect_close(got, w, what);
+        tfr_tensor *list[] = {l, r, got, obase, w};
+        for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) tfr_tensor_release(list[i]);
+      }
+    }
+    tfr_test_end(s);
+    tfr_backend_release(be);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_numpy_cases),
@@ -1229,6 +1442,7 @@ int main(void) {
   const struct CMUnitTest own_backends[] = {
       cmocka_unit_test(test_split_gemm_threads),
       cmocka_unit_test(test_small_gemm),
+      cmocka_unit_test(test_looped_products),
   };
   int failed = cmocka_run_group_tests(tests, tfr_test_setup_cpu, tfr_test_teardown_cpu);
   return failed + cmocka_run_group_tests(own_backends, NULL, NULL);

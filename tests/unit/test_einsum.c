@@ -441,6 +441,105 @@ static void test_plan_view(void **state) {
   for (int i = 0; i < 8; i++) tfr_tensor_release(objs[i]);
 }
 
+// An MPS inner product, E0[a,b] A1[p,a,c] B1[p,b,d] A2[q,c,e] B2[q,d,f]
+// F[e,f], along the path that contracts it site by site: its steps
+// T[p,c,b] . B1[p,b,d] over (p, b) are looped products on the cpu
+// (validate.h, tfr_dot_loop_contracting: one small GEMM per physical index,
+// the operands read in place). Against a long double reference computed
+// site by site here, every float and complex dtype, B1 also as a view with
+// its physical axis reversed.
+
+// Element idx of a rank <= 3 tensor or view as long double re/im.
+static void mps_get(const tfr_tensor *t, int64_t i, int64_t j, int64_t k, long double *re,
+                    long double *im) {
+  void *p = NULL;
+  TFR_ASSERT_OK(tfr_tensor_host_data(t, &p));
+  const int64_t *st = tfr_tensor_strides(t);
+  int64_t idx[3] = {i, j, k}, off = 0;
+  for (int a = 0; a < tfr_tensor_rank(t); a++) off += idx[a] * st[a];
+  *im = 0;
+  switch (tfr_tensor_dtype(t)) {
+    case TFR_F32: *re = ((const float *)p)[off]; break;
+    case TFR_F64: *re = ((const double *)p)[off]; break;
+    case TFR_C64: *re = ((const float *)p)[2 * off], *im = ((const float *)p)[2 * off + 1]; break;
+    default: *re = ((const double *)p)[2 * off], *im = ((const double *)p)[2 * off + 1]; break;
+  }
+}
+
+// E'[c,d] = sum over p, a, b of A[p,a,c] E[a,b] B[p,b,d] (n x n, complex
+// as re/im pairs).
+static void mps_site(const tfr_tensor *A, const tfr_tensor *B, int64_t P, int64_t n,
+                     const long double *E, long double *out) {
+  for (int64_t c = 0; c < n; c++)
+    for (int64_t d = 0; d < n; d++) {
+      long double sr = 0, si = 0;
+      for (int64_t p = 0; p < P; p++)
+        for (int64_t a = 0; a < n; a++)
+          for (int64_t b = 0; b < n; b++) {
+            long double ar, ai, br, bi;
+            mps_get(A, p, a, c, &ar, &ai);
+            mps_get(B, p, b, d, &br, &bi);
+            long double er = E[2 * (a * n + b)], ei = E[2 * (a * n + b) + 1];
+            long double tr = ar * er - ai * ei, ti = ar * ei + ai * er;
+            sr += tr * br - ti * bi;
+            si += tr * bi + ti * br;
+          }
+      out[2 * (c * n + d)] = sr;
+      out[2 * (c * n + d) + 1] = si;
+    }
+}
+
+static void test_mps_chain(void **state) {
+  tfr_test_env *env = *state;
+  const int64_t P = 6, n = 11;
+  const tfr_dtype dts[] = {TFR_F32, TFR_F64, TFR_C64, TFR_C128};
+  // opt_einsum's format: pairs of positions in the current list, the result appended.
+  const int32_t path[10] = {0, 1, 0, 4, 0, 3, 0, 2, 0, 1};
+  uint64_t seed = 300;
+  for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+    for (int rev = 0; rev < 2; rev++) {
+      tfr_dtype dt = dts[di];
+      tfr_tensor *E0 = tfr_test_random_tensor(dt, 2, (int64_t[]){n, n}, seed++);
+      tfr_tensor *F = tfr_test_random_tensor(dt, 2, (int64_t[]){n, n}, seed++);
+      tfr_tensor *site[4];
+      for (int k = 0; k < 4; k++) site[k] = tfr_test_random_tensor(dt, 3, (int64_t[]){P, n, n}, seed++);
+      if (rev) {  // B1 read backwards along its physical axis
+        tfr_tensor *v = NULL;
+        TFR_ASSERT_OK(tfr_tensor_view_reverse(site[1], 1, (int64_t[]){0}, &v));
+        tfr_tensor_release(site[1]);
+        site[1] = v;
+      }
+      const tfr_tensor *ops[6] = {E0, site[0], site[1], site[2], site[3], F};
+      tfr_einsum_options o = {.path_kind = TFR_EINSUM_PATH_GIVEN, .path = path, .path_len = 5};
+      tfr_tensor *got = NULL;
+      TFR_ASSERT_OK(tfr_einsum(env->session, "ab,pac,pbd,qce,qdf,ef->", 6, ops, &o, &got));
+      long double E[2 * 11 * 11], E1[2 * 11 * 11], E2[2 * 11 * 11];
+      for (int64_t a = 0; a < n; a++)
+        for (int64_t b = 0; b < n; b++) mps_get(E0, a, b, 0, &E[2 * (a * n + b)], &E[2 * (a * n + b) + 1]);
+      mps_site(site[0], site[1], P, n, E, E1);
+      mps_site(site[2], site[3], P, n, E1, E2);
+      long double wr = 0, wi = 0;
+      for (int64_t e = 0; e < n; e++)
+        for (int64_t f = 0; f < n; f++) {
+          long double fr, fi;
+          mps_get(F, e, f, 0, &fr, &fi);
+          long double er = E2[2 * (e * n + f)], ei = E2[2 * (e * n + f) + 1];
+          wr += er * fr - ei * fi;
+          wi += er * fi + ei * fr;
+        }
+      double wd[2] = {(double)wr, (double)wi};
+      float wf[2] = {(float)wr, (float)wi};
+      bool single = dt == TFR_F32 || dt == TFR_C64;
+      tfr_tensor *want = tfr_test_tensor(dt, 0, NULL, single ? (const void *)wf : (const void *)wd);
+      char what[64];
+      snprintf(what, sizeof what, "mps chain %s%s", tfr_dtype_name(dt), rev ? ", B1 reversed" : "");
+      tfr_test_expect_close(got, want, what);
+      tfr_tensor *list[] = {E0, F, site[0], site[1], site[2], site[3], got, want};
+      for (size_t i = 0; i < sizeof list / sizeof list[0]; i++) tfr_tensor_release(list[i]);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_numpy_random_expressions),
@@ -451,6 +550,7 @@ int main(void) {
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_empty_operand_long_diagonal),
       cmocka_unit_test(test_plan_view),
+      cmocka_unit_test(test_mps_chain),
   };
   return cmocka_run_group_tests(tests, tfr_test_setup_cpu, tfr_test_teardown_cpu);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/core.h"  // tfr_alloc_fail_after
+#include "core/validate.h"  // tfr_dot_loop_gemm
 #include "support.h"
 #include "tenferro/tenferro.h"
 
@@ -212,6 +213,25 @@ static void test_kinds(void **state) {
     assert_int_equal(pr_count(p, TFR_EINSUM_OP_GEMM, &r), 1);
     assert_int_equal(r->k, 3);
     assert_int_equal(r->m * r->n, 40);
+    tfr_einsum_profile_free(p);
+  }
+  {  // a looped product (validate.h): the contracting (p, r) merge in neither
+     // operand, r alone in both: the cpu reads both in place, one GEMM of
+     // K = 6 * 11 and no copy; beyond tfr_dot_loop_gemm's limit (f32 32^3)
+     // an operand is copied first
+    int64_t a[3] = {6, 11, 11};
+    p = pr_expr(s, "pmr,pnr->mn", TFR_F64, 2, (int[]){3, 3}, (const int64_t *[]){a, a});
+    assert_int_equal(pr_count(p, TFR_EINSUM_OP_TRANSPOSE, NULL), 0);
+    assert_int_equal(pr_count(p, TFR_EINSUM_OP_GEMM, &r), 1);
+    assert_int_equal(r->k, 66);
+    assert_int_equal(r->m * r->n, 121);
+    tfr_einsum_profile_free(p);
+    assert_false(tfr_dot_loop_gemm(TFR_F32, 32, 32, 32));
+    int64_t c[3] = {3, 32, 32};
+    p = pr_expr(s, "pmr,pnr->mn", TFR_F32, 2, (int[]){3, 3}, (const int64_t *[]){c, c});
+    assert_int_equal(pr_count(p, TFR_EINSUM_OP_TRANSPOSE, NULL), 1);
+    assert_int_equal(pr_count(p, TFR_EINSUM_OP_GEMM, &r), 1);
+    assert_int_equal(r->k, 96);
     tfr_einsum_profile_free(p);
   }
   {  // a label only one operand holds: summed before the step
