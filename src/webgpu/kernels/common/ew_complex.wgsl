@@ -18,10 +18,11 @@ fn tfr_ew_atan2_c64(y: vec2<f32>, x: vec2<f32>) -> vec2<f32> {
     xr = ldexp(xr, e);
     xi = ldexp(xi, e);
   }
-  // Each product rounded on its own, as C computes it: NVIDIA's compiler
-  // fused a product into the sum, so x = F(1 + i), y = 0 gave
-  // xr^2 - round(xi^2), the rounding error (2^-48), instead of 0, and
-  // atan2 2^-49 instead of 0 (tfr_mul_c64 likewise).
+  // Each product rounded on its own, as C computes it (tfr_mul_c64 and
+  // tfr_div_c64 likewise): a compiler that fuses a product into the sum
+  // (NVIDIA's) turns xr^2 - xi^2 for x = F(1 + i), y = 0 into the rounding
+  // error of xi^2 (2^-48) instead of 0; with the quotient's, atan2 came out
+  // 2^-49 where C gives 0.
   let sr = tfr_m_opaque((xr - yi) * (xr + yi)) + tfr_m_opaque((yr - xi) * (yr + xi));
   let si = 2.0 * (tfr_m_opaque(xr * xi) + tfr_m_opaque(yr * yi));
   let q = tfr_div_c64(vec2<f32>(xr - yi, xi + yr), tfr_sqrt_c64(vec2<f32>(sr, si)));

@@ -107,9 +107,13 @@ fn tfr_div_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     let e = tfr_m_frexp(m).e;
     let c = tfr_m_scale_exact(b.x, -e);
     let d = tfr_m_scale_exact(b.y, -e);
-    let den = c * c + d * d;
-    let nr = a.x * c + a.y * d;
-    let ni = a.y * c - a.x * d;
+    // Each product rounded on its own (tfr_mul_c64): fused into the sum
+    // (NVIDIA), a.y c - a.x d for a = (t, t), b = (s, s) is the rounding
+    // error of t s, not 0, and atan2 (ew_complex.wgsl) came out 2^-49
+    // where C gives 0.
+    let den = tfr_m_opaque(c * c) + tfr_m_opaque(d * d);
+    let nr = tfr_m_opaque(a.x * c) + tfr_m_opaque(a.y * d);
+    let ni = tfr_m_opaque(a.y * c) - tfr_m_opaque(a.x * d);
     if (tfr_m_is_finite(nr) && tfr_m_is_finite(ni)) {
       return vec2<f32>(tfr_m_ldexp(tfr_div_f32(nr, den), -e),
                        tfr_m_ldexp(tfr_div_f32(ni, den), -e));
