@@ -119,8 +119,11 @@ TFR_API tfr_dtype tfr_dot_plan_dtype(const tfr_dot_plan *plan);
 // layout first, unless it is packed in the plan (tfr_dot_plan_pack), which
 // then pays off. Packing an operand that is read in place gains nothing.
 // Very small problems (a few hundred multiply-adds per batch element) are
-// always read in place. `plan` must not be NULL; false for an invalid
-// `which`.
+// always read in place, and so are both operands of a looped product on the
+// cpu: f32/f64 contracting axes that merge into one stride in no order but
+// whose innermost ones merge in both operands, summed as one small GEMM per
+// index of the outer ones (docs/design.md). `plan` must not be NULL; false
+// for an invalid `which`.
 TFR_API bool tfr_dot_plan_reads_in_place(const tfr_dot_plan *plan, tfr_dot_operand which);
 
 // Runs the planned dot_general: out = dot_general(lhs, rhs, config).

@@ -128,8 +128,13 @@ tfr_status tfr_dot_plan_create(tfr_session *s, tfr_dtype dtype, int lhs_rank,
   }
   tfr_dot_order_contracting(&p->tmpl, p->shape[0], p->strides[0], p->shape[1], p->strides[1]);
   bool small = tfr_dot_mnk(&p->tmpl, p->shape[0], p->shape[1]) <= TFR_DOT_SMALL_MNK;
+  // A looped product reads both operands in place (validate.h).
+  tfr_dot_desc probe = p->tmpl;
+  bool looped = tfr_dot_loop_contracting(&probe, p->shape[0], p->strides[0], p->shape[1],
+                                         p->strides[1]) > 0;
   for (int i = 0; i < 2; i++)
-    p->in_place[i] = small || tfr_dot_operand_direct(&p->tmpl, i, p->shape[i], p->strides[i]);
+    p->in_place[i] =
+        small || looped || tfr_dot_operand_direct(&p->tmpl, i, p->shape[i], p->strides[i]);
   p->backend = s->backend;
   tfr_backend_retain(p->backend);
   tfr_live_add(TFR_OBJECT_DOT_PLAN);

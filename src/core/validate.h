@@ -171,9 +171,9 @@ void tfr_dot_order_contracting(tfr_dot_desc *d, const int64_t *lshape, const int
 // or 0 when d is not a looped product: its free groups must each merge into
 // one stride, its contracting pairs must not all merge, and the inner
 // product (M x N x the inner K) must pass tfr_dot_loop_gemm. Einsum's layout
-// planning asks the same question so that it copies no operand the cpu
-// reads in place. lshape/lstrides and rshape/rstrides: the operands'
-// geometry (d's tensors are not read).
+// planning and the dot_general plan ask the same question, so that neither
+// copies an operand the cpu reads in place. lshape/lstrides and
+// rshape/rstrides: the operands' geometry (d's tensors are not read).
 int tfr_dot_loop_contracting(tfr_dot_desc *d, const int64_t *lshape, const int64_t *lstrides,
                              const int64_t *rshape, const int64_t *rstrides);
 #define TFR_DOT_LOOP_MIN_MNK 1024
@@ -181,10 +181,10 @@ int tfr_dot_loop_contracting(tfr_dot_desc *d, const int64_t *lshape, const int64
 // looped index is M x N x K of `dtype`: sides up to
 // TFR_DOT_SMALL_GEMM_MAX_SIDE, at least TFR_DOT_LOOP_MIN_MNK multiply-adds
 // (a call's fixed cost) and at most a per-dtype limit (beyond it packing for
-// BLAS is faster); f32, f64, c64 and c128 only.
+// BLAS is faster); f32 and f64 only (complex sums would be added with
+// beta = 1 + 0i, whose product with an infinite part gives NaN in the other
+// part where one sum keeps it finite).
 bool tfr_dot_loop_gemm(tfr_dtype dtype, int64_t M, int64_t N, int64_t K);
-int tfr_dot_loop_contracting(tfr_dot_desc *d, const int64_t *lshape, const int64_t *lstrides,
-                              const int64_t *rshape, const int64_t *rstrides);
 // The axis permutation of the packed (compact) copy of operand `which`:
 // lhs [batch..., free..., contracting...], rhs [batch..., contracting...,
 // free...], batching and contracting axes in d's pair order.

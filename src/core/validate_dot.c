@@ -168,18 +168,18 @@ bool tfr_dot_small_gemm(tfr_dtype dtype, int64_t M, int64_t N, int64_t K) {
 // per looped contracting index instead of packed copies and one BLAS call),
 // measured on one core of the development machine's AMD EPYC: products
 // [P, M, R] . [P, N, R] over (P, R) with M = N = R from 12 to 64, warm in
-// cache, were as fast either way up to about 20^3 (f32), 32^3 (f64, c64,
-// c128) and slower beyond (f32 32^3 0.075 -> 0.102 ms, 64^3 0.10 -> 0.19;
-// f64 64^3 0.22 -> 0.26; c64 48 x 48 x 24 0.17 -> 0.23). In a network,
-// where the operands come from memory, the loop wins: it reads them once
-// (str_mps_varying_inner_product_200, 19^3 per call: f32 10.2 -> 5.4 ms, f64
-// 14.6 -> 10.6, c64 18.7 -> 16.9, c128 26.9 -> 27.4, one thread).
+// cache, were as fast either way up to about 20^3 (f32) and 32^3 (f64), and
+// slower beyond (f32 32^3 0.075 -> 0.102 ms, 64^3 0.10 -> 0.19; f64 64^3
+// 0.22 -> 0.26). In a network, where the operands come from memory, the loop
+// reads them once (str_mps_varying_inner_product_200, 19^3 per call, one
+// thread: f64 14.4 -> 10.1 ms, f32 10.2 -> 5.0). Complex products are left to
+// packing: c64 gained 10% there and c128 nothing (26.9 -> 27.4 ms), and their
+// sums would be added with beta = 1 + 0i, which turns an infinite part into
+// NaN in the other part (0 * inf).
 static int64_t tfr_dot_loop_max_mnk(tfr_dtype dtype) {
   switch (dtype) {
     case TFR_F32: return 20 * 20 * 20;
-    case TFR_F64:
-    case TFR_C64:
-    case TFR_C128: return 32 * 32 * 32;
+    case TFR_F64: return 32 * 32 * 32;
     default: return 0;
   }
 }
@@ -312,6 +312,18 @@ static bool tfr_dot_merges_in(const tfr_dot_desc *d, const int *order, bool lhs,
   return tfr_dot_merge_axes(d->ncontract, axes, shape, strides, &e, &s);
 }
 
+// Puts d's contracting pairs in the order `order` (positions into d's lists).
+static void tfr_dot_apply_order(tfr_dot_desc *d, const int *order) {
+  int n = d->ncontract;
+  int64_t la[TFR_MAX_RANK], ra[TFR_MAX_RANK];
+  for (int i = 0; i < n; i++) {
+    la[i] = d->lhs_contract[order[i]];
+    ra[i] = d->rhs_contract[order[i]];
+  }
+  memcpy(d->lhs_contract, la, (size_t)n * sizeof la[0]);
+  memcpy(d->rhs_contract, ra, (size_t)n * sizeof ra[0]);
+}
+
 void tfr_dot_order_contracting(tfr_dot_desc *d, const int64_t *lshape, const int64_t *lstrides,
                                const int64_t *rshape, const int64_t *rstrides) {
   int n = d->ncontract;
@@ -327,36 +339,31 @@ void tfr_dot_order_contracting(tfr_dot_desc *d, const int64_t *lshape, const int
   // Prefer an order in which both merge; else keep the one operand that can
   // be read in place (the other is packed in that order anyway).
   const int *order = (ll && lr) ? by_l : (rl && rr) ? by_r : ll ? by_l : rr ? by_r : by_l;
-  int64_t la[TFR_MAX_RANK], ra[TFR_MAX_RANK];
-  for (int i = 0; i < n; i++) {
-    la[i] = d->lhs_contract[order[i]];
-    ra[i] = d->rhs_contract[order[i]];
-  }
-  memcpy(d->lhs_contract, la, (size_t)n * sizeof la[0]);
-  memcpy(d->rhs_contract, ra, (size_t)n * sizeof ra[0]);
+  tfr_dot_apply_order(d, order);
 }
 
 // The smallest number of leading pairs of `order` after which the rest merge
-// into one stride in both operands; *k: the rest's product of extents.
+// into one stride in both operands (a single pair always does); *k: the
+// rest's product of extents.
 static int tfr_dot_loop_at(const tfr_dot_desc *d, const int *order, const int64_t *lshape,
-                            const int64_t *lstrides, const int64_t *rshape,
-                            const int64_t *rstrides, int64_t *k) {
+                           const int64_t *lstrides, const int64_t *rshape,
+                           const int64_t *rstrides, int64_t *k) {
   int n = d->ncontract;
   int64_t la[TFR_MAX_RANK], ra[TFR_MAX_RANK], e, s;
   for (int i = 0; i < n; i++) {
     la[i] = d->lhs_contract[order[i]];
     ra[i] = d->rhs_contract[order[i]];
   }
-  for (int outer = 0; outer < n; outer++)
-    if (tfr_dot_merge_axes(n - outer, la + outer, lshape, lstrides, k, &s) &&
-        tfr_dot_merge_axes(n - outer, ra + outer, rshape, rstrides, &e, &s))
-      return outer;
-  *k = 1;
-  return n;
+  int outer = 0;
+  while (outer < n - 1 && !(tfr_dot_merge_axes(n - outer, la + outer, lshape, lstrides, k, &s) &&
+                            tfr_dot_merge_axes(n - outer, ra + outer, rshape, rstrides, &e, &s)))
+    outer++;
+  if (outer == n - 1) *k = lshape[la[n - 1]];
+  return outer;
 }
 
 int tfr_dot_loop_contracting(tfr_dot_desc *d, const int64_t *lshape, const int64_t *lstrides,
-                              const int64_t *rshape, const int64_t *rstrides) {
+                             const int64_t *rshape, const int64_t *rstrides) {
   int n = d->ncontract;
   if (n < 2 || tfr_dot_loop_max_mnk(d->dtype) == 0) return 0;
   int64_t M, N, s;
@@ -372,24 +379,16 @@ int tfr_dot_loop_contracting(tfr_dot_desc *d, const int64_t *lshape, const int64
   int best = -1, best_outer = 0;
   int64_t best_k = 0;
   for (int c = 0; c < 2; c++) {
-    int64_t k;
+    int64_t k = 1;
     int outer = tfr_dot_loop_at(d, by[c], lshape, lstrides, rshape, rstrides, &k);
     if (outer == 0) return 0;  // they merge: not a looped product
-    if (outer == n || !tfr_dot_loop_gemm(d->dtype, M, N, k)) continue;
-    if (k > best_k) {
-      best = c;
-      best_k = k;
-      best_outer = outer;
-    }
+    if (!tfr_dot_loop_gemm(d->dtype, M, N, k) || k <= best_k) continue;
+    best = c;
+    best_k = k;
+    best_outer = outer;
   }
   if (best < 0) return 0;
-  int64_t la[TFR_MAX_RANK], ra[TFR_MAX_RANK];
-  for (int i = 0; i < n; i++) {
-    la[i] = d->lhs_contract[by[best][i]];
-    ra[i] = d->rhs_contract[by[best][i]];
-  }
-  memcpy(d->lhs_contract, la, (size_t)n * sizeof la[0]);
-  memcpy(d->rhs_contract, ra, (size_t)n * sizeof ra[0]);
+  tfr_dot_apply_order(d, by[best]);
   return best_outer;
 }
 

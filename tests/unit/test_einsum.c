@@ -443,11 +443,11 @@ static void test_plan_view(void **state) {
 
 // An MPS inner product, E0[a,b] A1[p,a,c] B1[p,b,d] A2[q,c,e] B2[q,d,f]
 // F[e,f], along the path that contracts it site by site: its steps
-// T[p,c,b] . B1[p,b,d] over (p, b) are looped products on the cpu
-// (validate.h, tfr_dot_loop_contracting: one small GEMM per physical index,
-// the operands read in place). Against a long double reference computed
-// site by site here, every float and complex dtype, B1 also as a view with
-// its physical axis reversed.
+// T[p,c,b] . B1[p,b,d] over (p, b) are looped products on the cpu in f32
+// and f64 (validate.h, tfr_dot_loop_contracting: one small GEMM per physical
+// index, the operands read in place; c64 and c128 pack). Against a long
+// double reference computed site by site here, every float and complex
+// dtype, B1 also as a view with its physical axis reversed.
 
 // Element idx of a rank <= 3 tensor or view as long double re/im.
 static void mps_get(const tfr_tensor *t, int64_t i, int64_t j, int64_t k, long double *re,

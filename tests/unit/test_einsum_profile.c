@@ -217,8 +217,8 @@ static void test_kinds(void **state) {
   }
   {  // a looped product (validate.h): the contracting (p, r) merge in neither
      // operand, r alone in both: the cpu reads both in place, one GEMM of
-     // K = 6 * 11 and no copy; beyond tfr_dot_loop_gemm's limit (f32 32^3)
-     // an operand is copied first
+     // K = 6 * 11 and no copy; beyond tfr_dot_loop_gemm's limit for f32
+     // (20^3; 32^3 here) an operand is copied first
     int64_t a[3] = {6, 11, 11};
     p = pr_expr(s, "pmr,pnr->mn", TFR_F64, 2, (int[]){3, 3}, (const int64_t *[]){a, a});
     assert_int_equal(pr_count(p, TFR_EINSUM_OP_TRANSPOSE, NULL), 0);

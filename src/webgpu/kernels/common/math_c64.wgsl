@@ -123,8 +123,9 @@ fn tfr_div_c64(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
     let qc = tfr_div_f32(c, den);
     let qd = tfr_div_f32(d, den);
     let a4 = a * 0.25;
-    return vec2<f32>(tfr_m_ldexp(a4.x * qc + a4.y * qd, 2 - e),
-                     tfr_m_ldexp(a4.y * qc - a4.x * qd, 2 - e));
+    return vec2<f32>(
+        tfr_m_ldexp(tfr_m_opaque(a4.x * qc) + tfr_m_opaque(a4.y * qd), 2 - e),
+        tfr_m_ldexp(tfr_m_opaque(a4.y * qc) - tfr_m_opaque(a4.x * qd), 2 - e));
   }
   var x = tfr_m_nan();
   var y = tfr_m_nan();
