@@ -342,19 +342,14 @@ void tfr_dot_order_contracting(tfr_dot_desc *d, const int64_t *lshape, const int
   tfr_dot_apply_order(d, order);
 }
 
-// The smallest number of leading pairs of `order` after which the rest merge
-// into one stride in both operands (a single pair always does); *k: the
-// rest's product of extents.
-static int tfr_dot_loop_at(const tfr_dot_desc *d, const int *order, const int64_t *lshape,
-                           const int64_t *lstrides, const int64_t *rshape,
-                           const int64_t *rstrides, int64_t *k) {
-  int n = d->ncontract;
-  int64_t la[TFR_MAX_RANK], ra[TFR_MAX_RANK], e, s;
-  for (int i = 0; i < n; i++) {
-    la[i] = d->lhs_contract[order[i]];
-    ra[i] = d->rhs_contract[order[i]];
-  }
-  int outer = 0;
+// The smallest number of leading contracting pairs of d after which the rest
+// merge into one stride in both operands (a single pair always does); *k:
+// the rest's product of extents.
+static int tfr_dot_loop_at(const tfr_dot_desc *d, const int64_t *lshape, const int64_t *lstrides,
+                           const int64_t *rshape, const int64_t *rstrides, int64_t *k) {
+  int n = d->ncontract, outer = 0;
+  const int64_t *la = d->lhs_contract, *ra = d->rhs_contract;
+  int64_t e, s;
   while (outer < n - 1 && !(tfr_dot_merge_axes(n - outer, la + outer, lshape, lstrides, k, &s) &&
                             tfr_dot_merge_axes(n - outer, ra + outer, rshape, rstrides, &e, &s)))
     outer++;
@@ -379,8 +374,10 @@ int tfr_dot_loop_contracting(tfr_dot_desc *d, const int64_t *lshape, const int64
   int best = -1, best_outer = 0;
   int64_t best_k = 0;
   for (int c = 0; c < 2; c++) {
+    tfr_dot_desc t = *d;
+    tfr_dot_apply_order(&t, by[c]);
     int64_t k = 1;
-    int outer = tfr_dot_loop_at(d, by[c], lshape, lstrides, rshape, rstrides, &k);
+    int outer = tfr_dot_loop_at(&t, lshape, lstrides, rshape, rstrides, &k);
     if (outer == 0) return 0;  // they merge: not a looped product
     if (!tfr_dot_loop_gemm(d->dtype, M, N, k) || k <= best_k) continue;
     best = c;

@@ -513,21 +513,16 @@ static tfr_status tfr_dot_record(tfr_einsum_recorder *rec, double t0, const tfr_
 // Whether the cpu runs the step a . b as a looped product (core/validate.h:
 // one small GEMM per index of the outer contracting labels, both operands
 // read in place): the same question its dot_general asks, on the same
-// geometry. fr: each operand's free labels in its axis order; con: the
-// contracting labels.
-static bool tfr_pair_looped(const tfr_item *a, const tfr_item *b, int nb, const int *bat,
-                           const int *nf, int fr[2][TFR_MAX_RANK], int nc, const int *con) {
+// geometry (which reads no batch axis). fr: each operand's free labels in
+// its axis order; con: the contracting labels.
+static bool tfr_pair_looped(const tfr_item *a, const tfr_item *b, const int *nf,
+                            int fr[2][TFR_MAX_RANK], int nc, const int *con) {
   tfr_dot_desc d;
   memset(&d, 0, sizeof d);
   d.dtype = tfr_tensor_dtype(a->t);
-  d.nbatch = nb;
   d.ncontract = nc;
   d.nlhs_free = nf[0];
   d.nrhs_free = nf[1];
-  for (int q = 0; q < nb; q++) {
-    d.lhs_batch[q] = tfr_find_label(a, bat[q]);
-    d.rhs_batch[q] = tfr_find_label(b, bat[q]);
-  }
   for (int q = 0; q < nc; q++) {
     d.lhs_contract[q] = tfr_find_label(a, con[q]);
     d.rhs_contract[q] = tfr_find_label(b, con[q]);
@@ -585,7 +580,7 @@ static tfr_status tfr_dot_pair(tfr_session *s, const tfr_consumer *cons, tfr_ite
   // The cpu reads both operands of a looped product in place.
   if ((!direct[0] || !direct[1]) &&
       tfr_backend_get_kind(tfr_session_backend(s)) == TFR_BACKEND_CPU &&
-      tfr_pair_looped(a, b, nb, bat, nf, fr, nc, con))
+      tfr_pair_looped(a, b, nf, fr, nc, con))
     direct[0] = direct[1] = true;
   // A copied operand's free labels go in the consumer's order.
   int sorted[2][TFR_MAX_RANK];

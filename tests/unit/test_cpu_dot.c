@@ -919,6 +919,17 @@ static void tfr_split_get(const unsigned char *v, tfr_dtype dt, int64_t idx, lon
   }
 }
 
+// Element idx of a compact buffer of dtype dt (f32, f64, c64, c128) set from
+// long double re/im, rounded once (the imaginary part dropped for reals).
+static void tfr_split_put(void *v, tfr_dtype dt, int64_t idx, long double re, long double im) {
+  switch (dt) {
+    case TFR_F32: ((float *)v)[idx] = (float)re; break;
+    case TFR_F64: ((double *)v)[idx] = (double)re; break;
+    case TFR_C64: ((float *)v)[2 * idx] = (float)re, ((float *)v)[2 * idx + 1] = (float)im; break;
+    default: ((double *)v)[2 * idx] = (double)re, ((double *)v)[2 * idx + 1] = (double)im; break;
+  }
+}
+
 static void test_split_gemm_threads(void **state) {
   (void)state;
   const tfr_split_case cases[] = {
@@ -966,12 +977,7 @@ static void test_split_gemm_threads(void **state) {
                 si += ar * bim + ai * br;
               }
               int64_t o = (bi * c->m + i) * c->n + j;
-              switch (dt) {
-                case TFR_F32: ((float *)want)[o] = (float)sr; break;
-                case TFR_F64: ((double *)want)[o] = (double)sr; break;
-                case TFR_C64: ((float *)want)[2 * o] = (float)sr, ((float *)want)[2 * o + 1] = (float)si; break;
-                default: ((double *)want)[2 * o] = (double)sr, ((double *)want)[2 * o + 1] = (double)si; break;
-              }
+              tfr_split_put(want, dt, o, sr, si);
             }
         tfr_tensor *w = tfr_test_tensor(dt, 3, (int64_t[]){c->b, c->m, c->n}, want);
         char what[96];
@@ -996,13 +1002,14 @@ static void test_split_gemm_threads(void **state) {
 // accumulating form into a column-major view, conjugation of either side,
 // gemv-like shapes.
 
-// Element idx[0..3) of a rank-3 host tensor or view as long double re/im.
+// Element idx[0..rank) of a host tensor or view as long double re/im.
 static void tfr_view_get(const tfr_tensor *t, const int64_t *idx, long double *re,
                          long double *im) {
   void *p = NULL;
   TFR_ASSERT_OK(tfr_tensor_host_data(t, &p));
   const int64_t *st = tfr_tensor_strides(t);
-  int64_t off = idx[0] * st[0] + idx[1] * st[1] + idx[2] * st[2];
+  int64_t off = 0;
+  for (int k = 0; k < tfr_tensor_rank(t); k++) off += idx[k] * st[k];
   tfr_split_get(p, tfr_tensor_dtype(t), off, re, im);
 }
 
@@ -1075,12 +1082,7 @@ static tfr_tensor *tfr_small_reference(const tfr_tensor *l, const tfr_tensor *r,
           si = ti;
         }
         int64_t o = (bi * m + i) * n + j;
-        switch (dt) {
-          case TFR_F32: ((float *)want)[o] = (float)sr; break;
-          case TFR_F64: ((double *)want)[o] = (double)sr; break;
-          case TFR_C64: ((float *)want)[2 * o] = (float)sr, ((float *)want)[2 * o + 1] = (float)si; break;
-          default: ((double *)want)[2 * o] = (double)sr, ((double *)want)[2 * o + 1] = (double)si; break;
-        }
+        tfr_split_put(want, dt, o, sr, si);
       }
   tfr_tensor *w = tfr_test_tensor(dt, 3, (int64_t[]){b, m, n}, want);
   free(want);
@@ -1090,12 +1092,7 @@ static tfr_tensor *tfr_small_reference(const tfr_tensor *l, const tfr_tensor *r,
 // One value of dtype dt (re, im) into bytes[16].
 static void tfr_loop_scalar(tfr_dtype dt, long double re, long double im, unsigned char *b) {
   memset(b, 0, 16);
-  switch (dt) {
-    case TFR_F32: ((float *)b)[0] = (float)re; break;
-    case TFR_F64: ((double *)b)[0] = (double)re; break;
-    case TFR_C64: ((float *)b)[0] = (float)re, ((float *)b)[1] = (float)im; break;
-    default: ((double *)b)[0] = (double)re, ((double *)b)[1] = (double)im; break;
-  }
+  tfr_split_put(b, dt, 0, re, im);
 }
 
 static void test_small_gemm(void **state) {
@@ -1225,17 +1222,6 @@ static void test_small_gemm_exact_buffers(void **state) {
 // alpha 0.5, beta -2 into a transposed out. c64 and c128 (left to packing:
 // validate.h) run the same cases in the plain form.
 
-// Element idx[0..rank) of a host tensor or view as long double re/im.
-static void tfr_view_get_at(const tfr_tensor *t, const int64_t *idx, long double *re,
-                            long double *im) {
-  void *p = NULL;
-  TFR_ASSERT_OK(tfr_tensor_host_data(t, &p));
-  const int64_t *st = tfr_tensor_strides(t);
-  int64_t off = 0;
-  for (int k = 0; k < tfr_tensor_rank(t); k++) off += idx[k] * st[k];
-  tfr_split_get(p, tfr_tensor_dtype(t), off, re, im);
-}
-
 // A random view with logical shape `shape` stored in the axis order `store`
 // (stored axis k is logical axis store[k]), then the logical axes with a bit
 // set in `rev` reversed.
@@ -1301,8 +1287,8 @@ static tfr_tensor *tfr_label_reference(const char *ll, const tfr_tensor *l, cons
     for (int k = 0; k < no; k++)
       o = o * oshape[k] + val[(const char *)memchr(labels, ol[k], (size_t)nl) - labels];
     long double ar, ai, br, bim;
-    tfr_view_get_at(l, li, &ar, &ai);
-    tfr_view_get_at(r, ri, &br, &bim);
+    tfr_view_get(l, li, &ar, &ai);
+    tfr_view_get(r, ri, &br, &bim);
     if (lconj) ai = -ai;
     if (rconj) bim = -bim;
     acc[2 * o] += ar * br - ai * bim;
@@ -1319,18 +1305,13 @@ static tfr_tensor *tfr_label_reference(const char *ll, const tfr_tensor *l, cons
         rem /= oshape[k];
       }
       long double cr, cim;
-      tfr_view_get_at(old, idx, &cr, &cim);
+      tfr_view_get(old, idx, &cr, &cim);
       long double tr = al[0] * sr - al[1] * si + bt[0] * cr - bt[1] * cim;
       long double ti = al[0] * si + al[1] * sr + bt[0] * cim + bt[1] * cr;
       sr = tr;
       si = ti;
     }
-    switch (dt) {
-      case TFR_F32: ((float *)want)[o] = (float)sr; break;
-      case TFR_F64: ((double *)want)[o] = (double)sr; break;
-      case TFR_C64: ((float *)want)[2 * o] = (float)sr, ((float *)want)[2 * o + 1] = (float)si; break;
-      default: ((double *)want)[2 * o] = (double)sr, ((double *)want)[2 * o + 1] = (double)si; break;
-    }
+    tfr_split_put(want, dt, o, sr, si);
   }
   tfr_tensor *w = tfr_test_tensor(dt, no, oshape, want);
   free(want);
