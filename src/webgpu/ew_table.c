@@ -5,9 +5,9 @@
 // functions, correctly rounded f32 division and fmod. f64 runs in software
 // on its bits (common/f64.wgsl): the exact ops (arithmetic, sqrt, rsqrt,
 // fmod, comparisons, min/max, rounding, sign), bit for bit the cpu's, and
-// the analytic functions exp, expm1, log, log1p, tanh, sinh, cosh,
-// logistic, sin, cos, tan, asin, acos, atan, atan2, asinh, acosh, atanh
-// and cbrt (common/math_f64.wgsl), erf and erfc (common/math_f64_erf.wgsl),
+// the analytic functions exp (common/exp_f64.wgsl, fixed-point), expm1,
+// log, log1p, tanh, sinh, cosh, logistic, sin, cos, tan, asin, acos, atan,
+// atan2, asinh, acosh, atanh and cbrt (common/math_f64.wgsl), erf and erfc (common/math_f64_erf.wgsl),
 // power (common/math_f64_pow.wgsl), each within 1 ulp of the correctly
 // rounded result (measured max 1 ulp: docs/accuracy.md, "f64 on webgpu");
 // the other analytic functions (the special functions lgamma, digamma,
@@ -94,6 +94,8 @@ typedef struct tfr_ew_row {
 #define D_(e) [TFR_EW_F64] = {e, TFR_EW_LIB_F64}
 // An analytic function of common/math_f64.wgsl on f64.
 #define DM(e) [TFR_EW_F64] = {e, TFR_EW_LIB_F64 | TFR_EW_LIB_MATH_F64}
+// exp, from common/exp_f64.wgsl (fixed-point, on u64.wgsl and f64.wgsl only).
+#define DX(e) [TFR_EW_F64] = {e, TFR_EW_LIB_F64 | TFR_EW_LIB_EXP_F64}
 // erf and erfc, from common/math_f64_erf.wgsl (on math_f64.wgsl).
 #define DE(e) [TFR_EW_F64] = {e, TFR_EW_LIB_F64 | TFR_EW_LIB_MATH_F64 | TFR_EW_LIB_ERF_F64}
 // power, from common/math_f64_pow.wgsl (on math_f64.wgsl).
@@ -156,7 +158,7 @@ static const tfr_ew_row tfr_ew_unary_rows[TFR_UNARY_OP_COUNT] = {
                       D_("select(0u, 1u, tfr_f64_is_finite(a))")}},
     [TFR_REAL] = {{FP_("a"), C_("a.x"), D_("a"), Z_("a.xy")}},
     [TFR_IMAG] = {{FP_("0.0"), C_("a.y"), D_("vec2<u32>(0u, 0u)"), Z_("a.zw")}},
-    [TFR_EXP] = {{FM("tfr_exp_f32(a)"), CM("tfr_exp_c64(a)"), DM("tfr_exp_f64(a)"),
+    [TFR_EXP] = {{FM("tfr_exp_f32(a)"), CM("tfr_exp_c64(a)"), DX("tfr_exp_f64(a)"),
                   ZM("tfr_exp_c128(a)")}},
     [TFR_LOG] = {{FM("tfr_log_f32(a)"), CM("tfr_log_c64(a)"), DM("tfr_log_f64(a)"),
                   ZM("tfr_log_c128(a)")}},
@@ -352,6 +354,7 @@ int tfr_ew_lib_snippets(unsigned lib, const char **snippets) {
   if (lib & TFR_EW_LIB_C64) snippets[ns++] = "common/math_c64.wgsl";
   if (lib & TFR_EW_LIB_COMPLEX) snippets[ns++] = "common/ew_complex.wgsl";
   if (lib & (TFR_EW_LIB_F64 | TFR_EW_LIB_C128)) snippets[ns++] = "common/f64.wgsl";
+  if (lib & (TFR_EW_LIB_EXP_F64 | TFR_EW_LIB_MATH_F64)) snippets[ns++] = "common/exp_f64.wgsl";
   if (lib & TFR_EW_LIB_MATH_F64) snippets[ns++] = "common/math_f64.wgsl";
   if (lib & TFR_EW_LIB_ERF_F64) snippets[ns++] = "common/math_f64_erf.wgsl";
   if (lib & TFR_EW_LIB_POW_F64) snippets[ns++] = "common/math_f64_pow.wgsl";

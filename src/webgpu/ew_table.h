@@ -49,9 +49,10 @@ enum {
   TFR_EW_LIB_ERF_F64 = 1024,    // common/math_f64_erf.wgsl (with TFR_EW_LIB_MATH_F64)
   TFR_EW_LIB_POW_F64 = 2048,    // common/math_f64_pow.wgsl (with TFR_EW_LIB_MATH_F64)
   TFR_EW_LIB_MATH_C128 = 4096,  // common/math_c128.wgsl (with C128 and MATH_F64)
+  TFR_EW_LIB_EXP_F64 = 8192,    // common/exp_f64.wgsl (with F64; MATH_F64 brings it too)
 };
 // At most this many snippets come from tfr_ew_lib_snippets.
-#define TFR_EW_MAX_LIB_SNIPPETS 15
+#define TFR_EW_MAX_LIB_SNIPPETS 16
 
 // Writes the snippets of an elementwise or fused kernel whose expressions need
 // `lib` (an OR of TFR_EW_LIB_*) into `snippets`, in dependency order, starting

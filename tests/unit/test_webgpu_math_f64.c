@@ -1,5 +1,5 @@
 // The f64 analytic functions of the webgpu backend
-// (src/webgpu/kernels/common/math_f64.wgsl, math_f64_erf.wgsl,
+// (src/webgpu/kernels/common/exp_f64.wgsl, math_f64.wgsl, math_f64_erf.wgsl,
 // math_f64_pow.wgsl; c128 exp and log of math_c128.wgsl) through the public elementwise
 // ops, against glibc's long double functions rounded to double (a reference
 // within a small fraction of an ulp of the correctly rounded result).
@@ -555,9 +555,70 @@ static void test_functions(void **state) {
   assert_int_equal(failures, 0);
 }
 
+// exp (common/exp_f64.wgsl, fixed-point) on 2^20 inputs where its
+// reduction x = k ln2/256 + r is at its edges: r near +-ln2/512 (k rounded
+// from an f32 copy of x either way), r near 0, every table entry, the
+// subnormal results, the neighbours of each branch's threshold (|x| = 2^-60,
+// 709.78, -746), tiny and huge magnitudes of both signs.
+static void test_exp_dense(void **state) {
+  (void)state;
+  TFR_TEST_NEED_GPU();
+  const int64_t n = INT64_C(1) << 20;
+  double *x = malloc((size_t)n * sizeof *x);
+  assert_non_null(x);
+  const double step = 0.69314718055994530942 / 256;
+  const double edges[] = {0x1p-60, 0x1.0000000000001p-60, 0x1.fffffffffffffp-61, 0x1p-53,
+                          0x1p-54, 709.782712893384, 709.78271289338409, 709.78271289338388,
+                          -746.0, -745.99999999999989, -746.00000000000011,
+                          -745.13321910194111, -745.13321910194122, -708.39641853226408,
+                          -708.39641853226419, 0x1p-7, 0x1.0p-9, 1.0, -1.0, 0.5};
+  uint64_t st = 0xe4b;
+  int64_t i = 0;
+  for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) {
+    x[i++] = edges[k];
+    x[i++] = -edges[k];
+  }
+  while (i < n) {
+    uint64_t r = tfr_test_rand_u64(&st);
+    double v;
+    switch (i % 6) {
+      case 0:  // r near +-ln2/512, some ulps either side
+      case 1: {
+        double j = (double)((int64_t)(r % 550000) - 275000) + 0.5;
+        v = j * step;
+        int64_t d = (int64_t)((r >> 40) % 65) - 32;
+        v = tfr_test_f64_of(tfr_test_f64_bits(v) + (uint64_t)d);
+        break;
+      }
+      case 2: {  // r near 0: the nearest doubles to k ln2/256
+        double j = (double)((int64_t)(r % 550000) - 275000);
+        v = tfr_test_f64_of(tfr_test_f64_bits(j * step) + (r >> 60) - 8);
+        break;
+      }
+      case 3:  // subnormal and near-subnormal results
+        v = tfr_test_rand_uniform(&st, -746.0, -700.0);
+        break;
+      case 4:  // log-uniform magnitudes 2^-62 .. 2^9.5, both signs
+        v = ldexp(1.0 + (double)(r >> 12) * 0x1p-52, (int)((r >> 2) % 72) - 62);
+        if (r & 1) v = -v;
+        break;
+      default:
+        v = tfr_test_rand_uniform(&st, -746.0, 709.8);
+        break;
+    }
+    x[i++] = v;
+  }
+  int failures = 0;
+  int64_t m = f64m_check(&f64m_fns[0], x, n, true, &failures);
+  free(x);
+  assert_int_equal(failures, 0);
+  assert_true(m <= F64M_MAX_ULP);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_teardown(test_functions, tfr_test_teardown_session),
+      cmocka_unit_test_teardown(test_exp_dense, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_atan2, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_pow, tfr_test_teardown_session),
       cmocka_unit_test_teardown(test_exp_c128, tfr_test_teardown_session),

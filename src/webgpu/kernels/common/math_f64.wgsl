@@ -1,5 +1,6 @@
 // The f64 analytic functions of the webgpu backend, on the software f64 of
-// common/f64.wgsl (needs it and common/u64.wgsl): exp, expm1, log, log1p,
+// common/f64.wgsl (needs it, common/u64.wgsl and common/exp_f64.wgsl, which
+// holds exp itself and its thresholds): expm1, log, log1p,
 // tanh, sinh, cosh, logistic, sin, cos, tan, asin, acos, atan, atan2, asinh,
 // acosh, atanh and cbrt (and, in common/math_f64_erf.wgsl on these programs,
 // erf and erfc), each within 1 ulp of the correctly rounded result
@@ -20,7 +21,8 @@
 // The algorithms (constants from tools/fit_math_f64.py):
 //   * exp family: x = k ln2 + r (k = round(x / ln2), r = (x - k ln2_d) -
 //     k ln2_lo, the first difference exact), expm1(r) = r + r^2 Q(r) with Q
-//     the Taylor series to r^13/13!; exp(x) = 2^k (1 + expm1(r)), expm1(x)
+//     the Taylor series to r^13/13!; 2^k (1 + expm1(r)) (sinh, cosh and
+//     logistic where they take exp), expm1(x)
 //     = 2^k (expm1(r) + (1 - 2^-k)).
 //   * log family: x = 2^k (1 + f), 1 + f in [sqrt(1/2), sqrt(2)), s = f /
 //     (2 + f), log(1 + f) = 2 atanh(s) = f + s (R - f), R = 2 s^2/3 + 2 s^4/5
@@ -734,11 +736,6 @@ fn tfr_m64_ldexp(v: vec2<u32>, k: i32) -> vec2<u32> {
   return tfr_f64_round_pack(v.y & TFR_F64_SIGN, p.e + k, tfr_u64_shl(p.m, 10u));
 }
 
-// Above this, exp and expm1 overflow (709.782712893384, the largest x whose
-// exp rounds below 2^1024).
-const TFR_M64_EXP_MAX = vec2<u32>(0xfefa39efu, 0x40862e42u);
-// Below this (-746), exp rounds to +0.
-const TFR_M64_EXP_MIN = vec2<u32>(0x00000000u, 0xc0875000u);
 // Below this (-40), expm1 rounds to -1.
 const TFR_M64_EXPM1_MIN = vec2<u32>(0x00000000u, 0xc0440000u);
 
@@ -748,21 +745,6 @@ fn tfr_m64_exp_core(x: vec2<u32>, tail: vec2<u32>, reg: ptr<function, array<vec2
   (*reg)[0] = x;
   tfr_m64_run(reg, array(TFR_M64_EXP_CORE, tail, TFR_M64_NONE, TFR_M64_NONE), false, false);
   return bitcast<i32>((*reg)[1].x);
-}
-
-fn tfr_exp_f64(x: vec2<u32>) -> vec2<u32> {
-  if (tfr_f64_is_nan(x)) {
-    return tfr_f64_quiet(x);
-  }
-  if (tfr_f64_lt(TFR_M64_EXP_MAX, x)) {
-    return tfr_f64_inf(0u);
-  }
-  if (tfr_f64_lt(x, TFR_M64_EXP_MIN)) {
-    return vec2<u32>(0u, 0u);
-  }
-  var reg: array<vec2<u32>, 16>;
-  let k = tfr_m64_exp_core(x, TFR_M64_EXP_TAIL, &reg);
-  return tfr_m64_ldexp(reg[10], k);
 }
 
 fn tfr_expm1_f64(x: vec2<u32>) -> vec2<u32> {

@@ -107,6 +107,16 @@ fn tfr_u32_mul_wide(a: u32, b: u32) -> vec2<u32> {
   return vec2<u32>((mid2 << 16u) | (p00 & 0xffffu), a1 * b1 + (mid >> 16u) + (mid2 >> 16u));
 }
 
+// The high word of a * b less 0, 1 or 2: the sum of the three partial
+// products above the low halves' one, each truncated to whole units of 2^32
+// (three multiplies instead of tfr_u32_mul_wide's four, for sums that
+// tolerate it).
+fn tfr_u32_mul_hi_approx(a: u32, b: u32) -> u32 {
+  let a1 = a >> 16u;
+  let b1 = b >> 16u;
+  return a1 * b1 + ((a1 * (b & 0xffffu)) >> 16u) + (((a & 0xffffu) * b1) >> 16u);
+}
+
 // The low 64 bits of a * b (the same for signed and unsigned operands).
 fn tfr_u64_mul_lo(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
   let p = tfr_u32_mul_wide(a.x, b.x);
