@@ -370,6 +370,11 @@ void tfr_test_flush_subnormals(tfr_tensor *host) {
     if (fpclassify(v[i]) == FP_SUBNORMAL) v[i] = copysignf(0.0f, v[i]);
 }
 
+void tfr_test_apply_filter(void) {
+  const char *f = getenv("TFR_TEST_FILTER");
+  if (f && *f) cmocka_set_test_filter(f);
+}
+
 int tfr_test_webgpu_exit(int failed) {
   if (failed == 0 && tfr_test_gpu_skipped > 0) return 77;
   return failed;

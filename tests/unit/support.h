@@ -168,8 +168,12 @@ void tfr_test_flush_subnormals(tfr_tensor *host);
 
 // Runs a cmocka group with the webgpu setup; returns the process exit
 // status (77 when tests were skipped for want of a device).
-#define TFR_TEST_RUN_WEBGPU(tests) \
-  tfr_test_webgpu_exit(cmocka_run_group_tests(tests, tfr_test_setup_webgpu, tfr_test_teardown_webgpu))
+// Runs a webgpu test group; TFR_TEST_FILTER (a cmocka pattern: `*` and `?`)
+// restricts it to the tests whose names match, for runs on a device.
+#define TFR_TEST_RUN_WEBGPU(tests)   \
+  (tfr_test_apply_filter(), tfr_test_webgpu_exit(cmocka_run_group_tests( \
+                                tests, tfr_test_setup_webgpu, tfr_test_teardown_webgpu)))
 int tfr_test_webgpu_exit(int failed);
+void tfr_test_apply_filter(void);
 
 #endif  // TENFERRO_TESTS_UNIT_SUPPORT_H_
