@@ -7,9 +7,10 @@
 // fmod, comparisons, min/max, rounding, sign), bit for bit the cpu's, and
 // the analytic functions exp (common/exp_f64.wgsl, fixed-point), expm1,
 // log, log1p, tanh, sinh, cosh, logistic, sin, cos, tan, asin, acos, atan,
-// atan2, asinh, acosh, atanh and cbrt (common/math_f64.wgsl), erf and erfc (common/math_f64_erf.wgsl),
-// power (common/math_f64_pow.wgsl), each within 1 ulp of the correctly
-// rounded result (measured max 1 ulp: docs/accuracy.md, "f64 on webgpu");
+// atan2, asinh, acosh, atanh and cbrt (common/math_f64.wgsl), erf and erfc
+// (common/math_f64_erf.wgsl), power (common/math_f64_pow.wgsl), each within
+// 1 ulp of the correctly rounded result (measured max 1 ulp:
+// docs/accuracy.md, "f64 on webgpu");
 // the other analytic functions (the special functions lgamma, digamma,
 // erf_inv, bessel_i1e) have no f64 entry yet, so the capability table
 // (capability.c) refuses them. i64 and u64 run on the same words

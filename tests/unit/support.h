@@ -167,9 +167,9 @@ bool tfr_test_gpu_flushes_subnormals(void);
 void tfr_test_flush_subnormals(tfr_tensor *host);
 
 // Runs a cmocka group with the webgpu setup; returns the process exit
-// status (77 when tests were skipped for want of a device).
-// Runs a webgpu test group; TFR_TEST_FILTER (a cmocka pattern: `*` and `?`)
-// restricts it to the tests whose names match, for runs on a device.
+// status (77 when tests were skipped for want of a device). TFR_TEST_FILTER
+// (a cmocka pattern: `*` and `?`) restricts it to the tests whose names
+// match, for runs on a device.
 #define TFR_TEST_RUN_WEBGPU(tests)   \
   (tfr_test_apply_filter(), tfr_test_webgpu_exit(cmocka_run_group_tests( \
                                 tests, tfr_test_setup_webgpu, tfr_test_teardown_webgpu)))

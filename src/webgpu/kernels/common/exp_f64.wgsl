@@ -318,7 +318,7 @@ fn tfr_exp_f64(x: vec2<u32>) -> vec2<u32> {
   if (e < 0x3c3u) {  // |x| < 2^-60: e^x rounds to 1
     return TFR_F64_ONE;
   }
-  // k = round(x 256/ln2) from x rounded down to f32 (e - 1023 is in
+  // k = round(x 256/ln2) from x truncated to f32 (e - 1023 is in
   // [-60, 9], a normal f32 exponent)
   let xf = bitcast<f32>((x.y & TFR_F64_SIGN) | ((e - 896u) << 23u) | ((ahi & 0xfffffu) << 3u) |
                         (x.x >> 29u));
@@ -344,8 +344,8 @@ fn tfr_exp_f64(x: vec2<u32>) -> vec2<u32> {
   if (neg) {
     rr = tfr_u64_neg(rr);
   }
-  let rneg = rr.y >= TFR_F64_SIGN;
-  let ar = select(rr, tfr_u64_neg(rr), rneg);
+  let rneg = tfr_i64_is_neg(rr);
+  let ar = tfr_i64_abs(rr);
   // r^2 2^81 = |R|^2 2^-63: the high word squared and the cross term from
   // the two words' high halves (short by less than 2^-62)
   let cross = (ar.y >> 16u) * (ar.x >> 16u);
@@ -364,8 +364,8 @@ fn tfr_exp_f64(x: vec2<u32>) -> vec2<u32> {
   // p 2^72 = R + r^2/2 2^72 + r^3 z 2^72 (the last with r's sign)
   var p = tfr_u64_add(rr, tfr_u64_shr(r2, 10u));
   p = select(tfr_u64_add(p, r3z), tfr_u64_sub(p, r3z), rneg);
-  let pneg = p.y >= TFR_F64_SIGN;
-  let ap = select(p, tfr_u64_neg(p), pneg);
+  let pneg = tfr_i64_is_neg(p);
+  let ap = tfr_i64_abs(p);
   // 2^(j/256) |p| 2^62: the high 64 bits of the 128-bit product (the two
   // cross terms' high words from their high partial products, short by at
   // most 2^-67 of the result), shifted by 8
@@ -378,7 +378,7 @@ fn tfr_exp_f64(x: vec2<u32>) -> vec2<u32> {
   var s = select(tfr_u64_add(t, tp), tfr_u64_sub(t, tp), pneg);
   var ex = (k >> 8u) + 1023;
   if (s.y >= 0x80000000u) {
-    s = vec2<u32>((s.x >> 1u) | (s.y << 31u) | (s.x & 1u), s.y >> 1u);
+    s = tfr_u64_shr_jam(s, 1u);
     ex += 1;
   } else if (s.y < 0x40000000u) {
     s = tfr_u64_shl(s, 1u);
