@@ -2,11 +2,7 @@
 // atan2(y, x) = -i log((x + iy) / sqrt(x^2 + y^2)), the definition XLA uses
 // and the cpu backend follows (src/cpu/scalar_math.h). Both operands are
 // first scaled by one power of two (exact; the quotient does not change) so
-// that the largest part is in [2^61, 2^62): the squares do not overflow, and a
-// part 2^-66 times the largest stays a normal number, so that a device that
-// flushes subnormals (NVIDIA) keeps the sign it gives a zero imaginary part of
-// the quotient (with the largest part near 1 it lost it, and the result's
-// real part came out pi where the cpu gives -pi). x^2 + y^2 is formed as
+// that the squares neither overflow nor underflow, and x^2 + y^2 is formed as
 // (xr - yi)(xr + yi) + (yr - xi)(yr + xi) + 2i (xr xi + yr yi), which cancels
 // to ~0 near the singular points x = +-iy.
 fn tfr_ew_atan2_c64(y: vec2<f32>, x: vec2<f32>) -> vec2<f32> {
@@ -16,13 +12,11 @@ fn tfr_ew_atan2_c64(y: vec2<f32>, x: vec2<f32>) -> vec2<f32> {
   var xi = x.y;
   let m = max(max(abs(yr), abs(yi)), max(abs(xr), abs(xi)));
   if (tfr_ew_is_finite_f32(m) && m > 0.0) {
-    let e = 62 - frexp(m).exp;  // in [-66, 211]: two steps, each within ldexp's range
-    let e1 = e / 2;
-    let e2 = e - e1;
-    yr = ldexp(ldexp(yr, e1), e2);
-    yi = ldexp(ldexp(yi, e1), e2);
-    xr = ldexp(ldexp(xr, e1), e2);
-    xi = ldexp(ldexp(xi, e1), e2);
+    let e = -frexp(m).exp;
+    yr = ldexp(yr, e);
+    yi = ldexp(yi, e);
+    xr = ldexp(xr, e);
+    xi = ldexp(xi, e);
   }
   // Each product rounded on its own, as C computes it (tfr_mul_c64 and
   // tfr_div_c64 likewise): a compiler that fuses a product into the sum
