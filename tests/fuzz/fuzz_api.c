@@ -1988,8 +1988,12 @@ static void op_einsum(fz *f) {
     check_status(tfr_einsum_plan_slice_to_fit(plan, (double)(byte(f) % 32)), TFR_OK);
   }
   info = tfr_einsum_plan_info(plan);
+  // Each slice costs its views and steps even when it has no flops (an
+  // operand with an empty axis sliced 2^25 ways took minutes): the slices
+  // count as work too.
   if (info->sliced_peak_live_elements <= WORK_CAP && info->peak_live_elements <= WORK_CAP &&
-      info->sliced_flops <= 4 * WORK_CAP && info->flops <= 4 * WORK_CAP) {
+      info->sliced_flops <= 4 * WORK_CAP && info->flops <= 4 * WORK_CAP &&
+      (double)info->num_slices <= WORK_CAP) {
     tfr_tensor *out = SENTINEL;
     switch ((how >> 3) % 4) {
       case 0:
