@@ -383,7 +383,8 @@ fn tfr_exp_f64(x: vec2<u32>) -> vec2<u32> {
   let tp = tfr_u64_add(tfr_u32_mul_wide(t.y, ap.y),
                        vec2<u32>(u32(round(cf * bitcast<f32>(TFR_EXP_F64_TWO_M32))), 0u));
   // 2^(j/256) (1 + p) 2^62, in [2^61.99, 2^63.01)
-  let s = select(tfr_u64_add(t, tfr_u64_shr(tp, 8u)), tfr_u64_sub(t, tfr_u64_shr(tp, 8u)), pneg);
+  let tp62 = tfr_u64_shr(tp, 8u);
+  let s = select(tfr_u64_add(t, tp62), tfr_u64_sub(t, tp62), pneg);
   // rounded to 53 bits at bit 10 (11 from 2^63, 9 below 2^62)
   let up = s.y >= 0x80000000u;
   let down = s.y < 0x40000000u;
